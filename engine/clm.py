@@ -1,0 +1,75 @@
+"""Causal language modelling: next-token labels and their loss.
+
+Two equivalent layouts are offered: the lesson's shift (inputs drop the last
+token, labels drop the first) and the same-length layout that libraries use
+(labels[t] = tokens[t + 1], -100 at the end). Padding is read from the
+attention mask, never from token values, so a pad id equal to EOS keeps the EOS
+labels.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from engine.errors import InvalidInput
+
+IGNORE_INDEX = -100
+
+
+def _check(ids: torch.Tensor, attention_mask: torch.Tensor | None) -> None:
+    if ids.dim() not in (1, 2):
+        raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
+    if ids.shape[-1] < 2:
+        raise InvalidInput(
+            "sequence-too-short",
+            f"causal LM needs at least 2 tokens (one to read, one to predict), got {ids.shape[-1]}",
+            n=int(ids.shape[-1]),
+            need=2,
+        )
+    if attention_mask is not None and attention_mask.shape != ids.shape:
+        raise InvalidInput("shape-mismatch", "attention_mask must have the same shape as the token ids")
+
+
+def shift_for_next_token(
+    ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The lesson's layout: inputs = ids[..., :-1], labels = ids[..., 1:].
+
+    A label is -100 where the token it asks for, or the position asking, is padding.
+    """
+    _check(ids, attention_mask)
+    inputs = ids[..., :-1]
+    labels = ids[..., 1:].clone()
+    if attention_mask is not None:
+        real = attention_mask.to(torch.bool)
+        labels[~(real[..., 1:] & real[..., :-1])] = IGNORE_INDEX
+    return inputs, labels
+
+
+def same_length_labels(ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Labels aligned with the full input: labels[t] = ids[t + 1], the last one -100."""
+    _, shifted = shift_for_next_token(ids, attention_mask)
+    tail = torch.full((*ids.shape[:-1], 1), IGNORE_INDEX, dtype=shifted.dtype)
+    return torch.cat([shifted, tail], dim=-1)
+
+
+def causal_lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy over the positions whose label is not -100."""
+    if logits.shape[:-1] != labels.shape:
+        raise InvalidInput(
+            "shape-mismatch",
+            f"logits {tuple(logits.shape)} do not match labels {tuple(labels.shape)}",
+        )
+    return F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE_INDEX
+    )
+
+
+def uniform_baseline(vocab_size: int) -> float:
+    """The loss of a model that has learnt nothing and guesses uniformly: ln V."""
+    if vocab_size < 1:
+        raise InvalidInput("bad-vocab-size", f"vocabulary size must be at least 1, got {vocab_size}")
+    return math.log(vocab_size)

@@ -1,0 +1,153 @@
+"""BERT's masked-LM data preparation, vectorised over a batch.
+
+Draw order (kept fixed so the first lesson's run is a special case of this
+function): one uniform number per position decides selection (``< p``), a second
+per position decides the fate of a selected token (``< 0.8`` -> [MASK],
+``< 0.9`` -> random token, else unchanged), then one random replacement id per
+"random" position in row-major order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import torch
+
+from engine.clm import IGNORE_INDEX
+from engine.errors import InvalidInput
+
+# Fate codes, one per position.
+UNSELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
+FATE_NAMES = {MASKED: "mask", RANDOM: "random", KEPT: "keep"}
+BERT_SPLIT = (0.8, 0.1, 0.1)
+
+
+@dataclass(frozen=True)
+class MaskedLMBatch:
+    """What masking did to every position, so a learner can see each decision."""
+
+    original_ids: torch.Tensor
+    input_ids: torch.Tensor
+    labels: torch.Tensor  # the original id where selected, -100 elsewhere
+    selected: torch.Tensor  # bool
+    fates: torch.Tensor  # UNSELECTED / MASKED / RANDOM / KEPT
+
+    def counts(self) -> dict[str, int]:
+        return {name: int((self.fates == code).sum()) for code, name in FATE_NAMES.items()}
+
+
+def _check_probabilities(p: float, split: tuple[float, float, float]) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise InvalidInput("p-out-of-range", f"selection probability p must be in [0, 1], got {p}", p=p)
+    if len(split) != 3 or any(not 0.0 <= part <= 1.0 for part in split) or abs(sum(split) - 1.0) > 1e-6:
+        raise InvalidInput(
+            "bad-split",
+            f"the mask/random/keep split must be three numbers in [0, 1] adding up to 1, got {tuple(split)}",
+            split=tuple(split),
+        )
+
+
+def replacement_pool(vocab_size: int, special_ids: Iterable[int]) -> torch.Tensor:
+    """Every id a random replacement may take: the whole vocabulary minus specials."""
+    blocked = torch.zeros(vocab_size, dtype=torch.bool)
+    specials = [i for i in special_ids if 0 <= i < vocab_size]
+    if specials:
+        blocked[torch.tensor(specials)] = True
+    return torch.arange(vocab_size)[~blocked]
+
+
+def _word_starts(word_ids: torch.Tensor) -> torch.Tensor:
+    """For each position, the index of the first piece of its word (pieces are contiguous)."""
+    length = word_ids.shape[-1]
+    positions = torch.arange(length).expand_as(word_ids)
+    previous = torch.cat([torch.full_like(word_ids[..., :1], -2), word_ids[..., :-1]], dim=-1)
+    starts = (word_ids != previous) | (word_ids < 0)
+    return torch.where(starts, positions, torch.zeros_like(positions)).cummax(dim=-1).values
+
+
+def mask_tokens(
+    ids: torch.Tensor,
+    *,
+    mask_id: int,
+    vocab_size: int,
+    special_ids: Iterable[int],
+    attention_mask: torch.Tensor | None = None,
+    p: float = 0.15,
+    split: tuple[float, float, float] = BERT_SPLIT,
+    word_ids: torch.Tensor | None = None,
+    selected: torch.Tensor | None = None,
+    fates: torch.Tensor | None = None,
+    generator: torch.Generator | None = None,
+) -> MaskedLMBatch:
+    """Apply BERT's rule to a batch of token ids of shape (B, L) (or (L,)).
+
+    Special tokens and padding (``attention_mask == 0``) are never selected and
+    never drawn as replacements. With ``word_ids`` (the word each piece belongs
+    to, -1 for none) all pieces of a word are selected together; each piece
+    still gets its own fate. ``selected`` and ``fates`` override the draws (the
+    lessons' worked examples fix them by hand).
+    """
+    _check_probabilities(p, split)
+    squeeze = ids.dim() == 1
+    if squeeze:
+        ids = ids.unsqueeze(0)
+        attention_mask = None if attention_mask is None else attention_mask.unsqueeze(0)
+        word_ids = None if word_ids is None else word_ids.unsqueeze(0)
+        selected = None if selected is None else selected.unsqueeze(0)
+        fates = None if fates is None else fates.unsqueeze(0)
+    if ids.dim() != 2:
+        raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
+    for name, extra in (("attention_mask", attention_mask), ("word_ids", word_ids), ("selected", selected), ("fates", fates)):
+        if extra is not None and extra.shape != ids.shape:
+            raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
+
+    specials = list(special_ids)
+    eligible = ~torch.isin(ids, torch.tensor(specials, dtype=ids.dtype)) if specials else torch.ones_like(ids, dtype=torch.bool)
+    if attention_mask is not None:
+        eligible &= attention_mask.to(torch.bool)
+
+    selection_draw = torch.rand(ids.shape, generator=generator)
+    fate_draw = torch.rand(ids.shape, generator=generator)
+    if selected is None:
+        if word_ids is not None:
+            selection_draw = selection_draw.gather(-1, _word_starts(word_ids))
+        chosen = (selection_draw < p) & eligible
+    else:
+        chosen = selected.to(torch.bool) & eligible
+
+    if fates is None:
+        mask_cut, random_cut = split[0], split[0] + split[1]
+        fate = torch.where(fate_draw < mask_cut, MASKED, torch.where(fate_draw < random_cut, RANDOM, KEPT))
+    else:
+        fate = fates.to(torch.long)
+    fate = torch.where(chosen, fate, UNSELECTED)
+
+    input_ids = ids.clone()
+    input_ids[fate == MASKED] = mask_id
+    random_positions = fate == RANDOM
+    n_random = int(random_positions.sum())
+    if n_random:
+        pool = replacement_pool(vocab_size, specials)
+        if pool.numel() == 0:
+            raise InvalidInput("no-replacement", "the vocabulary has no non-special token to use as a random replacement")
+        draws = torch.randint(0, pool.numel(), (n_random,), generator=generator)
+        input_ids[random_positions] = pool[draws].to(ids.dtype)
+    labels = torch.where(chosen, ids, torch.full_like(ids, IGNORE_INDEX))
+
+    batch = MaskedLMBatch(ids, input_ids, labels, chosen, fate)
+    if squeeze:
+        batch = MaskedLMBatch(*(t.squeeze(0) for t in (ids, input_ids, labels, chosen, fate)))
+    return batch
+
+
+def expected_counts(batch: int, length: int, p: float, split: tuple[float, float, float] = BERT_SPLIT) -> dict[str, float]:
+    """How many tokens masking selects on average, and how they split."""
+    _check_probabilities(p, split)
+    selected = batch * length * p
+    return {
+        "selected": selected,
+        "mask": selected * split[0],
+        "random": selected * split[1],
+        "keep": selected * split[2],
+    }

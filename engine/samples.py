@@ -1,0 +1,270 @@
+"""One sentence turned into a training sample, token by token.
+
+These are the views a learner reads (the command line's ``show sample`` and
+the app's live figures): token strings in, token strings out, with the ids,
+masks and per-position decisions the engine took on the way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import torch
+
+from engine.clm import IGNORE_INDEX, shift_for_next_token
+from engine.errors import InvalidInput
+from engine.masks import causal_mask
+from engine.mlm import BERT_SPLIT, FATE_NAMES, KEPT, MASKED, RANDOM, mask_tokens
+from engine.prefix_lm import prefix_lm_sample
+from engine.spans import corrupt_explicit, corrupt_random
+from engine.tokens import CLS, SEP, Vocab, is_special, split_characters, split_text
+
+FATE_CODES = {"mask": MASKED, "random": RANDOM, "keep": KEPT}
+
+
+def _tokens(text: str, need: int, objective: str) -> list[str]:
+    tokens = split_text(text)
+    if len(tokens) < need:
+        raise InvalidInput(
+            "sequence-too-short",
+            f"{objective} needs a text of at least {need} tokens, got {len(tokens)}",
+            n=len(tokens),
+            need=need,
+        )
+    return tokens
+
+
+def _label_tokens(labels: torch.Tensor, vocab: Vocab) -> list[str | None]:
+    return [None if int(label) == IGNORE_INDEX else vocab.tokens[int(label)] for label in labels]
+
+
+def _as_lists(mask: torch.Tensor) -> list[list[int]]:
+    return mask.to(torch.int).tolist()
+
+
+@dataclass(frozen=True)
+class ClmSample:
+    tokens: list[str]
+    inputs: list[str]
+    labels: list[str | None]
+    mask: list[list[int]]
+
+    def to_json(self) -> dict:
+        return {"objective": "clm", **asdict(self)}
+
+
+def clm_sample(text: str) -> ClmSample:
+    tokens = _tokens(text, 2, "causal LM")
+    vocab = Vocab.from_tokens(tokens, n_sentinels=0)
+    inputs, labels = shift_for_next_token(torch.tensor(vocab.encode(tokens)))
+    return ClmSample(tokens, vocab.decode(inputs), _label_tokens(labels, vocab), _as_lists(causal_mask(len(tokens) - 1)))
+
+
+@dataclass(frozen=True)
+class MlmSample:
+    tokens: list[str]
+    inputs: list[str]
+    labels: list[str | None]
+    selected: list[int]
+    fates: list[str | None]
+    counts: dict[str, int]
+    eligible: list[int]
+
+    def to_json(self) -> dict:
+        return {"objective": "mlm", **asdict(self)}
+
+
+def parse_fates(names: Sequence[str]) -> list[int]:
+    codes = []
+    for name in names:
+        if name not in FATE_CODES:
+            raise InvalidInput(
+                "unknown-fate", f"unknown fate {name!r}; use mask, random or keep", fate=name
+            )
+        codes.append(FATE_CODES[name])
+    return codes
+
+
+def mlm_sample(
+    text: str,
+    *,
+    seed: int = 0,
+    p: float = 0.15,
+    split: tuple[float, float, float] = BERT_SPLIT,
+    positions: Sequence[int] | None = None,
+    fates: Sequence[str] | None = None,
+    whole_word: bool = False,
+    add_cls_sep: bool = False,
+) -> MlmSample:
+    """BERT's masking of one sentence.
+
+    ``positions`` fixes the selection (as the lessons' worked examples do) and
+    ``fates`` the fate of each fixed position (default: all [MASK]); otherwise
+    both are drawn from ``seed``. ``whole_word`` selects the pieces of a word
+    together, as Chinese BERT-wwm does: a Chinese word written between spaces
+    is split into its characters, and a WordPiece-style ``##piece`` continues the
+    word before it.
+    """
+    if whole_word:
+        tokens, word_list = pieces_with_words(text)
+    else:
+        tokens, word_list = _tokens(text, 1, "masked LM"), None
+    if not tokens:
+        raise InvalidInput("sequence-too-short", "masked LM needs a text of at least 1 token, got 0", n=0, need=1)
+    if add_cls_sep:
+        tokens = [CLS, *tokens, SEP]
+        word_list = None if word_list is None else [-1, *word_list, -1]
+    vocab = Vocab.from_tokens(tokens, n_sentinels=0)
+    ids = torch.tensor(vocab.encode(tokens))
+    chosen = fate_codes = None
+    if positions is not None:
+        chosen, fate_codes = _fixed_choice(tokens, positions, fates)
+    elif fates is not None:
+        raise InvalidInput("fates-without-positions", "fates can only be given together with positions")
+    word_ids = None if word_list is None else torch.tensor(word_list)
+    batch = mask_tokens(
+        ids,
+        mask_id=vocab.mask_id,
+        vocab_size=len(vocab),
+        special_ids=vocab.special_ids(),
+        p=p,
+        split=split,
+        word_ids=word_ids,
+        selected=chosen,
+        fates=fate_codes,
+        generator=torch.Generator().manual_seed(seed),
+    )
+    return MlmSample(
+        tokens=tokens,
+        inputs=vocab.decode(batch.input_ids),
+        labels=_label_tokens(batch.labels, vocab),
+        selected=batch.selected.to(torch.int).tolist(),
+        fates=[FATE_NAMES.get(int(code)) for code in batch.fates],
+        counts=batch.counts(),
+        eligible=[0 if is_special(token) else 1 for token in tokens],
+    )
+
+
+def _fixed_choice(
+    tokens: list[str], positions: Sequence[int], fates: Sequence[str] | None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    n = len(tokens)
+    for position in positions:
+        if not 0 <= position < n:
+            raise InvalidInput(
+                "position-out-of-range",
+                f"position {position} is outside the text of {n} tokens (positions count from 0)",
+                position=position,
+                n=n,
+            )
+        if is_special(tokens[position]):
+            raise InvalidInput(
+                "special-selected",
+                f"position {position} is the special token {tokens[position]}, which masking never selects",
+                position=position,
+                token=tokens[position],
+            )
+    if fates is not None and len(fates) != len(positions):
+        raise InvalidInput(
+            "fates-count",
+            f"{len(fates)} fates given for {len(positions)} positions; give one fate per position",
+        )
+    codes = parse_fates(fates) if fates is not None else [MASKED] * len(positions)
+    chosen = torch.zeros(n, dtype=torch.bool)
+    fate_codes = torch.zeros(n, dtype=torch.long)
+    for position, code in zip(positions, codes):
+        chosen[position] = True
+        fate_codes[position] = code
+    return chosen, fate_codes
+
+
+def pieces_with_words(text: str) -> tuple[list[str], list[int]]:
+    """Tokens for whole-word masking, with the word each belongs to (-1: special).
+
+    Each whitespace-separated word is split per CJK character; ``##x`` joins the
+    word before it.
+    """
+    pieces: list[str] = []
+    word_ids: list[int] = []
+    word = -1
+    for token in split_text(text):
+        if is_special(token):
+            pieces.append(token)
+            word_ids.append(-1)
+            continue
+        if not (token.startswith("##") and word_ids and word_ids[-1] >= 0):
+            word += 1
+        for piece in split_characters(token):
+            pieces.append(piece)
+            word_ids.append(word)
+    return pieces, word_ids
+
+
+@dataclass(frozen=True)
+class SpanSample:
+    tokens: list[str]
+    inputs: list[str]
+    targets: list[str]
+    spans: list[list[int]]
+
+    def to_json(self) -> dict:
+        return {"objective": "span", **asdict(self)}
+
+
+def span_sample(
+    text: str,
+    *,
+    spans: Sequence[tuple[int, int]] | None = None,
+    density: float = 0.15,
+    mean_span: float = 3.0,
+    seed: int = 0,
+) -> SpanSample:
+    """Span corruption of one sentence: the given spans, or T5's random ones."""
+    tokens = _tokens(text, 2, "span corruption")
+    vocab = Vocab.from_tokens(tokens)
+    ids = torch.tensor(vocab.encode(tokens))
+    if spans:
+        result = corrupt_explicit(ids, spans, vocab.sentinel_ids(), vocab.pad_id)
+    else:
+        generator = torch.Generator().manual_seed(seed)
+        result = corrupt_random(ids, vocab.sentinel_ids(), density, mean_span, vocab.pad_id, generator)
+    return SpanSample(
+        tokens=tokens,
+        inputs=vocab.decode(result.inputs[: int(result.input_lengths)]),
+        targets=vocab.decode(result.targets[: int(result.target_lengths)]),
+        spans=_runs(result.noise_mask, spans),
+    )
+
+
+def _runs(noise: torch.Tensor, given: Sequence[tuple[int, int]] | None) -> list[list[int]]:
+    if given:
+        return [[start, end] for start, end in sorted(given)]
+    runs: list[list[int]] = []
+    for position, is_noise in enumerate(noise.tolist()):
+        if is_noise and runs and runs[-1][1] == position:
+            runs[-1][1] = position + 1
+        elif is_noise:
+            runs.append([position, position + 1])
+    return runs
+
+
+@dataclass(frozen=True)
+class PrefixSample:
+    tokens: list[str]
+    prefix: int
+    inputs: list[str]
+    labels: list[str | None]
+    mask: list[list[int]]
+
+    def to_json(self) -> dict:
+        return {"objective": "prefix", **asdict(self)}
+
+
+def prefix_sample(text: str, prefix: int | None = None) -> PrefixSample:
+    """Prefix LM of one sentence; the default prefix is the first half."""
+    tokens = _tokens(text, 2, "prefix LM")
+    prefix = len(tokens) // 2 if prefix is None else prefix
+    vocab = Vocab.from_tokens(tokens, n_sentinels=0)
+    sample = prefix_lm_sample(torch.tensor(vocab.encode(tokens)), prefix)
+    return PrefixSample(tokens, prefix, vocab.decode(sample.inputs), _label_tokens(sample.labels, vocab), _as_lists(sample.mask))

@@ -1,0 +1,148 @@
+"""Text to tokens, and a vocabulary built from the text itself.
+
+The lessons work on whole words ("transformer models learn ...".split()); a
+Chinese sentence has no spaces, so it is taken a character at a time. Special
+tokens written in the text ([CLS], [SEP], [MASK], [PAD], [UNK], <extra_id_N>)
+are recognised wherever they stand.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
+# The first lesson's ids: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4.
+BASE_SPECIALS: tuple[str, ...] = (PAD, UNK, CLS, SEP, MASK)
+DEFAULT_SENTINELS = 100  # T5 ships 100 sentinel tokens
+
+_SPECIAL_PATTERN = re.compile(r"(\[(?:PAD|UNK|CLS|SEP|MASK)\]|<extra_id_\d+>)")
+_SENTINEL_PATTERN = re.compile(r"<extra_id_(\d+)>")
+
+
+def sentinel(index: int) -> str:
+    """The T5 sentinel that stands for span number ``index``."""
+    return f"<extra_id_{index}>"
+
+
+def is_special(token: str) -> bool:
+    return token in BASE_SPECIALS or _SENTINEL_PATTERN.fullmatch(token) is not None
+
+
+def is_cjk(char: str) -> bool:
+    """True for characters a Chinese/Japanese text writes without spaces.
+
+    Covers the CJK ideograph blocks, kana, Hangul and the full-width
+    punctuation (，。【】：) that such text uses between characters.
+    """
+    code = ord(char)
+    if (
+        0x3000 <= code <= 0x30FF  # CJK punctuation, kana
+        or 0x3400 <= code <= 0x4DBF
+        or 0x4E00 <= code <= 0x9FFF
+        or 0xAC00 <= code <= 0xD7AF
+        or 0xF900 <= code <= 0xFAFF
+        or 0xFE30 <= code <= 0xFE4F
+        or 0xFF00 <= code <= 0xFFEF  # full-width forms
+        or 0x20000 <= code <= 0x2FA1F
+    ):
+        return True
+    return unicodedata.east_asian_width(char) in ("W", "F") and not char.isspace()
+
+
+def split_characters(chunk: str) -> list[str]:
+    """One token per CJK character; runs of other characters stay together."""
+    pieces: list[str] = []
+    run = ""
+    for char in chunk:
+        if char.isspace():
+            if run:
+                pieces.append(run)
+                run = ""
+        elif is_cjk(char):
+            if run:
+                pieces.append(run)
+                run = ""
+            pieces.append(char)
+        else:
+            run += char
+    if run:
+        pieces.append(run)
+    return pieces
+
+
+def split_text(text: str) -> list[str]:
+    """Split a learner's sentence into tokens.
+
+    Text with whitespace splits into whitespace-separated words (so a Chinese
+    sentence written with spaces keeps its words); text without whitespace that
+    contains CJK characters splits per character. Special tokens are always
+    tokens of their own.
+    """
+    tokens: list[str] = []
+    for part in _SPECIAL_PATTERN.split(text):
+        if not part:
+            continue
+        if _SPECIAL_PATTERN.fullmatch(part):
+            tokens.append(part)
+        elif any(char.isspace() for char in text):
+            tokens.extend(part.split())
+        else:
+            tokens.extend(split_characters(part))
+    return tokens
+
+
+@dataclass
+class Vocab:
+    """Token <-> id table: the lesson's five specials first, then the text's tokens,
+    then the sentinels, so a learner's own sentence always has ids."""
+
+    tokens: list[str] = field(default_factory=lambda: list(BASE_SPECIALS))
+    n_sentinels: int = 0
+
+    def __post_init__(self) -> None:
+        self._ids = {token: index for index, token in enumerate(self.tokens)}
+
+    @classmethod
+    def from_tokens(cls, tokens: Iterable[str], n_sentinels: int = DEFAULT_SENTINELS) -> Vocab:
+        vocab = cls()
+        for token in tokens:
+            vocab.add(token)
+        for index in range(n_sentinels):
+            vocab.add(sentinel(index))
+        vocab.n_sentinels = n_sentinels
+        return vocab
+
+    def add(self, token: str) -> int:
+        if token not in self._ids:
+            self._ids[token] = len(self.tokens)
+            self.tokens.append(token)
+        return self._ids[token]
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def id_of(self, token: str) -> int:
+        return self._ids.get(token, self._ids[UNK])
+
+    def encode(self, tokens: Sequence[str]) -> list[int]:
+        return [self.id_of(token) for token in tokens]
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        return [self.tokens[int(index)] for index in ids]
+
+    @property
+    def pad_id(self) -> int:
+        return self._ids[PAD]
+
+    @property
+    def mask_id(self) -> int:
+        return self._ids[MASK]
+
+    def special_ids(self) -> list[int]:
+        return [index for index, token in enumerate(self.tokens) if is_special(token)]
+
+    def sentinel_ids(self) -> list[int]:
+        return [self._ids[sentinel(index)] for index in range(self.n_sentinels) if sentinel(index) in self._ids]

@@ -1,0 +1,1 @@
+"""Everything a person touches: the command line, its renderers, and the app."""

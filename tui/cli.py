@@ -1,0 +1,175 @@
+"""The ``objectives-tutor`` command line.
+
+Heavy imports (torch, the engine, rich) happen inside the command that needs
+them, so ``--help`` and the app's first frame stay fast. Bad input exits 2 with
+one line on stderr; nothing here ever shows a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import unicodedata
+from collections.abc import Sequence
+from typing import NoReturn
+
+from tui.errors import UsageError
+from tui.i18n import LANGUAGES, detect_language, error_text, t
+
+PROG = "objectives-tutor"
+LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse prints the usage and the error on two lines; we print one."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _normalise(text: str) -> str:
+    """Full-width digits and punctuation (２：５，７) read as their ASCII twins."""
+    return unicodedata.normalize("NFKC", text).strip()
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(_normalise(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _probability(text: str) -> float:
+    value = _normalise(text)
+    try:
+        return float(value[:-1]) / 100 if value.endswith("%") else float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _positive_float(text: str) -> float:
+    return _probability(text)
+
+
+def _int_list(text: str) -> list[int]:
+    parts = [part for part in _normalise(text).replace("、", ",").split(",") if part.strip()]
+    try:
+        return [int(part) for part in parts]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected positions like 2,5, got {text!r}") from None
+
+
+def _name_list(text: str) -> list[str]:
+    return [part.strip().lower() for part in _normalise(text).replace("、", ",").split(",") if part.strip()]
+
+
+def _span_list(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for part in _normalise(text).replace("、", ",").split(","):
+        if not part.strip():
+            continue
+        bounds = part.replace("-", ":").split(":")
+        try:
+            start, end = (int(bound) for bound in bounds)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected spans like 2:5,7:8 (end exclusive), got {text!r}") from None
+        spans.append((start, end))
+    return spans
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog=PROG,
+        description="Learn how language models are pretrained: causal LM, masked LM, span corruption, prefix LM.",
+    )
+    parser.add_argument("--lang", choices=LANGUAGES, help="language of the output (default: from the locale)")
+    # --lang is accepted after any subcommand too, without overriding an earlier one.
+    common = OneLineParser(add_help=False)
+    common.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=OneLineParser
+    )
+
+    show = commands.add_parser("show", parents=[common], help="compute and show a mask or a training sample")
+    show_kinds = show.add_subparsers(dest="what", metavar="WHAT", required=True, parser_class=OneLineParser)
+
+    mask = show_kinds.add_parser("mask", parents=[common], help="an attention mask: causal | bidirectional | prefix")
+    mask.add_argument("kind", choices=("causal", "bidirectional", "prefix"))
+    mask.add_argument("--n", type=_integer, default=8, help="sequence length (default 8)")
+    mask.add_argument("--prefix", type=_integer, help="prefix length for the prefix-LM mask (default n/2)")
+    mask.add_argument("--json", action="store_true", help="print JSON: key 'mask', 1 = blocked")
+
+    sample = show_kinds.add_parser("sample", parents=[common], help="one sentence as a training sample: clm | mlm | span | prefix")
+    sample.add_argument("objective", choices=("clm", "mlm", "span", "prefix"))
+    sample.add_argument("--text", default=LESSON_SENTENCE, help="the sentence (English words or Chinese characters)")
+    sample.add_argument("--seed", type=_integer, default=0, help="seed for every random draw (default 0)")
+    sample.add_argument("--p", type=_probability, default=0.15, help="mlm: selection probability (default 0.15)")
+    sample.add_argument("--positions", type=_int_list, help="mlm: select exactly these positions, e.g. 1,4")
+    sample.add_argument("--fates", type=_name_list, help="mlm: the fate of each given position: mask,random,keep")
+    sample.add_argument("--whole-word", action="store_true", help="mlm: select all pieces of a word together")
+    sample.add_argument("--cls-sep", action="store_true", help="mlm: wrap the text in [CLS] ... [SEP]")
+    sample.add_argument("--spans", type=_span_list, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)")
+    sample.add_argument("--density", type=_probability, default=0.15, help="span: noise density (default 0.15)")
+    sample.add_argument("--mean-span", type=_positive_float, default=3.0, help="span: mean span length (default 3)")
+    sample.add_argument("--prefix", type=_integer, help="prefix: prefix length (default: half the tokens)")
+    sample.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+    textbook = commands.add_parser("textbook", parents=[common], help="the lessons' code runs, reproduced by the engine")
+    textbook.add_argument("run", choices=("clm", "mlm", "visibility", "three-samples"))
+    textbook.add_argument("--seed", type=_integer, default=0, help="torch seed (default 0, the lessons')")
+    textbook.add_argument("--batch", type=_integer, help="batch size (clm 2, mlm 4)")
+    textbook.add_argument("--seq-len", type=_integer, help="sequence length (clm 8, mlm 8, visibility 6)")
+    textbook.add_argument("--p", type=_probability, help="mlm: mask probability (default 0.15)")
+    textbook.add_argument("--text", help="three-samples: the sentence (default: the lesson's)")
+    textbook.add_argument("--json", action="store_true", help="print JSON instead of the lesson's layout")
+    return parser
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    lang = detect_language()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        lang = args.lang or lang
+        if args.command is None:
+            parser.print_help()
+            return 0
+        if args.command == "show":
+            from tui.show_commands import run_show
+
+            run_show(args, lang, _console())
+        elif args.command == "textbook":
+            from tui.textbook_commands import run_textbook
+
+            run_textbook(args, lang, _console())
+        return 0
+    except UsageError as error:
+        _fail(str(error))
+    except ValueError as error:  # the engine's InvalidInput, or a bad value met later
+        _fail(f"{PROG}: {t('error', lang)}: {error_text(error, lang)}")
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # never a traceback for the user
+        if os.environ.get("OBJECTIVES_TUTOR_DEBUG"):
+            raise
+        _fail(f"{PROG}: {t('internal-error', lang, detail=type(error).__name__ + ': ' + str(error))}", status=1)
+    return 0
+
+
+def _fail(message: str, status: int = 2) -> NoReturn:
+    sys.stderr.write(message.replace("\n", " ") + "\n")
+    raise SystemExit(status)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""The words the command line and the app speak, in English and Chinese.
+
+Engine errors carry a stable code; ``error_text`` turns one into the learner's
+language, falling back to the engine's English sentence.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+LANGUAGES = ("zh", "en")
+
+
+def detect_language(environ: Mapping[str, str] | None = None) -> str:
+    """zh when the locale says Chinese, else en (OBJECTIVES_TUTOR_LANG wins)."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("OBJECTIVES_TUTOR_LANG", "").strip().lower()
+    if explicit in LANGUAGES:
+        return explicit
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = env.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "error": {"en": "error", "zh": "错误"},
+    "internal-error": {
+        "en": "unexpected internal error ({detail}); please report it",
+        "zh": "意外的内部错误（{detail}），请报告给我们",
+    },
+    "position": {"en": "pos", "zh": "位置"},
+    "token": {"en": "token", "zh": "词元"},
+    "input": {"en": "input", "zh": "输入"},
+    "label": {"en": "label", "zh": "标签"},
+    "selected": {"en": "selected", "zh": "选中"},
+    "fate": {"en": "fate", "zh": "命运"},
+    "target": {"en": "target", "zh": "目标"},
+    "fate-mask": {"en": "[MASK]", "zh": "[MASK]"},
+    "fate-random": {"en": "random", "zh": "随机词"},
+    "fate-keep": {"en": "kept", "zh": "不变"},
+    "no-loss": {"en": "-", "zh": "-"},
+    "special": {"en": "special, never selected", "zh": "特殊符号，从不选中"},
+    "mask-title-causal": {
+        "en": "Causal mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
+        "zh": "因果掩码（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+    },
+    "mask-title-bidirectional": {
+        "en": "Bidirectional mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
+        "zh": "双向掩码（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+    },
+    "mask-title-prefix": {
+        "en": "Prefix-LM mask, prefix {prefix} (rows: query, columns: key; 1 = blocked, 0 = may look)",
+        "zh": "前缀 LM 掩码，前缀长度 {prefix}（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+    },
+    "columns-block": {"en": "columns {first}-{last}:", "zh": "第 {first}-{last} 列："},
+    "too-large": {
+        "en": "{n} positions are too many to draw usefully here (at most {cap}); use --json for the full matrix",
+        "zh": "{n} 个位置太多，这里画不清楚（最多 {cap} 个）；完整矩阵请用 --json",
+    },
+    "sees": {"en": "position {i} sees {visible}", "zh": "位置 {i} 能看到 {visible}"},
+    "clm-heading": {
+        "en": "Causal LM: each input position predicts the next token",
+        "zh": "因果语言建模：每个输入位置预测下一个 token",
+    },
+    "mlm-heading": {
+        "en": "Masked LM (p = {p}): selected positions enter the loss with their original token",
+        "zh": "掩码语言建模（p = {p}）：被选中的位置以原始词为标签参与损失",
+    },
+    "mlm-counts": {
+        "en": "selected {total}: [MASK] {mask}, random {random}, kept {keep}",
+        "zh": "共选中 {total} 个：[MASK] {mask} 个，随机词 {random} 个，保持不变 {keep} 个",
+    },
+    "span-heading": {"en": "Span corruption (T5): spans {spans}", "zh": "片段破坏（T5）：片段 {spans}"},
+    "span-inputs": {"en": "inputs :", "zh": "输入 ："},
+    "span-targets": {"en": "targets:", "zh": "目标 ："},
+    "prefix-heading": {
+        "en": "Prefix LM, prefix {prefix}: the prefix is read both ways, only the rest is predicted",
+        "zh": "前缀 LM，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
+    },
+    "tb-clm-ids": {"en": "input token ids (shape: {shape}):", "zh": "输入 token ids（形状：{shape}）："},
+    "tb-clm-loss": {"en": "CLM loss: {loss}", "zh": "CLM 损失值：{loss}"},
+    "tb-clm-baseline": {
+        "en": "untrained baseline ln({V}) = {baseline}\nwithout the 1/sqrt({d}) scaling the loss is {unscaled}",
+        "zh": "未训练基线 ln({V}) = {baseline}\n若投影层不按 1/sqrt({d}) 缩放，损失变为 {unscaled}",
+    },
+    "tb-clm-mask": {
+        "en": "causal attention mask (1 = blocked: may not look at the future):",
+        "zh": "因果注意力掩码（1 表示被遮盖，即不能看未来）：",
+    },
+    "tb-mlm-original": {"en": "original token ids:", "zh": "原始输入 token ids："},
+    "tb-mlm-selected": {"en": "selected positions (1 = selected):", "zh": "候选掩盖位置（1 表示被选中）："},
+    "tb-mlm-inputs": {"en": "final input token ids:", "zh": "最终输入 token ids："},
+    "tb-mlm-labels": {
+        "en": "MLM labels (-100 = not in the loss):",
+        "zh": "MLM 标签（-100 表示该位置不参与损失）：",
+    },
+    "tb-mlm-total": {"en": "selected {total} tokens in all.", "zh": "统计：共选中 {total} 个候选 token。"},
+    "tb-mlm-mask": {"en": "  [MASK]: {n} ({pct}%)", "zh": "  [MASK] 替换：{n}（{pct}%）"},
+    "tb-mlm-random": {"en": "  random: {n} ({pct}%)", "zh": "  随机词替换：{n}（{pct}%）"},
+    "tb-mlm-keep": {"en": "  kept:   {n} ({pct}%)", "zh": "  保持不变：{n}（{pct}%）"},
+    "tb-vis-length": {"en": "sequence length: {n}", "zh": "序列长度：{n}"},
+    "tb-vis-causal": {
+        "en": "causal mask (CLM), rows: query, columns: key, 1 = blocked:",
+        "zh": "因果掩码（CLM），行：查询位置，列：键位置，1 = 被遮盖：",
+    },
+    "tb-vis-full": {
+        "en": "full mask (MLM), every position sees every position:",
+        "zh": "全连接掩码（MLM），所有位置互相可见：",
+    },
+    "tb-vis-causal-sees": {"en": "under CLM position i sees [0, i]:", "zh": "CLM 下，位置 i 能看到 [0, i]："},
+    "tb-vis-full-sees": {"en": "under MLM position i sees everything:", "zh": "MLM 下，位置 i 能看到全部位置："},
+    "tb-vis-row": {"en": "  position {i}: {visible}", "zh": "  位置 {i}：{visible}"},
+}
+
+ERRORS: dict[str, str] = {
+    "sequence-too-short": "序列太短：至少需要 {need} 个 token，实际只有 {n} 个",
+    "length-too-small": "掩码至少需要 1 个位置，收到 n={n}",
+    "p-out-of-range": "选择概率 p 必须在 [0, 1] 之间，收到 {p}",
+    "bad-split": "mask/random/keep 三个比例必须都在 [0, 1] 之间且相加为 1，收到 {split}",
+    "prefix-out-of-range": "前缀长度 {prefix} 必须在 0 到 {n} 之间",
+    "span-out-of-range": "片段 {start}:{end} 为空或超出了 {n} 个 token 的序列（需要 0 <= 起点 < 终点 <= {n}）",
+    "spans-overlap": "片段 {first} 与 {second} 重叠",
+    "too-many-spans": "{spans} 个片段需要 {need} 个哨兵（目标以下一个哨兵结尾），但只有 {sentinels} 个",
+    "density-out-of-range": "噪声比例必须在 [0, 1] 之间，收到 {density}",
+    "mean-span-out-of-range": "平均片段长度必须为正数，收到 {mean}",
+    "position-out-of-range": "位置 {position} 超出了 {n} 个 token 的范围（位置从 0 开始计数）",
+    "special-selected": "位置 {position} 是特殊符号 {token}，掩码从不选中它",
+    "unknown-fate": "未知的命运 {fate!r}：请用 mask、random 或 keep",
+    "size-too-small": "{name} 至少为 {low}，收到 {value}",
+    "unknown-mask-kind": "未知的掩码类型 {kind!r}：请用 causal、bidirectional 或 prefix",
+    "no-spans": "请至少给出一个要遮盖的片段",
+}
+
+
+def t(key: str, lang: str, **params: object) -> str:
+    """The message ``key`` in ``lang`` (English if the key has no such language)."""
+    entry = MESSAGES[key]
+    template = entry.get(lang, entry["en"])
+    return template.format(**params)
+
+
+def error_text(error: Exception, lang: str) -> str:
+    """One line for the learner: the engine's error in their language."""
+    code = getattr(error, "code", None)
+    params = getattr(error, "params", {})
+    if lang == "zh" and code in ERRORS:
+        try:
+            return ERRORS[code].format(**params)
+        except (KeyError, IndexError, ValueError):
+            pass
+    return str(error)

@@ -1,0 +1,113 @@
+"""Rich renderables for the command line's plain output.
+
+Everything here fits the console width (80 columns over SSH): wide grids are
+cut into column blocks, never wrapped mid-row. Every cell carries a glyph as
+well as a colour, so the output reads the same with NO_COLOR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tui.i18n import t
+
+BLOCKED_STYLE = "bold red"
+ALLOWED_STYLE = "green"
+MAX_DRAWN_POSITIONS = 128
+
+
+def _blocks(count: int, cell_width: int, indent: int, width: int) -> list[range]:
+    per_block = max(1, (width - indent) // cell_width)
+    n_blocks = -(-count // per_block)
+    per_block = -(-count // n_blocks) if n_blocks else per_block  # balanced blocks
+    return [range(start, min(start + per_block, count)) for start in range(0, count, per_block)]
+
+
+def value_grid(
+    rows: Sequence[Sequence[str]],
+    *,
+    width: int,
+    lang: str,
+    indent: int = 2,
+    min_cell: int = 1,
+    styles: dict[str, str] | None = None,
+) -> RenderableType:
+    """Rows of right-aligned values in the lessons' layout (``min_cell=5`` is
+    their ``f"{v:5d}"``); cut into column blocks when a row would not fit."""
+    if not rows or not rows[0]:
+        return Text("")
+    styles = styles or {}
+    cell_width = max(min_cell, *(len(value) for row in rows for value in row)) + 1
+    blocks = _blocks(len(rows[0]), cell_width, indent, width)
+    lines: list[Text] = []
+    for block in blocks:
+        if len(blocks) > 1:
+            lines.append(Text(t("columns-block", lang, first=block.start, last=block.stop - 1), style="dim"))
+        for row in rows:
+            line = Text(" " * indent)
+            for column in block:
+                value = row[column]
+                line.append(value.rjust(cell_width - 1), style=styles.get(value, ""))
+                line.append(" ")
+            line.rstrip()
+            lines.append(line)
+    return Group(*lines)
+
+
+def mask_grid(mask: Sequence[Sequence[int]], *, width: int, lang: str, headers: bool = True) -> RenderableType:
+    """A 0/1 mask, 1 = blocked, with position numbers on rows and columns."""
+    n = len(mask)
+    if n > MAX_DRAWN_POSITIONS:
+        return Text(t("too-large", lang, n=n, cap=MAX_DRAWN_POSITIONS), style="yellow")
+    cells = [["1" if blocked else "0" for blocked in row] for row in mask]
+    styles = {"1": BLOCKED_STYLE, "0": ALLOWED_STYLE}
+    if not headers:
+        return value_grid(cells, width=width, lang=lang, styles=styles)
+    label_width = len(str(n - 1))
+    cell_width = label_width + 1
+    indent = label_width + 2
+    lines: list[Text] = []
+    blocks = _blocks(n, cell_width, indent, width)
+    for block in blocks:
+        if len(blocks) > 1:
+            lines.append(Text(t("columns-block", lang, first=block.start, last=block.stop - 1), style="dim"))
+        header = Text(" " * indent)
+        for column in block:
+            header.append(str(column).rjust(label_width) + " ", style="bold")
+        header.rstrip()
+        lines.append(header)
+        for index, row in enumerate(cells):
+            line = Text(str(index).rjust(label_width) + "  ", style="bold")
+            for column in block:
+                line.append(row[column].rjust(label_width), style=styles[row[column]])
+                line.append(" ")
+            line.rstrip()
+            lines.append(line)
+    return Group(*lines)
+
+
+def token_table(columns: Sequence[tuple[str, Sequence[str]]], *, highlight: Sequence[bool] | None = None) -> Table:
+    """One row per position: a column per aspect (token, input, label, ...)."""
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for header, _ in columns:
+        table.add_column(header, overflow="fold")
+    length = len(columns[0][1]) if columns else 0
+    for position in range(length):
+        style = "bold" if highlight and highlight[position] else ""
+        table.add_row(*(str(values[position]) for _, values in columns), style=style)
+    return table
+
+
+def token_line(label: str, tokens: Sequence[str]) -> Text:
+    """A label and a token list, sentinels and [MASK] picked out in colour."""
+    line = Text(label + " ", style="bold")
+    for index, token in enumerate(tokens):
+        if index:
+            line.append(" ")
+        style = "magenta" if token.startswith("<extra_id_") else "cyan" if token.startswith("[") else ""
+        line.append(token, style=style)
+    return line

@@ -65,7 +65,9 @@ def mask_for(kind: str, n: int, prefix_len: int = 0) -> torch.Tensor:
         return bidirectional_mask(n)
     if kind == "prefix":
         return prefix_mask(n, prefix_len)
-    raise InvalidInput("unknown-mask-kind", f"unknown mask kind {kind!r}; choose one of {', '.join(KINDS)}", kind=kind)
+    raise InvalidInput(
+        "unknown-mask-kind", f"unknown mask kind {kind!r}; choose one of {', '.join(KINDS)}", kind=kind
+    )
 
 
 def with_key_padding(mask: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:

@@ -98,12 +98,21 @@ def mask_tokens(
         fates = None if fates is None else fates.unsqueeze(0)
     if ids.dim() != 2:
         raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
-    for name, extra in (("attention_mask", attention_mask), ("word_ids", word_ids), ("selected", selected), ("fates", fates)):
+    for name, extra in (
+        ("attention_mask", attention_mask),
+        ("word_ids", word_ids),
+        ("selected", selected),
+        ("fates", fates),
+    ):
         if extra is not None and extra.shape != ids.shape:
             raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
 
     specials = list(special_ids)
-    eligible = ~torch.isin(ids, torch.tensor(specials, dtype=ids.dtype)) if specials else torch.ones_like(ids, dtype=torch.bool)
+    eligible = (
+        ~torch.isin(ids, torch.tensor(specials, dtype=ids.dtype))
+        if specials
+        else torch.ones_like(ids, dtype=torch.bool)
+    )
     if attention_mask is not None:
         eligible &= attention_mask.to(torch.bool)
 
@@ -130,7 +139,9 @@ def mask_tokens(
     if n_random:
         pool = replacement_pool(vocab_size, specials)
         if pool.numel() == 0:
-            raise InvalidInput("no-replacement", "the vocabulary has no non-special token to use as a random replacement")
+            raise InvalidInput(
+                "no-replacement", "the vocabulary has no non-special token to use as a random replacement"
+            )
         draws = torch.randint(0, pool.numel(), (n_random,), generator=generator)
         input_ids[random_positions] = pool[draws].to(ids.dtype)
     labels = torch.where(chosen, ids, torch.full_like(ids, IGNORE_INDEX))
@@ -141,7 +152,9 @@ def mask_tokens(
     return batch
 
 
-def expected_counts(batch: int, length: int, p: float, split: tuple[float, float, float] = BERT_SPLIT) -> dict[str, float]:
+def expected_counts(
+    batch: int, length: int, p: float, split: tuple[float, float, float] = BERT_SPLIT
+) -> dict[str, float]:
     """How many tokens masking selects on average, and how they split."""
     _check_probabilities(p, split)
     selected = batch * length * p

@@ -58,7 +58,9 @@ def clm_sample(text: str) -> ClmSample:
     tokens = _tokens(text, 2, "causal LM")
     vocab = Vocab.from_tokens(tokens, n_sentinels=0)
     inputs, labels = shift_for_next_token(torch.tensor(vocab.encode(tokens)))
-    return ClmSample(tokens, vocab.decode(inputs), _label_tokens(labels, vocab), _as_lists(causal_mask(len(tokens) - 1)))
+    return ClmSample(
+        tokens, vocab.decode(inputs), _label_tokens(labels, vocab), _as_lists(causal_mask(len(tokens) - 1))
+    )
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,7 @@ def parse_fates(names: Sequence[str]) -> list[int]:
     codes = []
     for name in names:
         if name not in FATE_CODES:
-            raise InvalidInput(
-                "unknown-fate", f"unknown fate {name!r}; use mask, random or keep", fate=name
-            )
+            raise InvalidInput("unknown-fate", f"unknown fate {name!r}; use mask, random or keep", fate=name)
         codes.append(FATE_CODES[name])
     return codes
 
@@ -111,7 +111,9 @@ def mlm_sample(
     else:
         tokens, word_list = _tokens(text, 1, "masked LM"), None
     if not tokens:
-        raise InvalidInput("sequence-too-short", "masked LM needs a text of at least 1 token, got 0", n=0, need=1)
+        raise InvalidInput(
+            "sequence-too-short", "masked LM needs a text of at least 1 token, got 0", n=0, need=1
+        )
     if add_cls_sep:
         tokens = [CLS, *tokens, SEP]
         word_list = None if word_list is None else [-1, *word_list, -1]
@@ -173,7 +175,7 @@ def _fixed_choice(
     codes = parse_fates(fates) if fates is not None else [MASKED] * len(positions)
     chosen = torch.zeros(n, dtype=torch.bool)
     fate_codes = torch.zeros(n, dtype=torch.long)
-    for position, code in zip(positions, codes):
+    for position, code in zip(positions, codes, strict=True):
         chosen[position] = True
         fate_codes[position] = code
     return chosen, fate_codes
@@ -267,4 +269,10 @@ def prefix_sample(text: str, prefix: int | None = None) -> PrefixSample:
     prefix = len(tokens) // 2 if prefix is None else prefix
     vocab = Vocab.from_tokens(tokens, n_sentinels=0)
     sample = prefix_lm_sample(torch.tensor(vocab.encode(tokens)), prefix)
-    return PrefixSample(tokens, prefix, vocab.decode(sample.inputs), _label_tokens(sample.labels, vocab), _as_lists(sample.mask))
+    return PrefixSample(
+        tokens,
+        prefix,
+        vocab.decode(sample.inputs),
+        _label_tokens(sample.labels, vocab),
+        _as_lists(sample.mask),
+    )

@@ -9,6 +9,7 @@ a batch.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ def check_spans(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int
                 end=end,
                 n=length,
             )
-    for (start_a, end_a), (start_b, end_b) in zip(ordered, ordered[1:]):
+    for (start_a, end_a), (start_b, end_b) in itertools.pairwise(ordered):
         if start_b < end_a:
             raise InvalidInput(
                 "spans-overlap",
@@ -64,15 +65,21 @@ def span_counts(length: int, density: float, mean_span: float) -> tuple[int, int
             need=2,
         )
     if not 0.0 <= density <= 1.0:
-        raise InvalidInput("density-out-of-range", f"noise density must be in [0, 1], got {density}", density=density)
+        raise InvalidInput(
+            "density-out-of-range", f"noise density must be in [0, 1], got {density}", density=density
+        )
     if not mean_span > 0:
-        raise InvalidInput("mean-span-out-of-range", f"mean span length must be positive, got {mean_span}", mean=mean_span)
+        raise InvalidInput(
+            "mean-span-out-of-range", f"mean span length must be positive, got {mean_span}", mean=mean_span
+        )
     noise = min(max(round(length * density), 1), length - 1)
     spans = max(round(noise / mean_span), 1)
     return noise, min(spans, noise, length - noise)
 
 
-def _random_segment_lengths(total: int, segments: int, batch: int, generator: torch.Generator | None) -> torch.Tensor:
+def _random_segment_lengths(
+    total: int, segments: int, batch: int, generator: torch.Generator | None
+) -> torch.Tensor:
     """(B, segments) positive lengths adding up to ``total``, every split equally likely.
 
     Choose ``segments - 1`` of the ``total - 1`` gaps between items uniformly at
@@ -84,13 +91,18 @@ def _random_segment_lengths(total: int, segments: int, batch: int, generator: to
     cuts = keys.topk(segments - 1, dim=1, largest=False).indices + 1
     cuts = cuts.sort(dim=1).values
     edges = torch.cat(
-        [torch.zeros(batch, 1, dtype=torch.long), cuts, torch.full((batch, 1), total, dtype=torch.long)], dim=1
+        [torch.zeros(batch, 1, dtype=torch.long), cuts, torch.full((batch, 1), total, dtype=torch.long)],
+        dim=1,
     )
     return edges.diff(dim=1)
 
 
 def random_spans_noise_mask(
-    batch: int, length: int, density: float = 0.15, mean_span: float = 3.0, generator: torch.Generator | None = None
+    batch: int,
+    length: int,
+    density: float = 0.15,
+    mean_span: float = 3.0,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """(B, N) noise masks with exactly T5's noise-token and span counts.
 
@@ -168,7 +180,9 @@ def corrupt(
 
     result = SpanCorruption(noise, inputs, targets, input_lengths, target_lengths)
     if squeeze:
-        result = SpanCorruption(*(t.squeeze(0) for t in (noise, inputs, targets, input_lengths, target_lengths)))
+        result = SpanCorruption(
+            *(t.squeeze(0) for t in (noise, inputs, targets, input_lengths, target_lengths))
+        )
     return result
 
 
@@ -218,7 +232,18 @@ def corrupt_random(
     noise = random_spans_noise_mask(batch_ids.shape[0], batch_ids.shape[1], density, mean_span, generator)
     result = corrupt(batch_ids, noise, sentinel_ids, pad_id)
     if squeeze:
-        result = SpanCorruption(*(t.squeeze(0) for t in (result.noise_mask, result.inputs, result.targets, result.input_lengths, result.target_lengths)))
+        result = SpanCorruption(
+            *(
+                t.squeeze(0)
+                for t in (
+                    result.noise_mask,
+                    result.inputs,
+                    result.targets,
+                    result.input_lengths,
+                    result.target_lengths,
+                )
+            )
+        )
     return result
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import torch
 
 from engine.clm import causal_lm_loss, shift_for_next_token, uniform_baseline
-from engine.masks import bidirectional_mask, causal_mask, visible_keys
 from engine.errors import InvalidInput
+from engine.masks import bidirectional_mask, causal_mask, visible_keys
 from engine.mlm import MASKED, MaskedLMBatch, mask_tokens
 from engine.spans import corrupt_explicit
 from engine.tokens import Vocab, split_text
@@ -30,7 +30,9 @@ def _generator(seed: int) -> torch.Generator:
 
 def _check_size(name: str, value: int, low: int) -> None:
     if value < low:
-        raise InvalidInput("size-too-small", f"{name} must be at least {low}, got {value}", name=name, value=value, low=low)
+        raise InvalidInput(
+            "size-too-small", f"{name} must be at least {low}, got {value}", name=name, value=value, low=low
+        )
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,9 @@ class ClmRun:
     counted_positions: int
 
 
-def clm_run(seed: int = 0, batch: int = 2, seq_len: int = 8, vocab_size: int = 10000, hidden_dim: int = 64) -> ClmRun:
+def clm_run(
+    seed: int = 0, batch: int = 2, seq_len: int = 8, vocab_size: int = 10000, hidden_dim: int = 64
+) -> ClmRun:
     """Lesson 1's CLM demo: random ids, a random projection scaled by 1/sqrt(d),
     random hidden states, shifted cross-entropy."""
     _check_size("batch", batch, 1)
@@ -71,7 +75,9 @@ def clm_run(seed: int = 0, batch: int = 2, seq_len: int = 8, vocab_size: int = 1
     )
 
 
-def mlm_run(seed: int = 0, batch: int = 4, seq_len: int = 8, p: float = 0.15, vocab_size: int = 10000) -> MaskedLMBatch:
+def mlm_run(
+    seed: int = 0, batch: int = 4, seq_len: int = 8, p: float = 0.15, vocab_size: int = 10000
+) -> MaskedLMBatch:
     """Lesson 1's MLM data preparation: ids in [5, V), select with p, 80/10/10."""
     _check_size("batch", batch, 1)
     _check_size("seq_len", seq_len, 1)
@@ -131,7 +137,9 @@ def default_positions(n: int) -> tuple[tuple[int, ...], tuple[int, int]]:
 
 
 def three_samples(
-    text: str = LESSON_SENTENCE, mask_positions: tuple[int, ...] | None = None, span: tuple[int, int] | None = None
+    text: str = LESSON_SENTENCE,
+    mask_positions: tuple[int, ...] | None = None,
+    span: tuple[int, int] | None = None,
 ) -> ThreeSamples:
     """Lesson 2's run: one sentence as a CLM, an MLM and a span-corruption sample."""
     tokens = split_text(text)

@@ -145,4 +145,6 @@ class Vocab:
         return [index for index, token in enumerate(self.tokens) if is_special(token)]
 
     def sentinel_ids(self) -> list[int]:
-        return [self._ids[sentinel(index)] for index in range(self.n_sentinels) if sentinel(index) in self._ids]
+        return [
+            self._ids[sentinel(index)] for index in range(self.n_sentinels) if sentinel(index) in self._ids
+        ]

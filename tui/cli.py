@@ -73,7 +73,9 @@ def _span_list(text: str) -> list[tuple[int, int]]:
         try:
             start, end = (int(bound) for bound in bounds)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected spans like 2:5,7:8 (end exclusive), got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected spans like 2:5,7:8 (end exclusive), got {text!r}"
+            ) from None
         spans.append((start, end))
     return spans
 
@@ -87,35 +89,51 @@ def build_parser() -> argparse.ArgumentParser:
     # --lang is accepted after any subcommand too, without overriding an earlier one.
     common = OneLineParser(add_help=False)
     common.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    commands = parser.add_subparsers(
-        dest="command", metavar="COMMAND", parser_class=OneLineParser
-    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
 
     show = commands.add_parser("show", parents=[common], help="compute and show a mask or a training sample")
     show_kinds = show.add_subparsers(dest="what", metavar="WHAT", required=True, parser_class=OneLineParser)
 
-    mask = show_kinds.add_parser("mask", parents=[common], help="an attention mask: causal | bidirectional | prefix")
+    mask = show_kinds.add_parser(
+        "mask", parents=[common], help="an attention mask: causal | bidirectional | prefix"
+    )
     mask.add_argument("kind", choices=("causal", "bidirectional", "prefix"))
     mask.add_argument("--n", type=_integer, default=8, help="sequence length (default 8)")
     mask.add_argument("--prefix", type=_integer, help="prefix length for the prefix-LM mask (default n/2)")
     mask.add_argument("--json", action="store_true", help="print JSON: key 'mask', 1 = blocked")
 
-    sample = show_kinds.add_parser("sample", parents=[common], help="one sentence as a training sample: clm | mlm | span | prefix")
+    sample = show_kinds.add_parser(
+        "sample", parents=[common], help="one sentence as a training sample: clm | mlm | span | prefix"
+    )
     sample.add_argument("objective", choices=("clm", "mlm", "span", "prefix"))
-    sample.add_argument("--text", default=LESSON_SENTENCE, help="the sentence (English words or Chinese characters)")
+    sample.add_argument(
+        "--text", default=LESSON_SENTENCE, help="the sentence (English words or Chinese characters)"
+    )
     sample.add_argument("--seed", type=_integer, default=0, help="seed for every random draw (default 0)")
-    sample.add_argument("--p", type=_probability, default=0.15, help="mlm: selection probability (default 0.15)")
+    sample.add_argument(
+        "--p", type=_probability, default=0.15, help="mlm: selection probability (default 0.15)"
+    )
     sample.add_argument("--positions", type=_int_list, help="mlm: select exactly these positions, e.g. 1,4")
-    sample.add_argument("--fates", type=_name_list, help="mlm: the fate of each given position: mask,random,keep")
+    sample.add_argument(
+        "--fates", type=_name_list, help="mlm: the fate of each given position: mask,random,keep"
+    )
     sample.add_argument("--whole-word", action="store_true", help="mlm: select all pieces of a word together")
     sample.add_argument("--cls-sep", action="store_true", help="mlm: wrap the text in [CLS] ... [SEP]")
-    sample.add_argument("--spans", type=_span_list, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)")
-    sample.add_argument("--density", type=_probability, default=0.15, help="span: noise density (default 0.15)")
-    sample.add_argument("--mean-span", type=_positive_float, default=3.0, help="span: mean span length (default 3)")
+    sample.add_argument(
+        "--spans", type=_span_list, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)"
+    )
+    sample.add_argument(
+        "--density", type=_probability, default=0.15, help="span: noise density (default 0.15)"
+    )
+    sample.add_argument(
+        "--mean-span", type=_positive_float, default=3.0, help="span: mean span length (default 3)"
+    )
     sample.add_argument("--prefix", type=_integer, help="prefix: prefix length (default: half the tokens)")
     sample.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
-    textbook = commands.add_parser("textbook", parents=[common], help="the lessons' code runs, reproduced by the engine")
+    textbook = commands.add_parser(
+        "textbook", parents=[common], help="the lessons' code runs, reproduced by the engine"
+    )
     textbook.add_argument("run", choices=("clm", "mlm", "visibility", "three-samples"))
     textbook.add_argument("--seed", type=_integer, default=0, help="torch seed (default 0, the lessons')")
     textbook.add_argument("--batch", type=_integer, help="batch size (clm 2, mlm 4)")
@@ -162,7 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # never a traceback for the user
         if os.environ.get("OBJECTIVES_TUTOR_DEBUG"):
             raise
-        _fail(f"{PROG}: {t('internal-error', lang, detail=type(error).__name__ + ': ' + str(error))}", status=1)
+        _fail(
+            f"{PROG}: {t('internal-error', lang, detail=type(error).__name__ + ': ' + str(error))}", status=1
+        )
     return 0
 
 

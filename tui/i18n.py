@@ -111,7 +111,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "全连接掩码（MLM），所有位置互相可见：",
     },
     "tb-vis-causal-sees": {"en": "under CLM position i sees [0, i]:", "zh": "CLM 下，位置 i 能看到 [0, i]："},
-    "tb-vis-full-sees": {"en": "under MLM position i sees everything:", "zh": "MLM 下，位置 i 能看到全部位置："},
+    "tb-vis-full-sees": {
+        "en": "under MLM position i sees everything:",
+        "zh": "MLM 下，位置 i 能看到全部位置：",
+    },
     "tb-vis-row": {"en": "  position {i}: {visible}", "zh": "  位置 {i}：{visible}"},
 }
 

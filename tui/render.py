@@ -58,7 +58,9 @@ def value_grid(
     return Group(*lines)
 
 
-def mask_grid(mask: Sequence[Sequence[int]], *, width: int, lang: str, headers: bool = True) -> RenderableType:
+def mask_grid(
+    mask: Sequence[Sequence[int]], *, width: int, lang: str, headers: bool = True
+) -> RenderableType:
     """A 0/1 mask, 1 = blocked, with position numbers on rows and columns."""
     n = len(mask)
     if n > MAX_DRAWN_POSITIONS:
@@ -90,7 +92,9 @@ def mask_grid(mask: Sequence[Sequence[int]], *, width: int, lang: str, headers: 
     return Group(*lines)
 
 
-def token_table(columns: Sequence[tuple[str, Sequence[str]]], *, highlight: Sequence[bool] | None = None) -> Table:
+def token_table(
+    columns: Sequence[tuple[str, Sequence[str]]], *, highlight: Sequence[bool] | None = None
+) -> Table:
     """One row per position: a column per aspect (token, input, label, ...)."""
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header, _ in columns:

@@ -42,7 +42,9 @@ def _reject_foreign_options(args: argparse.Namespace) -> None:
             value = getattr(args, name)
             if value is not None and value != _DEFAULTS.get(name):
                 flag = "--" + name.replace("_", "-")
-                raise UsageError(f"objectives-tutor show sample {args.objective}: {flag} applies to {objective} only")
+                raise UsageError(
+                    f"objectives-tutor show sample {args.objective}: {flag} applies to {objective} only"
+                )
 
 
 def _show_mask(args: argparse.Namespace, lang: str, console: Console) -> None:
@@ -50,7 +52,7 @@ def _show_mask(args: argparse.Namespace, lang: str, console: Console) -> None:
 
     prefix = args.prefix
     if args.kind != "prefix" and prefix is not None:
-            raise UsageError(f"objectives-tutor show mask {args.kind}: --prefix applies to the prefix mask only")
+        raise UsageError(f"objectives-tutor show mask {args.kind}: --prefix applies to the prefix mask only")
     if args.kind == "prefix" and prefix is None:
         prefix = max(args.n, 0) // 2
     matrix = mask_for(args.kind, args.n, prefix or 0).to(int).tolist()
@@ -136,7 +138,8 @@ def _print_mlm(sample, p: float, lang: str, console: Console) -> None:
         None: "",
     }
     selected_marks = [
-        "✓" if chosen else ("×" if not eligible else "") for chosen, eligible in zip(sample.selected, sample.eligible)
+        "✓" if chosen else ("×" if not eligible else "")
+        for chosen, eligible in zip(sample.selected, sample.eligible, strict=True)
     ]
     console.print(Text(t("mlm-heading", lang, p=p), style="bold"))
     console.print(

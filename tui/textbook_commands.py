@@ -30,7 +30,9 @@ def _check_options(args: argparse.Namespace) -> None:
     for name, runs in _APPLIES.items():
         if getattr(args, name) is not None and args.run not in runs:
             flag = "--" + name.replace("_", "-")
-            raise UsageError(f"objectives-tutor textbook {args.run}: {flag} applies to {', '.join(runs)} only")
+            raise UsageError(
+                f"objectives-tutor textbook {args.run}: {flag} applies to {', '.join(runs)} only"
+            )
 
 
 def _ids(rows: list[list[int]]) -> list[list[str]]:
@@ -117,7 +119,9 @@ def run_textbook(args: argparse.Namespace, lang: str, console: Console) -> None:
         console.print(t("tb-mlm-total", lang, total=total))
         if total:
             for name in ("mask", "random", "keep"):
-                console.print(t(f"tb-mlm-{name}", lang, n=counts[name], pct=f"{100 * counts[name] / total:.1f}"))
+                console.print(
+                    t(f"tb-mlm-{name}", lang, n=counts[name], pct=f"{100 * counts[name] / total:.1f}")
+                )
     elif args.run == "visibility":
         run = textbook.visibility_run(seq_len=args.seq_len or 6)
         if args.json:

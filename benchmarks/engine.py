@@ -1,0 +1,303 @@
+"""Time the engine's batch masking against the baselines people actually use.
+
+Run as ``python benchmarks/engine.py [--repeats N] [--json]``. On one 128x512 batch, in
+one process, it times:
+
+* BERT masking: ``engine.mlm.mask_tokens`` against HuggingFace's
+  ``DataCollatorForLanguageModeling.torch_mask_tokens``, both with the collator
+  computing the special-tokens mask from the tokenizer (its default) and with the
+  mask precomputed (its fast path);
+* T5 span corruption: ``engine.spans.corrupt_random`` against a per-row NumPy
+  version of the Flax T5 pretraining example's collator (``run_t5_mlm_flax.py``).
+
+Each figure is the median of N timed calls after one warm-up call. A missed target
+is reported, not turned into a failing exit code: timings depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import torch
+
+BATCH, LENGTH, VOCAB = 128, 512, 30522
+PAD, UNK, CLS, SEP, MASK = 0, 100, 101, 102, 103
+SPECIAL_IDS = [PAD, UNK, CLS, SEP, MASK]
+SPECIAL_NAMES = {PAD: "[PAD]", UNK: "[UNK]", CLS: "[CLS]", SEP: "[SEP]", MASK: "[MASK]"}
+MLM_P = 0.15
+
+# T5 numbers its sentinels down from the top of a 32100-id vocabulary (<extra_id_0> = 32099);
+# every data id is below 30522, so none is mistaken for a sentinel.
+T5_VOCAB, T5_EOS = 32100, 1
+SENTINEL_IDS = [T5_VOCAB - 1 - k for k in range(100)]
+DENSITY, MEAN_SPAN = 0.15, 3.0
+
+MLM_TARGET, SPAN_TARGET = 2.0, 5.0
+BENCH_HINT = "pip install -e '.[bench]'"
+
+
+def load_engine() -> tuple[ModuleType, ModuleType]:
+    """Import engine.mlm and engine.spans.
+
+    This file is itself named engine.py and Python puts its folder first on sys.path,
+    so a plain ``import engine`` would find this script instead of the package.
+    """
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or os.curdir).resolve() != here]
+    sys.path.insert(0, str(here.parent))
+    return importlib.import_module("engine.mlm"), importlib.import_module("engine.spans")
+
+
+def token_batch() -> torch.Tensor:
+    """Seeded random ids framed by [CLS] ... [SEP], so masking has specials to skip."""
+    ids = torch.randint(0, VOCAB, (BATCH, LENGTH), generator=torch.Generator().manual_seed(0))
+    ids[:, 0], ids[:, -1] = CLS, SEP
+    return ids
+
+
+def median_ms(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``fn`` in ms; one untimed warm-up call first pays for lazy set-up."""
+    fn()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000.0
+
+
+# --- HuggingFace's MLM collator ---------------------------------------------------------------
+
+
+def hf_collator() -> Any | None:
+    """HF's MLM collator over a 30522-id BERT vocabulary written locally, or None without transformers."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # everything below is local; never reach for the hub
+    try:
+        import transformers
+    except ImportError:
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        words = (SPECIAL_NAMES.get(i, f"tok{i}") for i in range(VOCAB))
+        Path(folder, "vocab.txt").write_text("".join(f"{word}\n" for word in words), encoding="utf-8")
+        # from_pretrained on the folder, not BertTokenizer(vocab_file=...): transformers 5.x's
+        # constructor ignores vocab_file and silently builds a 5-token vocabulary.
+        tokenizer = transformers.BertTokenizer.from_pretrained(folder)
+    if len(tokenizer) != VOCAB or tokenizer.mask_token_id != MASK:
+        raise RuntimeError(
+            f"local BERT tokenizer came out wrong: {len(tokenizer)} ids, [MASK]={tokenizer.mask_token_id}"
+        )
+    return transformers.DataCollatorForLanguageModeling(tokenizer, mlm_probability=MLM_P)
+
+
+def hf_special_tokens_mask(collator: Any, ids: torch.Tensor) -> torch.Tensor:
+    """The mask a tokenizer returns with return_special_tokens_mask=True: HF's fast path input."""
+    rows = ids.tolist()
+    tokenizer = collator.tokenizer
+    return torch.tensor(
+        [tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True) for row in rows]
+    )
+
+
+# --- the Flax T5 example's collator, per row in NumPy -----------------------------------------
+
+
+def t5_counts(length: int) -> tuple[int, int]:
+    """T5's (noise tokens, noise spans) for one row: the same arithmetic as the engine's."""
+    noise = min(max(round(length * DENSITY), 1), length - 1)
+    return noise, max(round(noise / MEAN_SPAN), 1)
+
+
+def random_segmentation(items: int, segments: int, rng: np.random.RandomState) -> np.ndarray:
+    """Cut ``items`` into ``segments`` positive lengths: shuffle segments-1 cut marks among the gaps."""
+    cuts = rng.permutation(np.arange(items - 1) < segments - 1)
+    segment_of_item = np.cumsum(np.pad(cuts, [[1, 0]]))
+    return np.unique(segment_of_item, return_counts=True)[1]
+
+
+def noise_mask_row(length: int, rng: np.random.RandomState) -> np.ndarray:
+    """One row's noise mask: kept and noise segments alternate, starting with kept tokens."""
+    noise, spans = t5_counts(length)
+    noise_lengths = random_segmentation(noise, spans, rng)
+    kept_lengths = random_segmentation(length - noise, spans, rng)
+    interleaved = np.stack([kept_lengths, noise_lengths], axis=1).reshape(spans * 2)
+    segment_starts = np.zeros(length, dtype=np.int8)
+    segment_starts[np.cumsum(interleaved)[:-1]] = 1
+    return np.cumsum(segment_starts) % 2 == 1
+
+
+def sentinel_ids(mask: np.ndarray) -> np.ndarray:
+    """Sentinel at each run start (32099, 32098, ...), -1 on the rest of the run, 0 elsewhere."""
+    run_starts = mask - np.roll(mask, 1, axis=-1) * mask
+    run_starts[:, 0] = mask[:, 0]
+    numbered = np.where(run_starts != 0, np.cumsum(run_starts, axis=-1), run_starts)
+    sentinels = np.where(numbered != 0, T5_VOCAB - numbered, 0)
+    sentinels -= mask - run_starts
+    return sentinels
+
+
+def filter_input_ids(ids: np.ndarray, sentinels: np.ndarray) -> np.ndarray:
+    """Put sentinels in, drop the -1 positions, and close every row with EOS."""
+    full = np.where(sentinels != 0, sentinels, ids)
+    kept = full[full >= 0].reshape(ids.shape[0], -1)
+    return np.concatenate([kept, np.full((ids.shape[0], 1), T5_EOS, dtype=kept.dtype)], axis=-1)
+
+
+def per_row_span_corruption(ids: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The example's collator: a Python loop over rows for the noise masks, then batch filtering."""
+    rng = np.random.RandomState(seed)  # the generator np.random.permutation draws from
+    mask = np.asarray([noise_mask_row(ids.shape[1], rng) for _ in range(ids.shape[0])])
+    inputs = filter_input_ids(ids, sentinel_ids(mask.astype(np.int8)))
+    labels = filter_input_ids(ids, sentinel_ids((~mask).astype(np.int8)))
+    return mask, inputs, labels
+
+
+def check_same_work(spans: ModuleType, ids: np.ndarray) -> None:
+    """Given the baseline's noise mask, the engine must build the same inputs and targets.
+
+    The example closes inputs and labels with EOS where the engine closes targets with the
+    next sentinel and adds nothing to inputs; everything else must match token for token.
+    """
+    mask, inputs, labels = per_row_span_corruption(ids)
+    ours = spans.corrupt(torch.from_numpy(ids), torch.from_numpy(mask), SENTINEL_IDS)
+    same_inputs = torch.equal(ours.inputs, torch.from_numpy(inputs[:, :-1]))
+    same_targets = torch.equal(ours.targets[:, :-1], torch.from_numpy(labels[:, :-1]))
+    if not (same_inputs and same_targets):
+        raise RuntimeError("the per-row baseline and the engine disagree on the same noise mask")
+
+
+# --- running and reporting --------------------------------------------------------------------
+
+
+def time_all(repeats: int) -> tuple[dict[str, float], str | None]:
+    """Every timing in ms (HF's only when transformers is installed), and transformers' version."""
+    mlm, spans = load_engine()
+    ids = token_batch()
+    ids_np = ids.numpy()
+    check_same_work(spans, ids_np)
+
+    timings = {
+        "mlm_ours": median_ms(
+            lambda: mlm.mask_tokens(
+                ids,
+                mask_id=MASK,
+                vocab_size=VOCAB,
+                special_ids=SPECIAL_IDS,
+                p=MLM_P,
+                generator=torch.Generator().manual_seed(0),
+            ),
+            repeats,
+        ),
+        "span_ours": median_ms(
+            lambda: spans.corrupt_random(
+                ids,
+                SENTINEL_IDS,
+                density=DENSITY,
+                mean_span=MEAN_SPAN,
+                pad_id=PAD,
+                generator=torch.Generator().manual_seed(0),
+            ),
+            repeats,
+        ),
+        "span_numpy_per_row": median_ms(lambda: per_row_span_corruption(ids_np), repeats),
+    }
+    collator = hf_collator()
+    if collator is None:
+        return timings, None
+    special_mask = hf_special_tokens_mask(collator, ids)
+    torch.manual_seed(0)  # the collator draws from torch's global generator
+    timings["mlm_hf"] = median_ms(lambda: collator.torch_mask_tokens(ids.clone()), repeats)
+    timings["mlm_hf_precomputed_mask"] = median_ms(
+        lambda: collator.torch_mask_tokens(ids.clone(), special_tokens_mask=special_mask), repeats
+    )
+    import transformers
+
+    return timings, transformers.__version__
+
+
+def comparisons(timings: dict[str, float]) -> list[dict[str, Any]]:
+    """Each ours-versus-baseline pair with its speed-up and whether it meets the target."""
+    pairs = [
+        ("MLM", "HF", "mlm_ours", "mlm_hf", MLM_TARGET),
+        ("MLM", "HF, precomputed special_tokens_mask", "mlm_ours", "mlm_hf_precomputed_mask", MLM_TARGET),
+        ("span corruption", "per-row numpy", "span_ours", "span_numpy_per_row", SPAN_TARGET),
+    ]
+    rows = []
+    for task, baseline, ours_key, base_key, target in pairs:
+        if base_key not in timings:
+            continue
+        speedup = timings[base_key] / timings[ours_key]
+        rows.append(
+            {
+                "task": task,
+                "baseline": baseline,
+                "ours_ms": timings[ours_key],
+                "baseline_ms": timings[base_key],
+                "speedup": speedup,
+                "target": target,
+                "pass": speedup >= target,
+            }
+        )
+    return rows
+
+
+def print_text(rows: list[dict[str, Any]], repeats: int, hf_version: str | None) -> None:
+    """One line per comparison, as 'MLM: ours X ms, HF Y ms (Z x faster)' plus the verdict."""
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads; numpy {np.__version__}; "
+        f"transformers {hf_version or 'not installed'}"
+    )
+    print(f"batch {BATCH}x{LENGTH}; median of {repeats} runs after 1 warm-up")
+    if hf_version is None:
+        print(f"MLM: skipped the HuggingFace comparison: transformers is not installed ({BENCH_HINT})")
+    for row in rows:
+        verdict = "PASS" if row["pass"] else "MISS"
+        print(
+            f"{row['task']}: ours {row['ours_ms']:.2f} ms, {row['baseline']} {row['baseline_ms']:.2f} ms "
+            f"({row['speedup']:.2f} x faster)  target >= {row['target']:g}x: {verdict}"
+        )
+    missed = sum(not row["pass"] for row in rows)
+    if missed:
+        print(f"{missed} target(s) missed (reported only; the exit code stays 0)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=20, help="timed calls per figure (default 20)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+
+    timings, hf_version = time_all(args.repeats)
+    rows = comparisons(timings)
+    if args.json:
+        report = {
+            "torch": torch.__version__,
+            "threads": torch.get_num_threads(),
+            "numpy": np.__version__,
+            "transformers": hf_version,
+            "batch": [BATCH, LENGTH],
+            "repeats": args.repeats,
+            "median_ms": timings,
+            "comparisons": rows,
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        print_text(rows, args.repeats, hf_version)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The command line as scripts and people use it."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tui.cli import main
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_json(capsys, *argv):
+    status, out, err = run(capsys, *argv, "--json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_show_mask_json(capsys):
+    payload = run_json(capsys, "show", "mask", "prefix", "--n", "4", "--prefix", "2")
+    assert payload["mask"] == [[0, 0, 1, 1], [0, 0, 1, 1], [0, 0, 0, 1], [0, 0, 0, 0]]
+    assert run_json(capsys, "show", "mask", "causal", "--n", "3")["mask"] == [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+    assert run_json(capsys, "show", "mask", "bidirectional", "--n", "2")["mask"] == [[0, 0], [0, 0]]
+
+
+def test_show_sample_mlm_json_has_per_token_lists(capsys):
+    payload = run_json(
+        capsys, "show", "sample", "mlm", "--text", "A B C D E", "--positions", "1,4", "--fates", "mask,random"
+    )
+    assert payload["tokens"] == ["A", "B", "C", "D", "E"]
+    assert payload["inputs"][1] == "[MASK]"
+    assert payload["labels"] == [None, "B", None, None, "E"]
+    assert payload["selected"] == [0, 1, 0, 0, 1]
+    assert payload["fates"] == [None, "mask", None, None, "random"]
+
+
+def test_show_sample_span_and_clm_and_prefix_json(capsys):
+    span = run_json(capsys, "show", "sample", "span", "--spans", "2:5")
+    assert span["inputs"] == ["transformer", "models", "<extra_id_0>", "large", "text", "corpora"]
+    assert span["targets"] == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>"]
+    clm = run_json(capsys, "show", "sample", "clm", "--text", "今天天气很好")
+    assert clm["inputs"] == list("今天天气很") and clm["labels"] == list("天天气很好")
+    assert len(clm["mask"]) == 5
+    prefix = run_json(capsys, "show", "sample", "prefix", "--text", "a b c d e", "--prefix", "2")
+    assert prefix["labels"] == [None, "c", "d", "e"]
+
+
+def test_full_width_arguments_are_read(capsys):
+    payload = run_json(capsys, "show", "sample", "span", "--spans", "２：５，６：７")
+    assert payload["spans"] == [[2, 5], [6, 7]]
+
+
+def test_textbook_json_reproduces_the_lessons(capsys):
+    clm = run_json(capsys, "textbook", "clm")
+    assert clm["loss"] == 9.6401
+    assert clm["input_ids"][1][-1] == 376
+    assert clm["causal_mask"][0] == [0, 1, 1, 1, 1, 1, 1, 1]
+    mlm = run_json(capsys, "textbook", "mlm")
+    assert mlm["counts"] == {"mask": 3, "random": 0, "keep": 1}
+    assert mlm["selected"][1] == [0, 0, 0, 1, 1, 0, 0, 0]
+    assert mlm["labels"][3][1] == 1766
+    three = run_json(capsys, "textbook", "three-samples")
+    assert three["masked_labels"] == {"2": "learn", "5": "large"}
+
+
+def test_textbook_plain_output_is_the_lessons_layout(capsys):
+    status, out, _ = run(capsys, "textbook", "clm", "--lang", "en")
+    assert status == 0
+    assert "   6044  8239  4933  3760  8963  8379  5427  8503" in out
+    assert "CLM loss: 9.6401" in out
+    assert "  0 1 1 1 1 1 1 1" in out
+    status, out, _ = run(capsys, "--lang", "zh", "textbook", "mlm")
+    assert "[MASK] 替换：3（75.0%）" in out
+    assert "     4  4038" in out
+
+
+def test_action_items_change_the_run(capsys):
+    short = run_json(capsys, "textbook", "clm", "--seq-len", "4")
+    assert len(short["causal_mask"]) == 4
+    assert short["loss"] != 9.6401
+    higher = run_json(capsys, "textbook", "mlm", "--p", "0.3")
+    assert sum(map(sum, higher["selected"])) > 4
+
+
+def test_plain_output_fits_80_columns_without_colour(capsys, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "80")
+    for argv in (
+        ["textbook", "mlm", "--seq-len", "40"],
+        ["textbook", "clm", "--seq-len", "60"],
+        ["show", "mask", "causal", "--n", "64"],
+        [
+            "show",
+            "sample",
+            "mlm",
+            "--text",
+            "今天天气很好，我们一起去公园散步吧",
+            "--p",
+            "0.5",
+            "--lang",
+            "zh",
+        ],
+    ):
+        status, out, _ = run(capsys, *argv)
+        assert status == 0
+        assert "\x1b[" not in out
+        assert max(len(line) for line in out.splitlines()) <= 80, argv
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["show", "sample", "mlm", "--p", "1.5"], "must be in [0, 1]"),
+        (["show", "sample", "clm", "--text", "one"], "at least 2 tokens"),
+        (["show", "mask", "prefix", "--n", "4", "--prefix", "9"], "prefix length 9"),
+        (["show", "sample", "span", "--spans", "2:5,4:6"], "overlap"),
+        (["show", "sample", "span", "--spans", "2:50"], "outside"),
+        (
+            [
+                "show",
+                "sample",
+                "span",
+                "--text",
+                " ".join(["w"] * 300),
+                "--spans",
+                ",".join(f"{2 * i}:{2 * i + 1}" for i in range(100)),
+            ],
+            "sentinels",
+        ),
+        (["show", "mask", "causal", "--n", "x"], "not a whole number"),
+        (["show", "sample", "span", "--p", "0.3"], "--p applies to mlm only"),
+        (["textbook", "visibility", "--p", "0.3"], "--p applies to mlm only"),
+        (["textbook", "nonsense"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragment):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    _, err = capsys.readouterr()
+    assert exit_info.value.code == 2
+    assert fragment in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_errors_speak_chinese(capsys):
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh", "show", "sample", "mlm", "--p", "2"])
+    assert "选择概率 p 必须在 [0, 1] 之间" in capsys.readouterr().err
+
+
+def test_real_binary_exit_codes_and_no_traceback():
+    binary = os.path.join(os.path.dirname(sys.executable), "objectives-tutor")
+    bad = subprocess.run([binary, "show", "sample", "span", "--spans", "5:2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.splitlines()) == 1
+    good = subprocess.run(
+        [binary, "show", "mask", "causal", "--n", "3", "--json"], capture_output=True, text=True
+    )
+    assert good.returncode == 0 and json.loads(good.stdout)["mask"][0] == [0, 1, 1]

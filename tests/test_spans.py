@@ -1,0 +1,153 @@
+import collections
+
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import InvalidInput
+from engine.spans import (
+    corrupt_explicit,
+    corrupt_random,
+    merge_back,
+    random_spans_noise_mask,
+    span_counts,
+)
+
+SENTINELS = list(range(1000, 1600))  # enough for 512 tokens cut into 256 spans
+
+
+def _rows(result):
+    for row in range(result.inputs.shape[0]):
+        yield (
+            result.inputs[row, : int(result.input_lengths[row])].tolist(),
+            result.targets[row, : int(result.target_lengths[row])].tolist(),
+        )
+
+
+@given(
+    st.integers(1, 4),
+    st.integers(2, 512),
+    st.floats(0.0, 1.0),
+    st.floats(0.5, 10.0),
+    st.integers(0, 2**31 - 1),
+)
+def test_random_spans_have_exact_counts_and_merge_back(batch, n, density, mean, seed):
+    ids = torch.randint(5, 900, (batch, n), generator=torch.Generator().manual_seed(seed))
+    noise_count, span_count = span_counts(n, density, mean)
+    assert 1 <= noise_count <= n - 1
+    assert 1 <= span_count <= min(noise_count, n - noise_count)
+    result = corrupt_random(ids, SENTINELS, density, mean, generator=torch.Generator().manual_seed(seed))
+    assert (result.noise_mask.sum(dim=1) == noise_count).all()
+    starts = result.noise_mask & ~torch.cat(
+        [torch.zeros(batch, 1, dtype=torch.bool), result.noise_mask[:, :-1]], 1
+    )
+    assert (starts.sum(dim=1) == span_count).all()
+    assert not result.noise_mask[:, 0].any()  # T5 starts with a non-noise segment
+    for row, (inputs, targets) in enumerate(_rows(result)):
+        assert merge_back(inputs, targets, SENTINELS) == ids[row].tolist()
+        assert [t for t in inputs if t in SENTINELS] == SENTINELS[:span_count]  # in order, no reuse
+        assert [t for t in targets if t in SENTINELS] == SENTINELS[: span_count + 1]
+        assert len(inputs) == n - noise_count + span_count
+        assert len(targets) == noise_count + span_count + 1
+
+
+@given(st.integers(2, 60), st.data())
+def test_explicit_spans_merge_back(n, data):
+    cuts = sorted(data.draw(st.sets(st.integers(0, n), min_size=2, max_size=min(n + 1, 12))))
+    spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
+    ids = torch.arange(5, 5 + n)
+    result = corrupt_explicit(ids, spans, SENTINELS)
+    inputs, targets = result.inputs.tolist(), result.targets.tolist()
+    assert merge_back(inputs, targets, SENTINELS) == ids.tolist()
+    assert [t for t in inputs if t in SENTINELS] == SENTINELS[: len(spans)]
+
+
+def test_the_lessons_span():
+    ids = torch.arange(8)
+    result = corrupt_explicit(ids, [(2, 5)], [100, 101])
+    assert result.inputs.tolist() == [0, 1, 100, 5, 6, 7]
+    assert result.targets.tolist() == [100, 2, 3, 4, 101]
+
+
+def test_touching_spans_keep_their_own_sentinels():
+    result = corrupt_explicit(torch.arange(6), [(1, 2), (2, 4)], [100, 101, 102])
+    assert result.inputs.tolist() == [0, 100, 101, 4, 5]
+    assert result.targets.tolist() == [100, 1, 101, 2, 3, 102]
+
+
+@pytest.mark.parametrize(
+    ("spans", "code"),
+    [
+        ([(2, 5), (4, 6)], "spans-overlap"),
+        ([(3, 9)], "span-out-of-range"),
+        ([(3, 3)], "span-out-of-range"),
+        ([(-1, 2)], "span-out-of-range"),
+        ([], "no-spans"),
+    ],
+)
+def test_bad_spans_are_refused(spans, code):
+    with pytest.raises(InvalidInput) as error:
+        corrupt_explicit(torch.arange(8), spans, SENTINELS)
+    assert error.value.code == code
+
+
+def test_more_spans_than_sentinels_is_an_error_not_a_reuse():
+    with pytest.raises(InvalidInput) as error:
+        corrupt_explicit(torch.arange(8), [(0, 1), (2, 3), (4, 5)], [100, 101, 102])
+    assert error.value.code == "too-many-spans"
+
+
+def test_random_spans_beyond_the_sentinels_are_refused():
+    ids = torch.arange(5, 205).view(1, 200)
+    with pytest.raises(InvalidInput) as error:
+        corrupt_random(ids, list(range(1000, 1100)), density=0.5, mean_span=1.0)
+    assert error.value.code == "too-many-spans"
+
+
+def test_too_short_and_bad_parameters():
+    for args, code in [
+        ((1, 0.5, 3), "sequence-too-short"),
+        ((10, 1.5, 3), "density-out-of-range"),
+        ((10, 0.5, 0), "mean-span-out-of-range"),
+    ]:
+        with pytest.raises(InvalidInput) as error:
+            span_counts(*args)
+        assert error.value.code == code
+
+
+def test_t5_arithmetic_for_the_default_setting():
+    # 512 tokens, density 0.15, mean 3: round(76.8) = 77 noise tokens in round(25.67) = 26 spans.
+    assert span_counts(512, 0.15, 3.0) == (77, 26)
+    assert span_counts(10, 0.0, 3.0) == (1, 1)  # clamped to at least one noise token
+    assert span_counts(10, 1.0, 3.0) == (9, 1)  # and at least one kept token
+
+
+def test_span_lengths_follow_uniform_segmentation():
+    """T5 cuts the noise tokens into spans uniformly at random: with 77 noise tokens in
+    26 spans, a span's length L has P(L = l) = C(76 - l, 24) / C(76, 25). Seeded: never flakes."""
+    from math import comb
+
+    mask = random_spans_noise_mask(2000, 512, 0.15, 3.0, torch.Generator().manual_seed(0))
+    lengths = collections.Counter()
+    for row in mask.tolist():
+        run = 0
+        for bit in [*row, False]:
+            if bit:
+                run += 1
+            elif run:
+                lengths[run] += 1
+                run = 0
+    total = sum(lengths.values())
+    assert total == 2000 * 26
+    mean = sum(length * count for length, count in lengths.items()) / total
+    assert mean == pytest.approx(77 / 26, abs=0.02)
+    for length in (1, 2, 3, 5, 8):
+        expected = comb(76 - length, 24) / comb(76, 25)
+        assert lengths[length] / total == pytest.approx(expected, abs=0.01)
+
+
+def test_random_spans_are_seeded():
+    first = random_spans_noise_mask(3, 40, 0.3, 2.0, torch.Generator().manual_seed(5))
+    second = random_spans_noise_mask(3, 40, 0.3, 2.0, torch.Generator().manual_seed(5))
+    assert torch.equal(first, second)

@@ -67,15 +67,22 @@ def token_batch() -> torch.Tensor:
     return ids
 
 
-def median_ms(fn: Callable[[], object], repeats: int) -> float:
-    """Median wall time of ``fn`` in ms; one untimed warm-up call first pays for lazy set-up."""
-    fn()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+def race(contestants: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median wall time of each contestant in ms, timed round-robin.
+
+    On a shared machine the load drifts; taking turns call by call lets every
+    contestant meet the same drift, so the ratios hold even when the absolute
+    figures move. One untimed warm-up call each pays for lazy set-up.
+    """
+    for fn in contestants.values():
         fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000.0
+    samples: dict[str, list[float]] = {name: [] for name in contestants}
+    for _ in range(repeats):
+        for name, fn in contestants.items():
+            start = time.perf_counter()
+            fn()
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1000.0 for name, values in samples.items()}
 
 
 # --- HuggingFace's MLM collator ---------------------------------------------------------------
@@ -187,40 +194,36 @@ def time_all(repeats: int) -> tuple[dict[str, float], str | None]:
     ids_np = ids.numpy()
     check_same_work(spans, ids_np)
 
-    timings = {
-        "mlm_ours": median_ms(
-            lambda: mlm.mask_tokens(
-                ids,
-                mask_id=MASK,
-                vocab_size=VOCAB,
-                special_ids=SPECIAL_IDS,
-                p=MLM_P,
-                generator=torch.Generator().manual_seed(0),
-            ),
-            repeats,
+    contestants: dict[str, Callable[[], object]] = {
+        "mlm_ours": lambda: mlm.mask_tokens(
+            ids,
+            mask_id=MASK,
+            vocab_size=VOCAB,
+            special_ids=SPECIAL_IDS,
+            p=MLM_P,
+            generator=torch.Generator().manual_seed(0),
         ),
-        "span_ours": median_ms(
-            lambda: spans.corrupt_random(
-                ids,
-                SENTINEL_IDS,
-                density=DENSITY,
-                mean_span=MEAN_SPAN,
-                pad_id=PAD,
-                generator=torch.Generator().manual_seed(0),
-            ),
-            repeats,
+        "span_ours": lambda: spans.corrupt_random(
+            ids,
+            SENTINEL_IDS,
+            density=DENSITY,
+            mean_span=MEAN_SPAN,
+            pad_id=PAD,
+            generator=torch.Generator().manual_seed(0),
         ),
-        "span_numpy_per_row": median_ms(lambda: per_row_span_corruption(ids_np), repeats),
+        "span_numpy_per_row": lambda: per_row_span_corruption(ids_np),
     }
     collator = hf_collator()
+    if collator is not None:
+        special_mask = hf_special_tokens_mask(collator, ids)
+        torch.manual_seed(0)  # the collator draws from torch's global generator
+        contestants["mlm_hf"] = lambda: collator.torch_mask_tokens(ids.clone())
+        contestants["mlm_hf_precomputed_mask"] = lambda: collator.torch_mask_tokens(
+            ids.clone(), special_tokens_mask=special_mask
+        )
+    timings = race(contestants, repeats)
     if collator is None:
         return timings, None
-    special_mask = hf_special_tokens_mask(collator, ids)
-    torch.manual_seed(0)  # the collator draws from torch's global generator
-    timings["mlm_hf"] = median_ms(lambda: collator.torch_mask_tokens(ids.clone()), repeats)
-    timings["mlm_hf_precomputed_mask"] = median_ms(
-        lambda: collator.torch_mask_tokens(ids.clone(), special_tokens_mask=special_mask), repeats
-    )
     import transformers
 
     return timings, transformers.__version__
@@ -258,7 +261,7 @@ def print_text(rows: list[dict[str, Any]], repeats: int, hf_version: str | None)
         f"torch {torch.__version__}, {torch.get_num_threads()} threads; numpy {np.__version__}; "
         f"transformers {hf_version or 'not installed'}"
     )
-    print(f"batch {BATCH}x{LENGTH}; median of {repeats} runs after 1 warm-up")
+    print(f"batch {BATCH}x{LENGTH}; median of {repeats} round-robin runs after 1 warm-up")
     if hf_version is None:
         print(f"MLM: skipped the HuggingFace comparison: transformers is not installed ({BENCH_HINT})")
     for row in rows:

@@ -9,6 +9,7 @@ per position decides the fate of a selected token (``< 0.8`` -> [MASK],
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -50,11 +51,29 @@ def _check_probabilities(p: float, split: tuple[float, float, float]) -> None:
 
 def replacement_pool(vocab_size: int, special_ids: Iterable[int]) -> torch.Tensor:
     """Every id a random replacement may take: the whole vocabulary minus specials."""
+    return _pool(vocab_size, tuple(sorted({int(i) for i in special_ids if 0 <= int(i) < vocab_size})))
+
+
+@functools.lru_cache(maxsize=32)
+def _pool(vocab_size: int, specials: tuple[int, ...]) -> torch.Tensor:
     blocked = torch.zeros(vocab_size, dtype=torch.bool)
-    specials = [i for i in special_ids if 0 <= i < vocab_size]
     if specials:
         blocked[torch.tensor(specials)] = True
     return torch.arange(vocab_size)[~blocked]
+
+
+def _special_flags(ids: torch.Tensor, specials: list[int]) -> torch.Tensor:
+    """True where a token is special: one table lookup per token, not a search."""
+    if not specials or ids.numel() == 0:
+        return torch.zeros(ids.shape, dtype=torch.bool)
+    low, high = int(ids.min()), int(ids.max())
+    if low < 0:  # not ids a table can index; search instead
+        return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype))
+    usable = [i for i in specials if 0 <= i <= high]
+    table = torch.zeros(high + 1, dtype=torch.bool)
+    if usable:
+        table[torch.tensor(usable)] = True
+    return table[ids]
 
 
 def _word_starts(word_ids: torch.Tensor) -> torch.Tensor:
@@ -78,6 +97,7 @@ def mask_tokens(
     word_ids: torch.Tensor | None = None,
     selected: torch.Tensor | None = None,
     fates: torch.Tensor | None = None,
+    replacement_ids: torch.Tensor | None = None,
     generator: torch.Generator | None = None,
 ) -> MaskedLMBatch:
     """Apply BERT's rule to a batch of token ids of shape (B, L) (or (L,)).
@@ -86,7 +106,8 @@ def mask_tokens(
     never drawn as replacements. With ``word_ids`` (the word each piece belongs
     to, -1 for none) all pieces of a word are selected together; each piece
     still gets its own fate. ``selected`` and ``fates`` override the draws (the
-    lessons' worked examples fix them by hand).
+    lessons' worked examples fix them by hand). ``replacement_ids`` narrows the
+    pool random replacements are drawn from (default: every non-special id).
     """
     _check_probabilities(p, split)
     squeeze = ids.dim() == 1
@@ -107,12 +128,8 @@ def mask_tokens(
         if extra is not None and extra.shape != ids.shape:
             raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
 
-    specials = list(special_ids)
-    eligible = (
-        ~torch.isin(ids, torch.tensor(specials, dtype=ids.dtype))
-        if specials
-        else torch.ones_like(ids, dtype=torch.bool)
-    )
+    specials = [int(i) for i in special_ids]
+    eligible = ~_special_flags(ids, specials)
     if attention_mask is not None:
         eligible &= attention_mask.to(torch.bool)
 
@@ -127,17 +144,17 @@ def mask_tokens(
 
     if fates is None:
         mask_cut, random_cut = split[0], split[0] + split[1]
-        fate = torch.where(fate_draw < mask_cut, MASKED, torch.where(fate_draw < random_cut, RANDOM, KEPT))
+        # MASKED (1) below the first cut, RANDOM (2) below the second, KEPT (3) above.
+        fate = (fate_draw >= mask_cut).to(torch.int8) + (fate_draw >= random_cut).to(torch.int8) + MASKED
     else:
-        fate = fates.to(torch.long)
-    fate = torch.where(chosen, fate, UNSELECTED)
+        fate = fates.to(torch.int8)
+    fate = fate * chosen
 
-    input_ids = ids.clone()
-    input_ids[fate == MASKED] = mask_id
+    input_ids = ids.masked_fill(fate == MASKED, mask_id)
     random_positions = fate == RANDOM
     n_random = int(random_positions.sum())
     if n_random:
-        pool = replacement_pool(vocab_size, specials)
+        pool = replacement_pool(vocab_size, specials) if replacement_ids is None else replacement_ids
         if pool.numel() == 0:
             raise InvalidInput(
                 "no-replacement", "the vocabulary has no non-special token to use as a random replacement"

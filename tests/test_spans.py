@@ -151,3 +151,22 @@ def test_random_spans_are_seeded():
     first = random_spans_noise_mask(3, 40, 0.3, 2.0, torch.Generator().manual_seed(5))
     second = random_spans_noise_mask(3, 40, 0.3, 2.0, torch.Generator().manual_seed(5))
     assert torch.equal(first, second)
+
+
+@given(st.integers(1, 6), st.integers(2, 80), st.integers(0, 2**31 - 1))
+def test_ragged_batches_pack_each_row_like_a_single_sequence(batch, n, seed):
+    """Rows hiding different numbers of tokens take the padded path; each row must
+    equal the same row corrupted alone."""
+    from engine.spans import corrupt
+
+    generator = torch.Generator().manual_seed(seed)
+    ids = torch.randint(5, 900, (batch, n), generator=generator)
+    noise = torch.rand(batch, n, generator=generator) < torch.rand(batch, 1, generator=generator)
+    together = corrupt(ids, noise, SENTINELS, pad_id=0)
+    for row in range(batch):
+        alone = corrupt(ids[row], noise[row], SENTINELS, pad_id=0)
+        width, target_width = int(together.input_lengths[row]), int(together.target_lengths[row])
+        assert together.inputs[row, :width].tolist() == alone.inputs.tolist()
+        assert together.targets[row, :target_width].tolist() == alone.targets.tolist()
+        assert (together.inputs[row, width:] == 0).all() and (together.targets[row, target_width:] == 0).all()
+        assert merge_back(alone.inputs.tolist(), alone.targets.tolist(), SENTINELS) == ids[row].tolist()

@@ -163,3 +163,77 @@ def test_real_binary_exit_codes_and_no_traceback():
         [binary, "show", "mask", "causal", "--n", "3", "--json"], capture_output=True, text=True
     )
     assert good.returncode == 0 and json.loads(good.stdout)["mask"][0] == [0, 1, 1]
+
+
+def test_exercises_catalogue_json(capsys):
+    payload = run_json(capsys, "exercises")
+    ids = [row["id"] for row in payload["exercises"]]
+    assert "mlm-abcde" in ids and "clm-shift" in ids and "span-corruption" in ids
+    row = next(row for row in payload["exercises"] if row["id"] == "mlm-abcde")
+    assert row["parts"] == ["input", "loss_positions", "labels"] and row["objective"] == "mlm"
+    assert next(r for r in payload["exercises"] if r["id"] == "reflect-mlm-fill")["graded"] is False
+
+
+def test_exercise_with_solution_then_check_scores_one(capsys):
+    for exercise_id in ("mlm-abcde", "mask-matrix", "span-corruption", "concept-task", "expected-counts"):
+        for seed in (0, 7):
+            shown = run_json(capsys, "exercise", exercise_id, "--seed", str(seed), "--solution")
+            answers = [f"--answer={part}={text}" for part, text in shown["solution"].items()]
+            graded = run_json(capsys, "check", exercise_id, "--seed", str(seed), *answers)
+            assert graded["score"] == 1.0 and graded["correct"] and graded["valid"], graded
+
+
+def test_check_names_the_misconception_and_exits_0_on_a_wrong_answer(capsys):
+    graded = run_json(
+        capsys,
+        "check",
+        "mlm-abcde",
+        "--seed",
+        "0",
+        "--answer",
+        "input=A [MASK] C D [MASK]",
+        "--answer",
+        "loss_positions=1",
+        "--answer",
+        "labels=1: B",
+    )
+    assert graded["score"] < 1 and not graded["correct"] and graded["valid"]
+    assert {"random-shown-as-mask", "loss-omits-random"} <= set(graded["diagnoses"])
+    assert set(graded["parts"]) == {"input", "loss_positions", "labels"}
+    status, out, _ = run(capsys, "--lang", "zh", "check", "mlm-abcde", "--answer", "loss_positions=1")
+    assert status == 0 and "loss-omits-random" in out and "被换成随机词" in out
+
+
+def test_unreadable_answer_is_invalid_not_wrong(capsys):
+    graded = run_json(capsys, "check", "mask-matrix", "--answer", "matrix=hello")
+    assert graded["valid"] is False and graded["score"] == 0
+    assert "4 rows" in graded["parts"]["matrix"]["feedback"]
+
+
+def test_reflection_says_not_graded(capsys):
+    shown = run_json(capsys, "exercise", "reflect-clm-generation")
+    assert shown["graded"] is False
+    graded = run_json(capsys, "check", "reflect-clm-generation", "--answer", "answer=because ...")
+    assert graded["graded"] is False and graded["score"] is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["check", "nope", "--answer", "x=1"], "no exercise 'nope'"),
+        (["check", "mlm-abcde", "--answer", "inputs=A"], "has no part 'inputs'"),
+        (["check", "mlm-abcde", "--answer", "A B C"], "PART=TEXT"),
+        (["check", "mlm-abcde"], "at least one --answer"),
+        (["exercise", "mlm-abcde", "--seed", "-1"], "--seed must be 0 or more"),
+    ],
+)
+def test_exercise_commands_bad_input(capsys, argv, fragment):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_content_self_check_command(capsys):
+    status, out, _ = run(capsys, "exercises", "--check")
+    assert status == 0 and "checks out" in out

@@ -141,6 +141,27 @@ def build_parser() -> argparse.ArgumentParser:
     textbook.add_argument("--p", type=_probability, help="mlm: mask probability (default 0.15)")
     textbook.add_argument("--text", help="three-samples: the sentence (default: the lesson's)")
     textbook.add_argument("--json", action="store_true", help="print JSON instead of the lesson's layout")
+    catalogue = commands.add_parser("exercises", parents=[common], help="list the exercises")
+    catalogue.add_argument("--json", action="store_true", help="print JSON")
+    catalogue.add_argument(
+        "--check",
+        action="store_true",
+        help="self-test the content (both languages, solutions score 1.0, hints)",
+    )
+
+    exercise = commands.add_parser("exercise", parents=[common], help="show one variant of an exercise")
+    exercise.add_argument("id", help="exercise id (see `objectives-tutor exercises`)")
+    exercise.add_argument("--seed", type=_integer, default=0, help="which variant (default 0, the lesson's)")
+    exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
+    exercise.add_argument("--json", action="store_true", help="print JSON")
+
+    check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")
+    check.add_argument("id", help="exercise id")
+    check.add_argument("--seed", type=_integer, default=0, help="which variant (default 0)")
+    check.add_argument(
+        "--answer", action="append", metavar="PART=TEXT", help="one part's answer; repeat per part"
+    )
+    check.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -168,6 +189,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.textbook_commands import run_textbook
 
             run_textbook(args, lang, _console())
+        elif args.command in ("exercises", "exercise", "check"):
+            from tui import exercise_commands
+
+            runner = {
+                "exercises": exercise_commands.run_catalogue,
+                "exercise": exercise_commands.run_exercise,
+                "check": exercise_commands.run_check,
+            }[args.command]
+            runner(args, lang, _console())
         return 0
     except UsageError as error:
         _fail(str(error))

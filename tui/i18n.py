@@ -116,6 +116,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "MLM 下，位置 i 能看到全部位置：",
     },
     "tb-vis-row": {"en": "  position {i}: {visible}", "zh": "  位置 {i}：{visible}"},
+    "objective": {"en": "objective", "zh": "目标"},
+    "title": {"en": "title", "zh": "标题"},
+    "self-marked": {"en": "self-marked", "zh": "自评"},
+    "solution": {"en": "Solution (computed by the engine):", "zh": "参考答案（由引擎计算）："},
+    "score": {"en": "score", "zh": "得分"},
+    "for-example": {"en": "e.g.", "zh": "例如"},
+    "not-graded": {
+        "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
+        "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
+    },
 }
 
 ERRORS: dict[str, str] = {

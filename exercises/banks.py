@@ -1,0 +1,53 @@
+"""The material variants are drawn from: sentences, letters, replacement words.
+
+Seed 0 of an exercise taken from a lesson uses the lesson's own material; other
+seeds draw from these banks with ``random.Random`` seeded by a string, which
+gives the same draw on every machine and Python version.
+"""
+
+from __future__ import annotations
+
+import random
+
+LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
+
+LETTERS = tuple("ABCDEFGHIJKLMNOP")
+
+EN_SENTENCES = (
+    LESSON_SENTENCE,
+    "the cat sat quietly on the warm mat today",
+    "language models predict the next word from context",
+    "attention lets every token look at other tokens",
+    "we pretrain small models on large text collections",
+    "masked tokens are filled in from both sides",
+    "a decoder continues text one token at a time",
+    "an encoder reads the whole sentence at once",
+    "self supervision builds labels from the text itself",
+    "summaries need a model that reads then writes",
+)
+
+ZH_SENTENCES = (
+    "今天天气很好我们去公园散步",
+    "模型根据上文预测下一个词",
+    "自监督从文本本身造出标签",
+    "编码器一次读完整个句子",
+    "解码器只能看到过去的内容",
+    "我们用大量文本预训练模型",
+    "填空题要看左右两边的词",
+    "续写题只看前面的文字",
+)
+
+EN_REPLACEMENTS = ("banana", "river", "purple", "seven", "guitar", "window", "planet", "coffee")
+ZH_REPLACEMENTS = ("猫", "山", "雨", "笔", "船", "花", "鱼", "灯")
+
+
+def rng_for(exercise_id: str, seed: int) -> random.Random:
+    """A generator private to one exercise and seed."""
+    return random.Random(f"{exercise_id}:{seed}")
+
+
+def sentence_tokens(rng: random.Random, language: str) -> list[str]:
+    """A sentence of the bank as tokens (words, or Chinese characters)."""
+    if language == "zh":
+        return list(rng.choice(ZH_SENTENCES))
+    return rng.choice(EN_SENTENCES).split()

@@ -1,0 +1,229 @@
+"""Recognised misconceptions: a stable code and what it means in plain words.
+
+The codes are a public contract (``check --json``, quiz reports): never rename
+one, only add. Together they are the "common mistakes" the first lesson names
+as a heading but never writes out.
+"""
+
+from __future__ import annotations
+
+from exercises.text import Bilingual, L
+
+DIAGNOSES: dict[str, Bilingual] = {
+    # Masked LM
+    "loss-omits-random": L(
+        "A token replaced by a random word is still a selected token: the model must recover the original there too, so it is in the loss.",
+        "被换成随机词的位置仍是被选中的位置：模型同样要在那里还原原词，所以它也参与损失。",
+    ),
+    "loss-omits-kept": L(
+        "A selected token left unchanged (the 10 % 'keep') still enters the loss: the model must confirm it.",
+        "被选中但保持不变的位置（10% 的“不变”）同样参与损失：模型要学会确认它。",
+    ),
+    "loss-includes-unselected": L(
+        "Only the selected positions enter the loss; every other label is -100 and is ignored.",
+        "只有被选中的位置参与损失；其余位置的标签都是 -100，会被忽略。",
+    ),
+    "label-is-replacement": L(
+        "The label is always the original token, never the random word that replaced it.",
+        "标签永远是原始词，而不是替换进去的随机词。",
+    ),
+    "label-is-mask": L(
+        "The label at a [MASK] position is the original token, not [MASK]: the model learns to fill the blank.",
+        "[MASK] 位置的标签是原始词，不是 [MASK]：模型学的就是把空填回去。",
+    ),
+    "random-shown-as-mask": L(
+        "A token whose fate is 'random' shows the random word in the input, not [MASK].",
+        "命运为“随机词”的位置，输入里是那个随机词，而不是 [MASK]。",
+    ),
+    "kept-shown-as-mask": L(
+        "A token whose fate is 'keep' stays as it is in the input, although it is selected.",
+        "命运为“不变”的位置虽然被选中，输入里仍保持原词。",
+    ),
+    "mask-not-applied": L(
+        "A selected token whose fate is [MASK] must be replaced by [MASK] in the input.",
+        "被选中且命运为 [MASK] 的位置，输入里必须换成 [MASK]。",
+    ),
+    "random-not-applied": L(
+        "A token whose fate is 'random' is replaced by the random word in the input.",
+        "命运为“随机词”的位置，输入里要换成那个随机词。",
+    ),
+    "labels-for-unselected": L(
+        "Unselected positions have no label (-100); give labels only where the loss is taken.",
+        "未被选中的位置没有标签（-100）；只在参与损失的位置给出标签。",
+    ),
+    "one-based-positions": L(
+        "Positions count from 0 here, as in the lessons (position 1 is the second token). Your answer is right counted from 1.",
+        "这里位置从 0 开始计数，和讲义一致（位置 1 是第二个 token）。你的答案按从 1 计数是对的。",
+    ),
+    "specials-selected": L(
+        "[CLS], [SEP] and the other special tokens are never selected for masking: only content tokens are.",
+        "[CLS]、[SEP] 等特殊符号从不被选中做掩码：只有内容 token 才会。",
+    ),
+    "padding-selected": L(
+        "Padding is not text: it is never selected and never enters the loss.",
+        "填充不是文本：它从不被选中，也不参与损失。",
+    ),
+    # Causal LM
+    "labels-not-shifted": L(
+        "In causal LM the label at each position is the NEXT token: labels are the tokens shifted left by one.",
+        "因果语言建模里每个位置的标签是“下一个” token：标签是整体左移一位的序列。",
+    ),
+    "shifted-wrong-way": L(
+        "Inputs are the tokens without the last one; labels are the tokens without the first one, not the other way round.",
+        "输入是去掉最后一个 token 的序列；标签是去掉第一个 token 的序列，不要反过来。",
+    ),
+    "inputs-keep-last": L(
+        "The last token is never an input in the lesson's layout: nothing comes after it to predict.",
+        "按讲义的排法，最后一个 token 不作输入：它后面没有要预测的词。",
+    ),
+    # Visibility and masks
+    "causal-excludes-self": L(
+        "Under a causal mask a position also sees itself: position i sees 0..i, diagonal included.",
+        "因果掩码下位置也能看到自己：位置 i 能看到 0..i，包括对角线。",
+    ),
+    "causal-sees-future": L(
+        "A causal (decoder) position may not look at later positions: that would leak the answer.",
+        "因果（解码器）位置不能看后面的位置：那等于泄露答案。",
+    ),
+    "bidirectional-as-causal": L(
+        "An encoder (bidirectional) position sees every position, left and right.",
+        "编码器（双向）中的每个位置都能看到所有位置，左右都能看。",
+    ),
+    "prefix-ignored": L(
+        "In prefix LM every position also sees the whole prefix: allowed(q, k) = k <= q or k < prefix.",
+        "前缀 LM 里每个位置还能看到整个前缀：allowed(q, k) = k <= q 或 k < 前缀长度。",
+    ),
+    "prefix-fully-bidirectional": L(
+        "Only the prefix is bidirectional; after it, positions are causal again and may not see the future.",
+        "只有前缀是双向的；前缀之后的位置仍是因果的，不能看未来。",
+    ),
+    "mask-transposed": L(
+        "Rows are query positions and columns key positions: the blocked cells lie above the diagonal (column > row).",
+        "行是查询位置、列是键位置：被遮盖的格子在对角线上方（列 > 行）。",
+    ),
+    "mask-blocks-diagonal": L(
+        "The diagonal is not blocked: a position may look at itself (torch.triu with diagonal=1).",
+        "对角线不遮盖：位置可以看自己（torch.triu 的 diagonal=1）。",
+    ),
+    "mask-inverted": L(
+        "In the lessons' convention 1 (True) means blocked, 0 means may look.",
+        "按讲义的约定，1（True）表示被遮盖，0 表示可以看。",
+    ),
+    # Span corruption
+    "sentinel-reused": L(
+        "Each span gets its own sentinel, numbered in order: <extra_id_0>, <extra_id_1>, ...",
+        "每个片段有自己的哨兵，按顺序编号：<extra_id_0>、<extra_id_1>……",
+    ),
+    "sentinel-numbering-from-1": L(
+        "Sentinels are numbered from 0: the first span is <extra_id_0>.",
+        "哨兵从 0 开始编号：第一个片段是 <extra_id_0>。",
+    ),
+    "target-missing-final-sentinel": L(
+        "The target ends with the next sentinel (after the last span), marking where the spans stop.",
+        "目标序列以下一个哨兵结尾（放在最后一个片段之后），表示片段到此为止。",
+    ),
+    "target-without-sentinels": L(
+        "The target puts each span's sentinel before the span, so the model knows which blank it is filling.",
+        "目标序列在每个片段前写上它的哨兵，模型才知道在填哪个空。",
+    ),
+    "span-end-inclusive": L(
+        "Spans are start:end with the end excluded, like Python's tokens[start:end].",
+        "片段写作 start:end，终点不包含在内，和 Python 的 tokens[start:end] 一样。",
+    ),
+    "span-kept-in-input": L(
+        "The hidden span is removed from the input and replaced by one sentinel.",
+        "被遮盖的片段要从输入中删掉，换成一个哨兵。",
+    ),
+    "one-sentinel-per-token": L(
+        "A whole span is replaced by ONE sentinel, not one per token: that is what makes it span corruption.",
+        "整个片段只换成“一个”哨兵，而不是每个 token 一个：这正是片段破坏的意思。",
+    ),
+    # Counting
+    "forgot-batch": L(
+        "Count over the whole batch: batch size × sequence length tokens can be selected.",
+        "要按整个批次来数：可被选中的 token 有 batch × 序列长度 个。",
+    ),
+    "p-as-percent": L(
+        "p = 15 % is the fraction 0.15: multiply by 0.15, not by 15.",
+        "p = 15% 就是 0.15：乘以 0.15，而不是乘以 15。",
+    ),
+    "split-of-all-tokens": L(
+        "80/10/10 splits the SELECTED tokens, not all tokens.",
+        "80/10/10 划分的是“被选中的” token，而不是全部 token。",
+    ),
+    # Loss sanity
+    "log-base-10": L(
+        "Cross-entropy uses the natural logarithm: the baseline is ln V, not log10 V.",
+        "交叉熵用的是自然对数：基线是 ln V，不是 log10 V。",
+    ),
+    "log-base-2": L(
+        "PyTorch's cross-entropy is in nats (natural log), not bits: the baseline is ln V, not log2 V.",
+        "PyTorch 的交叉熵以 nat（自然对数）为单位，不是 bit：基线是 ln V，不是 log2 V。",
+    ),
+    "baseline-is-probability": L(
+        "1/V is the probability a uniform guess gives the right token; the loss is minus its log, ln V.",
+        "1/V 是均匀猜测猜中的概率；损失是它的负对数，即 ln V。",
+    ),
+    "scaling-bug-missed": L(
+        "A loss far above ln V at initialisation means the logits are too large (softmax saturated): typically a projection not scaled by 1/sqrt(d).",
+        "初始化时损失远高于 ln V，说明 logits 太大、softmax 已饱和：多半是投影层没有按 1/sqrt(d) 缩放。",
+    ),
+    "false-alarm": L(
+        "A loss a little above ln V is what an untrained model gives; nothing is wrong.",
+        "未训练的模型损失略高于 ln V 是正常的，没有问题。",
+    ),
+    # Concepts
+    "objective-architecture-mismatch": L(
+        "Objective and architecture go together: causal LM with decoder-only, masked LM with encoder-only, span corruption with encoder-decoder.",
+        "目标和架构是绑在一起的：因果 LM 配仅解码器，掩码 LM 配仅编码器，片段破坏配编码器-解码器。",
+    ),
+    "mlm-for-open-generation": L(
+        "Masked LM fills blanks using both sides; open-ended generation continues left to right, which is what causal LM trains.",
+        "掩码 LM 借两侧上下文填空；开放式生成是从左到右续写，这正是因果 LM 练的。",
+    ),
+    "clm-for-understanding-only": L(
+        "Causal LM trains continuation; classification and extraction profit most from seeing both sides (masked LM).",
+        "因果 LM 练的是续写；分类和抽取最受益于同时看到两侧（掩码 LM）。",
+    ),
+    "fine-tuning-fixes-everything": L(
+        "Pretraining sets a lasting bias in what the model is good at; fine-tuning builds on it, it does not erase it.",
+        "预训练为模型能力定下了长期的偏向；微调是在它之上继续，而不是把它抹掉。",
+    ),
+    "objectives-ranked": L(
+        "Masked LM and causal LM are not better or worse than each other: they are designed for different routes.",
+        "掩码 LM 和因果 LM 没有高下之分：它们是为不同路线设计的。",
+    ),
+    "names-without-labels": L(
+        "Understanding an objective means knowing how its inputs and labels are built, not just its name.",
+        "理解一个目标，意味着知道它的输入和标签如何构造，而不只是记住名字。",
+    ),
+    "mask-only-training": L(
+        "If the model only ever saw [MASK] at the positions it predicts, it would learn little about real tokens, which is all fine-tuning inputs contain.",
+        "如果模型只在 [MASK] 处学预测，它对真实 token 的表征就学得少，而微调时的输入全是真实 token。",
+    ),
+    "random-as-regularisation-only": L(
+        "The random 10 % and kept 10 % exist because fine-tuning inputs never contain [MASK]: they make the model represent every real token well.",
+        "10% 随机词和 10% 不变之所以存在，是因为微调输入里从不出现 [MASK]：它们让模型对每个真实 token 都学好表征。",
+    ),
+    "prefix-lm-is-causal": L(
+        "Prefix LM lets the prefix attend both ways; only the part after it is causal.",
+        "前缀 LM 让前缀内部双向可见；只有前缀之后的部分是因果的。",
+    ),
+    "prefix-loss-everywhere": L(
+        "Prefix LM takes the loss only on the continuation: the prefix is visible to itself, so predicting it would be copying.",
+        "前缀 LM 只在续写部分计算损失：前缀对自己是可见的，预测它等于抄答案。",
+    ),
+    "span-for-single-tokens": L(
+        "Span corruption hides whole runs of tokens, which makes it closer to rewriting and summarising than single-token masking.",
+        "片段破坏遮盖的是整段连续 token，因此比单个 token 的掩码更接近改写和摘要。",
+    ),
+    "self-supervision-needs-labels": L(
+        "Self-supervision needs no human labels: the text itself supplies the targets (the next token, the hidden token).",
+        "自监督不需要人工标注：文本本身就提供了目标（下一个词、被遮住的词）。",
+    ),
+}
+
+
+def explain(code: str) -> Bilingual:
+    """The plain-words meaning of a diagnosis code (the code itself if unknown)."""
+    return DIAGNOSES.get(code, L(code, code))

@@ -1,0 +1,105 @@
+"""Multiple-choice concept checks, with feedback for every option and a
+diagnosis code for every wrong one. Seed 0 is the first question of the bank;
+other seeds pick one. The options are shuffled for every seed."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from exercises import parsing
+from exercises.banks import rng_for
+from exercises.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.text import Bilingual, L
+
+LETTERS = "ABCDEF"
+
+
+@dataclass(frozen=True)
+class Option:
+    text: Bilingual
+    correct: bool
+    why: Bilingual
+    code: str | None = None  # the misconception a learner who picks it holds
+
+
+@dataclass(frozen=True)
+class Question:
+    stem: Bilingual
+    options: tuple[Option, ...]
+
+
+@dataclass(eq=False)
+class ChoiceExercise(Exercise):
+    """A bank of questions; a variant is one question with its options ordered."""
+
+    questions: tuple[Question, ...] = ()
+
+    def generate(self, seed: int) -> Variant:
+        return _generate(self, seed)
+
+    def question(self, variant: Variant) -> Question:
+        return self.questions[variant.data["question"]]
+
+    def solve(self, variant: Variant) -> dict[str, str]:
+        question = self.question(variant)
+        order = variant.data["order"]
+        right = next(slot for slot, index in enumerate(order) if question.options[index].correct)
+        return {"choice": LETTERS[right]}
+
+    def parse(self, part: str, text: str, variant: Variant) -> Parsed:
+        count = len(variant.data["order"])
+        index = parsing.choice(text, count)
+        if index is None:
+            return Parsed(
+                None,
+                L(
+                    f"Answer with one letter, A to {LETTERS[count - 1]}.",
+                    f"请用一个字母作答，A 到 {LETTERS[count - 1]}。",
+                ),
+            )
+        return Parsed(index)
+
+    def grade_parts(
+        self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
+    ) -> tuple[dict[str, PartResult], list[str]]:
+        option = self.question(variant).options[variant.data["order"][parsed["choice"].value]]
+        result = PartResult(1.0 if option.correct else 0.0, True, option.why)
+        return {"choice": result}, [] if option.correct or option.code is None else [option.code]
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(exercise: ChoiceExercise, seed: int) -> Variant:
+    rng = rng_for(exercise.id, seed)
+    index = 0 if seed == 0 else rng.randrange(len(exercise.questions))
+    order = list(range(len(exercise.questions[index].options)))
+    rng.shuffle(order)  # even seed 0: the right answer must not always be A
+    question = exercise.questions[index]
+    prompt = {
+        lang: question.stem[lang]
+        + "\n"
+        + "\n".join(
+            f"{LETTERS[slot]}) {question.options[option].text[lang]}" for slot, option in enumerate(order)
+        )
+        for lang in ("en", "zh")
+    }
+    return Variant(exercise.id, seed, {"question": index, "order": order}, prompt)
+
+
+def choice_exercise(
+    exercise_id: str,
+    objective: str,
+    title: Bilingual,
+    questions: tuple[Question, ...],
+    hints: tuple[Bilingual, ...],
+) -> ChoiceExercise:
+    return ChoiceExercise(
+        id=exercise_id,
+        objective=objective,
+        kind="choice",
+        title=title,
+        parts=(Part("choice", L("your choice", "你的选择"), L("B", "B")),),
+        hint_texts=hints,
+        questions=questions,
+    )

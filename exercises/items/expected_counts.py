@@ -1,0 +1,117 @@
+"""expected-counts: how many tokens BERT's masking selects on average for a
+batch, and how they split 80/10/10 (the first lesson's mask_prob 0.15 -> 0.3
+action item)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+from engine.mlm import expected_counts
+from exercises import parsing
+from exercises.banks import rng_for
+from exercises.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.scoring import close_enough
+from exercises.text import L
+
+ID = "expected-counts"
+PARTS = ("selected", "mask", "random", "keep")
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
+    if seed == 0:
+        batch, length, p = 4, 8, 0.15  # the lesson's MLM run
+    else:
+        rng = rng_for(ID, seed)
+        batch = rng.choice((2, 4, 8, 16, 32))
+        length = rng.choice((8, 16, 32, 64, 128, 512))
+        p = rng.choice((0.15, 0.15, 0.3, 0.2, 0.1))
+    counts = expected_counts(batch, length, p)
+    data = {"batch": batch, "length": length, "p": p, "counts": {k: round(v, 4) for k, v in counts.items()}}
+    prompt = L(
+        f"A batch of {batch} sequences of {length} ordinary tokens (no specials), selection probability "
+        f"p = {p:g}, then BERT's 80/10/10. On average:\n1. how many tokens are selected?\n"
+        "2. how many become [MASK]?\n3. how many a random token?\n4. how many stay unchanged?",
+        f"一个批次有 {batch} 条序列，每条 {length} 个普通 token（没有特殊符号），选择概率 p = {p:g}，"
+        "然后按 BERT 的 80/10/10 处理。平均而言：\n1. 有多少个 token 被选中？\n2. 多少个变成 [MASK]？\n"
+        "3. 多少个变成随机词？\n4. 多少个保持不变？",
+    )
+    return Variant(ID, seed, data, prompt)
+
+
+def _accepts(value: float, expected: float) -> bool:
+    """Exact to two decimals, or rounded to one decimal, or (for counts of ten
+    and more) to the nearest whole token."""
+    return (
+        abs(value - expected) < 0.011
+        or abs(value - round(expected, 1)) < 1e-9
+        or (expected >= 10 and value == round(expected))
+    )
+
+
+class ExpectedCounts(Exercise):
+    def generate(self, seed: int) -> Variant:
+        return _generate(seed)
+
+    def solve(self, variant: Variant) -> dict[str, str]:
+        return {part: f"{variant.data['counts'][part]:g}" for part in PARTS}
+
+    def parse(self, part: str, text: str, variant: Variant) -> Parsed:
+        return Parsed(parsing.number(text))
+
+    def grade_parts(
+        self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
+    ) -> tuple[dict[str, PartResult], list[str]]:
+        data = variant.data
+        total_tokens = data["batch"] * data["length"]
+        counts = data["counts"]
+        results: dict[str, PartResult] = {}
+        codes: list[str] = []
+        share = {"selected": 1.0, "mask": 0.8, "random": 0.1, "keep": 0.1}
+        for part in PARTS:
+            if part not in parsed:
+                continue
+            value, expected = parsed[part].value, counts[part]
+            if _accepts(value, expected):
+                results[part] = PartResult(1.0, True, L("Right.", "正确。"))
+                continue
+            if close_enough(value, expected / data["batch"]):
+                codes.append("forgot-batch")
+            elif close_enough(value, expected * 100):
+                codes.append("p-as-percent")
+            elif part != "selected" and close_enough(value, total_tokens * share[part]):
+                codes.append("split-of-all-tokens")
+            results[part] = PartResult(
+                0.0,
+                True,
+                L(
+                    f"Expected about {expected:g} ({total_tokens} tokens × {data['p']:g}"
+                    + (f" × {share[part]:g}" if part != "selected" else "")
+                    + ").",
+                    f"应约为 {expected:g}（{total_tokens} 个 token × {data['p']:g}"
+                    + (f" × {share[part]:g}" if part != "selected" else "")
+                    + "）。",
+                ),
+            )
+        return results, codes
+
+
+EXERCISE = ExpectedCounts(
+    id=ID,
+    objective="mlm",
+    kind="parts",
+    title=L("How many tokens does masking touch?", "掩码平均会动多少个 token？"),
+    parts=(
+        Part("selected", L("selected", "被选中"), L("4.8", "4.8")),
+        Part("mask", L("become [MASK]", "变成 [MASK]"), L("3.84", "3.84")),
+        Part("random", L("become a random token", "变成随机词"), L("0.48", "0.48")),
+        Part("keep", L("stay unchanged", "保持不变"), L("0.48", "0.48")),
+    ),
+    from_lesson=True,
+    hint_texts=(
+        L("Every token of the batch is a candidate, independently.", "批次里的每个 token 都独立地是候选。"),
+        L("The expected number selected is (number of tokens) × p.", "被选中的期望数量 =（token 总数）× p。"),
+        L("80/10/10 applies to the selected tokens only.", "80/10/10 只作用在被选中的 token 上。"),
+    ),
+)

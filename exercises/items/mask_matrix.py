@@ -1,0 +1,131 @@
+"""mask-matrix: write the n×n causal or prefix-LM mask (1 = blocked), graded
+cell by cell with the wrong cells listed."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import torch
+
+from engine.masks import mask_for
+from exercises import parsing
+from exercises.banks import rng_for
+from exercises.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.text import L
+
+ID = "mask-matrix"
+MAX_LISTED_CELLS = 8
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
+    if seed == 0:
+        kind, n, prefix = "causal", 4, 0  # the first lesson's action item: length 8 -> 4
+    else:
+        rng = rng_for(ID, seed)
+        kind = rng.choice(("causal", "prefix"))
+        n = rng.randint(3, 7)
+        prefix = rng.randint(1, n - 1) if kind == "prefix" else 0
+    matrix = mask_for(kind, n, prefix).to(torch.int).tolist()
+    data = {"kind": kind, "n": n, "prefix": prefix, "mask": matrix}
+    what = (
+        L("the causal attention mask", "因果注意力掩码")
+        if kind == "causal"
+        else L(f"the prefix-LM mask with prefix length {prefix}", f"前缀长度为 {prefix} 的前缀 LM 掩码")
+    )
+    prompt = L(
+        f"Write {what['en']} for a sequence of {n} tokens: {n} rows (query positions 0..{n - 1}) of {n} "
+        "cells (key positions), 1 = blocked (may not look), 0 = may look.",
+        f"写出长度为 {n} 的序列的{what['zh']}：{n} 行（查询位置 0..{n - 1}），每行 {n} 个格子（键位置），"
+        "1 = 被遮盖（不能看），0 = 可以看。",
+    )
+    return Variant(ID, seed, data, prompt)
+
+
+def diff_cells(given: list[list[int]], expected: list[list[int]]) -> list[tuple[int, int]]:
+    """The (row, column) cells where two masks differ."""
+    return [
+        (row, column)
+        for row, cells in enumerate(expected)
+        for column, cell in enumerate(cells)
+        if given[row][column] != cell
+    ]
+
+
+class MaskMatrix(Exercise):
+    def generate(self, seed: int) -> Variant:
+        return _generate(seed)
+
+    def solve(self, variant: Variant) -> dict[str, str]:
+        return {"matrix": "\n".join(" ".join(map(str, row)) for row in variant.data["mask"])}
+
+    def parse(self, part: str, text: str, variant: Variant) -> Parsed:
+        n = variant.data["n"]
+        value = parsing.matrix(text, n)
+        if value is None:
+            return Parsed(
+                None,
+                L(
+                    f"Expected {n} rows of {n} cells, 1 or 0 (rows on separate lines or split by ';').",
+                    f"需要 {n} 行、每行 {n} 个 1 或 0（每行一行，或用“;”分隔）。",
+                ),
+            )
+        return Parsed(value)
+
+    def grade_parts(
+        self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
+    ) -> tuple[dict[str, PartResult], list[str]]:
+        data = variant.data
+        given, expected, n = parsed["matrix"].value, data["mask"], data["n"]
+        wrong = diff_cells(given, expected)
+        if not wrong:
+            return {"matrix": PartResult(1.0, True, L("Right.", "正确。"))}, []
+        codes = []
+        transposed = [list(row) for row in zip(*expected, strict=True)]
+        inverted = [[1 - cell for cell in row] for row in expected]
+        diagonal_blocked = [[1 if column >= row else 0 for column in range(n)] for row in range(n)]
+        causal = mask_for("causal", n).to(torch.int).tolist()
+        if given == transposed:
+            codes.append("mask-transposed")
+        elif given == inverted:
+            codes.append("mask-inverted")
+        elif data["kind"] == "causal" and given == diagonal_blocked:
+            codes.append("mask-blocks-diagonal")
+        elif data["kind"] == "prefix" and given == causal:
+            codes.append("prefix-ignored")
+        elif data["kind"] == "prefix" and not any(map(any, given)):
+            codes.append("prefix-fully-bidirectional")
+        cells = ", ".join(f"({r},{c})" for r, c in wrong[:MAX_LISTED_CELLS])
+        more = f" +{len(wrong) - MAX_LISTED_CELLS}" if len(wrong) > MAX_LISTED_CELLS else ""
+        return {
+            "matrix": PartResult(
+                1 - len(wrong) / (n * n),
+                True,
+                L(
+                    f"{len(wrong)} of {n * n} cells wrong (row, column): {cells}{more}.",
+                    f"{n * n} 个格子中有 {len(wrong)} 个不对（行, 列）：{cells}{more}。",
+                ),
+            )
+        }, codes
+
+
+EXERCISE = MaskMatrix(
+    id=ID,
+    objective="visibility",
+    kind="matrix",
+    title=L("Draw the mask matrix", "画出掩码矩阵"),
+    parts=(
+        Part("matrix", L("mask matrix", "掩码矩阵"), L("0 1 1 / 0 0 1 / 0 0 0", "0 1 1 / 0 0 1 / 0 0 0")),
+    ),
+    from_lesson=True,
+    hint_texts=(
+        L("Row q, column k: may position q look at position k?", "第 q 行第 k 列：位置 q 能不能看位置 k？"),
+        L("A position always sees itself: the diagonal is 0.", "位置总能看到自己：对角线都是 0。"),
+        L(
+            "Causal: 1 exactly where the column is greater than the row. Prefix LM: also 0 in every column inside "
+            "the prefix.",
+            "因果：恰好在列号大于行号的地方为 1。前缀 LM：前缀内的每一列也都是 0。",
+        ),
+    ),
+)

@@ -1,0 +1,305 @@
+"""mlm-abcde: the first lesson's exercise. A short sequence, some positions
+selected with given fates; write the model's input, the loss positions and the
+labels."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import torch
+
+from engine.mlm import KEPT, MASKED, RANDOM, mask_tokens
+from engine.tokens import MASK, Vocab
+from exercises import parsing
+from exercises.banks import EN_REPLACEMENTS, LETTERS, ZH_REPLACEMENTS, rng_for, sentence_tokens
+from exercises.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.scoring import jaccard, mismatches, read_tokens, same_token, sequence_score
+from exercises.text import L, fmt
+
+ID = "mlm-abcde"
+FATE_CODES = {"mask": MASKED, "random": RANDOM, "keep": KEPT}
+
+
+def _fate_phrase(token: str, fate: str, replacement: str) -> dict[str, str]:
+    if fate == "mask":
+        return L(f"{token} → [MASK]", f"{token} → [MASK]")
+    if fate == "random":
+        return L(f"{token} → the random token {replacement}", f"{token} → 随机词 {replacement}")
+    return L(f"{token} stays unchanged", f"{token} 保持不变")
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
+    if seed == 0:
+        tokens, selected, fates, replacement, p = list("ABCDE"), [1, 4], ["mask", "random"], "X", 0.2
+    else:
+        rng = rng_for(ID, seed)
+        kind = rng.choice(("letters", "words", "chars"))
+        n = rng.randint(4, 10)
+        if kind == "letters":
+            tokens = list(LETTERS[:n])
+            replacement = "X" if "X" not in tokens else "Z"
+        else:
+            tokens = sentence_tokens(rng, "zh" if kind == "chars" else "en")[:n]
+            bank = ZH_REPLACEMENTS if kind == "chars" else EN_REPLACEMENTS
+            replacement = rng.choice([word for word in bank if word not in tokens])
+        n = len(tokens)
+        selected = sorted(rng.sample(range(n), rng.choice((2, 2, 3)) if n > 4 else 2))
+        fates = [rng.choices(("mask", "random", "keep"), weights=(5, 3, 2))[0] for _ in selected]
+        if "mask" not in fates:
+            fates[rng.randrange(len(fates))] = "mask"
+        p = rng.choice((0.15, 0.2))
+    data = {"tokens": tokens, "selected": selected, "fates": fates, "replacement": replacement, "p": p}
+    data.update(_engine_answer(tokens, selected, fates, replacement))
+    listing = ", ".join(tokens)
+    choices = [fmt(L("position {i} ({t})", "位置 {i}（{t}）"), i=i, t=tokens[i]) for i in selected]
+    chosen_en = " and ".join(c["en"] for c in choices)
+    chosen_zh = "和".join(c["zh"] for c in choices)
+    fate_en = "; ".join(
+        _fate_phrase(tokens[i], f, replacement)["en"] for i, f in zip(selected, fates, strict=True)
+    )
+    fate_zh = "；".join(
+        _fate_phrase(tokens[i], f, replacement)["zh"] for i, f in zip(selected, fates, strict=True)
+    )
+    prompt = L(
+        f"A sequence of {len(tokens)} tokens, positions counted from 0: [{listing}]. Masking probability "
+        f"{p:.0%}. Following BERT's rule (80 % → [MASK], 10 % → a random token, 10 % unchanged), "
+        f"{chosen_en} were selected: {fate_en}.\n"
+        "1. What input sequence does the model see?\n"
+        "2. Which positions enter the loss?\n"
+        "3. What is the label at each of those positions?",
+        f"一个长度为 {len(tokens)} 的序列，位置从 0 开始计数：[{listing}]。掩码概率为 {p:.0%}。"
+        f"按照 BERT 的 MLM 策略（80% 换成 [MASK]，10% 换成随机词，10% 保持不变），"
+        f"随机选中了{chosen_zh}：{fate_zh}。\n"
+        "1. 模型的输入序列会变成什么？\n"
+        "2. 计算损失时，哪些位置需要被计算？\n"
+        "3. 这些位置的标签分别是什么？",
+    )
+    return Variant(ID, seed, data, prompt)
+
+
+def _engine_answer(tokens: list[str], selected: list[int], fates: list[str], replacement: str) -> dict:
+    """The engine applies the fates: BERT's rule with the selection and fates fixed
+    and the random draw confined to the stated replacement token."""
+    vocab = Vocab.from_tokens([*tokens, replacement], n_sentinels=0)
+    ids = torch.tensor(vocab.encode(tokens))
+    chosen = torch.zeros(len(tokens), dtype=torch.bool)
+    fate_codes = torch.zeros(len(tokens), dtype=torch.long)
+    for position, fate in zip(selected, fates, strict=True):
+        chosen[position] = True
+        fate_codes[position] = FATE_CODES[fate]
+    batch = mask_tokens(
+        ids,
+        mask_id=vocab.mask_id,
+        vocab_size=len(vocab),
+        special_ids=vocab.special_ids(),
+        selected=chosen,
+        fates=fate_codes,
+        replacement_ids=torch.tensor([vocab.id_of(replacement)]),
+    )
+    loss_positions = [i for i, label in enumerate(batch.labels.tolist()) if label != -100]
+    return {
+        "inputs": vocab.decode(batch.input_ids),
+        "loss_positions": loss_positions,
+        "labels": {str(i): vocab.tokens[int(batch.labels[i])] for i in loss_positions},
+    }
+
+
+class MaskedFill(Exercise):
+    def generate(self, seed: int) -> Variant:
+        return _generate(seed)
+
+    def solve(self, variant: Variant) -> dict[str, str]:
+        data = variant.data
+        return {
+            "input": " ".join(data["inputs"]),
+            "loss_positions": ", ".join(str(i) for i in data["loss_positions"]),
+            "labels": ", ".join(f"{i}: {token}" for i, token in data["labels"].items()),
+        }
+
+    def parse(self, part: str, text: str, variant: Variant) -> Parsed:
+        data = variant.data
+        if part == "input":
+            vocabulary = [*data["tokens"], data["replacement"], MASK]
+            return Parsed(read_tokens(text, data["inputs"], vocabulary))
+        if part == "loss_positions":
+            return Parsed(parsing.positions(text, data["tokens"]))
+        pairs = parsing.mapping(text)
+        if pairs is not None:
+            return Parsed(pairs)
+        bare = parsing.bare_tokens(text)
+        if bare is not None and len(bare) == len(data["loss_positions"]):
+            return Parsed(dict(zip(data["loss_positions"], bare, strict=True)))
+        return Parsed(None)
+
+    def grade_parts(
+        self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
+    ) -> tuple[dict[str, PartResult], list[str]]:
+        data = variant.data
+        results: dict[str, PartResult] = {}
+        codes: list[str] = []
+        fate_at = dict(zip(data["selected"], data["fates"], strict=True))
+        if "input" in parsed:
+            results["input"], found = _grade_input(parsed["input"].value, data, fate_at)
+            codes += found
+        if "loss_positions" in parsed:
+            results["loss_positions"], found = _grade_positions(parsed["loss_positions"].value, data, fate_at)
+            codes += found
+        if "labels" in parsed:
+            results["labels"], found = _grade_labels(parsed["labels"].value, data, fate_at)
+            codes += found
+        return results, codes
+
+
+def _grade_input(given: list[str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
+    expected = data["inputs"]
+    tokens = data["tokens"]
+    score = sequence_score(given, expected)
+    codes = []
+    if len(given) == len(expected):
+        for position, fate in fate_at.items():
+            seen = given[position]
+            if fate == "random" and same_token(seen, MASK):
+                codes.append("random-shown-as-mask")
+            elif fate == "random" and same_token(seen, tokens[position]):
+                codes.append("random-not-applied")
+            elif fate == "keep" and same_token(seen, MASK):
+                codes.append("kept-shown-as-mask")
+            elif fate == "mask" and same_token(seen, tokens[position]):
+                codes.append("mask-not-applied")
+    if score == 1.0:
+        return PartResult(1.0, True, L("Right.", "正确。")), codes
+    wrong = mismatches(given, expected)
+    if len(given) != len(expected):
+        note = L(
+            f"The input keeps the length of the sequence: {len(expected)} tokens, you wrote {len(given)}.",
+            f"输入序列长度不变：应有 {len(expected)} 个 token，你写了 {len(given)} 个。",
+        )
+    else:
+        details = ", ".join(f"{i}: {expected[i]}" for i in wrong)
+        note = L(
+            f"Not right at position(s) {', '.join(map(str, wrong))} (expected {details}).",
+            f"位置 {', '.join(map(str, wrong))} 不对（应为 {details}）。",
+        )
+    return PartResult(score, True, note), codes
+
+
+def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
+    expected = set(data["loss_positions"])
+    chosen = set(given)
+    if chosen == expected:
+        return PartResult(1.0, True, L("Right.", "正确。")), []
+    if chosen == {i + 1 for i in expected}:
+        return (
+            PartResult(
+                0.5,
+                True,
+                L(
+                    "Counted from 1: positions count from 0 here.",
+                    "你是从 1 开始数的：这里位置从 0 开始计数。",
+                ),
+            ),
+            ["one-based-positions"],
+        )
+    codes = []
+    missing = expected - chosen
+    if any(fate_at[i] == "random" for i in missing):
+        codes.append("loss-omits-random")
+    if any(fate_at[i] == "keep" for i in missing):
+        codes.append("loss-omits-kept")
+    if chosen - expected:
+        codes.append("loss-includes-unselected")
+    expected_text = ", ".join(map(str, sorted(expected)))
+    return (
+        PartResult(
+            jaccard(chosen, expected),
+            True,
+            L(
+                f"The loss is taken at every selected position, whatever its fate: {expected_text}.",
+                f"损失在每个被选中的位置上计算，不论它的命运如何：{expected_text}。",
+            ),
+        ),
+        codes,
+    )
+
+
+def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
+    expected = {int(i): token for i, token in data["labels"].items()}
+    replacement = data["replacement"]
+    codes: list[str] = []
+    shifted = {i - 1: token for i, token in given.items()}
+    if (
+        given != expected
+        and set(shifted) == set(expected)
+        and all(same_token(shifted[i], expected[i]) for i in expected)
+    ):
+        return (
+            PartResult(
+                0.5,
+                True,
+                L(
+                    "Counted from 1: positions count from 0 here.",
+                    "你是从 1 开始数的：这里位置从 0 开始计数。",
+                ),
+            ),
+            ["one-based-positions"],
+        )
+    right = 0
+    for position, label in expected.items():
+        seen = given.get(position)
+        if seen is None:
+            continue
+        if same_token(seen, label):
+            right += 1
+        elif fate_at.get(position) == "random" and same_token(seen, replacement):
+            codes.append("label-is-replacement")
+        elif same_token(seen, MASK):
+            codes.append("label-is-mask")
+    extra = [i for i in given if i not in expected]
+    if extra:
+        codes.append("labels-for-unselected")
+    score = right / (len(expected) + len(extra))
+    if score == 1.0:
+        return PartResult(1.0, True, L("Right.", "正确。")), codes
+    wanted = ", ".join(f"{i}: {expected[i]}" for i in sorted(expected))
+    return (
+        PartResult(
+            score,
+            True,
+            L(
+                f"Each selected position's label is its original token: {wanted}.",
+                f"每个被选中位置的标签都是它的原始词：{wanted}。",
+            ),
+        ),
+        codes,
+    )
+
+
+EXERCISE = MaskedFill(
+    id=ID,
+    objective="mlm",
+    kind="parts",
+    title=L("BERT's 80/10/10 on a short sequence", "短序列上的 BERT 80/10/10"),
+    parts=(
+        Part("input", L("the model's input", "模型的输入序列"), L("A [MASK] C D X", "A [MASK] C D X")),
+        Part("loss_positions", L("positions in the loss", "参与损失的位置"), L("1, 4", "1, 4")),
+        Part("labels", L("label at each of them", "这些位置的标签"), L("1: B, 4: E", "1: B, 4: E")),
+    ),
+    from_lesson=True,
+    hint_texts=(
+        L(
+            "Only the selected positions change, and only in the way their fate says.",
+            "只有被选中的位置会变化，并且按它的命运来变。",
+        ),
+        L(
+            "The loss does not care what the input shows at a selected position: [MASK], a random word or the "
+            "original all count.",
+            "损失不管被选中位置的输入显示什么：[MASK]、随机词、原词都要计算。",
+        ),
+        L(
+            "A label answers 'what was really here?' — so it is never [MASK] and never the random word.",
+            "标签回答的是“这里原本是什么”——所以它既不是 [MASK]，也不是随机词。",
+        ),
+    ),
+)

@@ -1,0 +1,268 @@
+"""The catalogue graded against the engine, as learners will answer it."""
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from exercises import parsing
+from exercises.catalogue import EXERCISES, UnknownExercise, get
+from exercises.diagnoses import DIAGNOSES
+from exercises.items.choice import LETTERS, ChoiceExercise
+from exercises.model import UnknownPart
+from exercises.selfcheck import problems
+from tests.exercise_scripts import SCRIPTS
+
+GRADED = [exercise for exercise in EXERCISES if exercise.graded]
+seeds = st.integers(min_value=0, max_value=10**6)
+many = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("exercise", GRADED, ids=lambda e: e.id)
+@many
+@given(seed=seeds)
+def test_the_engines_solution_always_scores_one(exercise, seed):
+    variant = exercise.generate(seed)
+    result = exercise.grade(variant, exercise.solve(variant))
+    assert result.valid and result.correct and result.score == 1.0
+    assert result.diagnoses == []
+
+
+@pytest.mark.parametrize("exercise", GRADED, ids=lambda e: e.id)
+@given(seed=seeds)
+def test_variants_are_deterministic(exercise, seed):
+    assert exercise.generate(seed).data == exercise.generate(seed).data
+
+
+SCRIPT_CASES = [
+    (exercise_id, code, script) for exercise_id, scripts in SCRIPTS.items() for code, script in scripts
+]
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "code", "script"), SCRIPT_CASES, ids=[f"{e}:{c}" for e, c, _ in SCRIPT_CASES]
+)
+def test_each_scripted_misconception_is_named(exercise_id, code, script):
+    exercise = get(exercise_id)
+    applied = 0
+    for seed in range(150):
+        variant = exercise.generate(seed)
+        solution = exercise.solve(variant)
+        wrong = script(variant, solution)
+        if wrong is None:
+            continue
+        applied += 1
+        result = exercise.grade(variant, {**solution, **wrong})
+        assert result.valid, (seed, wrong, result.to_json("en"))
+        assert code in result.diagnoses, (seed, wrong, result.diagnoses)
+        assert result.score < 1
+    assert applied >= 3, f"{code} applies to only {applied} of 150 variants"
+
+
+@pytest.mark.parametrize(
+    "exercise", [e for e in EXERCISES if isinstance(e, ChoiceExercise)], ids=lambda e: e.id
+)
+def test_every_wrong_option_names_its_misconception(exercise):
+    for seed in range(40):
+        variant = exercise.generate(seed)
+        question = exercise.question(variant)
+        for slot, index in enumerate(variant.data["order"]):
+            option = question.options[index]
+            result = exercise.grade(variant, {"choice": LETTERS[slot]})
+            assert result.score == (1.0 if option.correct else 0.0)
+            if not option.correct:
+                assert result.diagnoses == [option.code]
+                assert result.parts["choice"].feedback == option.why
+
+
+def _mutate(text: str) -> str:
+    """Change exactly one element of an answer."""
+    lines = text.split("\n")
+    if len(lines) > 1:  # a matrix: flip one cell
+        cells = lines[-1].split(" ")
+        cells[0] = "1" if cells[0] == "0" else "0"
+        return "\n".join([*lines[:-1], " ".join(cells)])
+    if re.fullmatch(r"[A-F]", text):
+        return "B" if text == "A" else "A"
+    number = parsing.number(text)
+    if number is not None and re.fullmatch(r"[\d.]+", text):
+        return f"{number + 1:g}"
+    if re.fullmatch(r"[\d, ]+", text):  # positions: drop the last
+        parts = text.split(", ")
+        return ", ".join(parts[:-1]) if len(parts) > 1 else str(int(parts[0]) + 1)
+    if ": " in text:  # labels: change the first label
+        first, _, rest = text.partition(", ")
+        key, _, _ = first.partition(": ")
+        return ", ".join(filter(None, [f"{key}: zzz", rest]))
+    tokens = text.split(" ")
+    tokens[-1] = "[MASK]" if tokens[-1] != "[MASK]" else tokens[0]
+    return " ".join(tokens)
+
+
+@pytest.mark.parametrize("exercise", GRADED, ids=lambda e: e.id)
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, data=st.data())
+def test_changing_one_element_scores_below_one(exercise, seed, data):
+    variant = exercise.generate(seed)
+    solution = exercise.solve(variant)
+    part = data.draw(st.sampled_from(sorted(solution)))
+    changed = _mutate(solution[part])
+    if changed == solution[part]:
+        return
+    result = exercise.grade(variant, {**solution, part: changed})
+    assert result.score < 1, (part, solution[part], changed)
+
+
+ALL_PARTS = [(exercise, part.name) for exercise in EXERCISES for part in exercise.parts]
+
+
+@pytest.mark.parametrize(("exercise", "part"), ALL_PARTS, ids=[f"{e.id}:{p}" for e, p in ALL_PARTS])
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(), seed=st.integers(0, 50))
+def test_no_answer_ever_raises(exercise, part, text, seed):
+    variant = exercise.generate(seed)
+    parsed = exercise.parse(part, text, variant)
+    assert parsed.valid or parsed.value is None
+    result = exercise.grade(variant, {part: text})
+    assert 0.0 <= (result.score or 0.0) <= 1.0
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
+def test_hostile_inputs_are_invalid_or_graded_never_raise(exercise):
+    variant = exercise.generate(1)
+    hostile = [
+        "\x00\x01\x02\x1b[31m\u202e",
+        "[" * 5000,
+        "1" * 1_000_000,
+        "A [MASK] " * 120_000,  # about 1 MB
+        "<extra_id_99999999999999999999>",
+        "9" * 400 + ":" + "x",
+        "１２／０",
+        "nan inf -inf 1e999",
+    ]
+    for text in hostile:
+        answer = {part.name: text for part in exercise.parts}
+        result = exercise.grade(variant, answer)
+        assert 0.0 <= (result.score or 0.0) <= 1.0
+
+
+def test_an_empty_answer_is_invalid_not_wrong():
+    exercise = get("mlm-abcde")
+    result = exercise.grade(exercise.generate(0), {"input": "   ", "loss_positions": "???", "labels": ""})
+    assert not result.valid
+    assert all(not part.valid for part in result.parts.values())
+    assert "1, 4" in result.parts["loss_positions"].feedback["en"]  # shows the expected format
+
+
+def test_unknown_part_and_exercise_are_errors():
+    with pytest.raises(UnknownPart):
+        get("mlm-abcde").grade(get("mlm-abcde").generate(0), {"inputs": "x"})
+    with pytest.raises(UnknownExercise):
+        get("no-such-exercise")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"input": "A【mask】C D X", "loss_positions": "位置 1 和 4", "labels": "1：B，4：E"},
+        {"input": "['A', '[MASK]', 'C', 'D', 'X']", "loss_positions": "[1, 4]", "labels": "{1: 'B', 4: 'E'}"},
+        {"input": "A,[Mask],C,D,X", "loss_positions": "B, E", "labels": "B E"},
+        {"input": "“A [MASK] C D X”", "loss_positions": "１、４", "labels": "1→B 4→E"},
+    ],
+)
+def test_the_lesson_exercise_reads_many_ways_of_writing(answer):
+    exercise = get("mlm-abcde")
+    result = exercise.grade(exercise.generate(0), answer)
+    assert result.correct, result.to_json("en")
+
+
+def test_chinese_sentences_read_with_or_without_spaces_and_full_width_commas():
+    exercise = get("clm-shift")
+    for seed in range(1, 200):
+        variant = exercise.generate(seed)
+        if variant.data["tokens"][0].isascii():
+            continue
+        tokens = variant.data["tokens"]
+        answer = {"inputs": "".join(tokens[:-1]), "labels": "，".join(tokens[1:])}
+        assert exercise.grade(variant, answer).correct
+        break
+    else:
+        pytest.fail("no Chinese variant in 200 seeds")
+
+
+def test_seed_zero_is_the_lessons_own_question():
+    abcde = get("mlm-abcde").generate(0).data
+    assert abcde["tokens"] == ["A", "B", "C", "D", "E"]
+    assert (
+        abcde["selected"] == [1, 4] and abcde["fates"] == ["mask", "random"] and abcde["replacement"] == "X"
+    )
+    assert abcde["p"] == 0.2
+    assert get("clm-shift").generate(0).data["tokens"] == [
+        "transformer",
+        "models",
+        "learn",
+        "patterns",
+        "from",
+        "large",
+        "text",
+        "corpora",
+    ]
+    assert get("span-corruption").generate(0).data["spans"] == [[2, 5]]
+    assert get("expected-counts").generate(0).data["counts"]["selected"] == pytest.approx(4.8)
+    assert get("loss-sanity").generate(0).data["loss"] == 9.6401
+
+
+def test_one_based_counting_is_told_not_just_marked_wrong():
+    exercise = get("mlm-abcde")
+    result = exercise.grade(
+        exercise.generate(0), {"input": "A [MASK] C D X", "loss_positions": "2, 5", "labels": "2: B, 5: E"}
+    )
+    assert result.diagnoses == ["one-based-positions"]
+    assert "from 0" in result.feedback["en"] and "从 0 开始" in result.feedback["zh"]
+    assert 0 < result.score < 1
+
+
+def test_mask_matrix_lists_the_wrong_cells():
+    exercise = get("mask-matrix")
+    variant = exercise.generate(0)
+    result = exercise.grade(variant, {"matrix": "0 1 1 1\n0 0 1 1\n0 0 0 0\n0 0 0 0"})
+    assert result.score == pytest.approx(15 / 16)
+    assert "(2,3)" in result.parts["matrix"].feedback["en"]
+    compact = exercise.grade(variant, {"matrix": "0111;0011;0001;0000"})
+    assert compact.correct
+
+
+def test_reflection_is_not_auto_graded_and_takes_a_self_mark():
+    exercise = get("reflect-summarisation")
+    variant = exercise.generate(0)
+    result = exercise.grade(variant, {"answer": "用编码器-解码器的去噪目标"})
+    assert not result.graded and result.score is None and result.valid
+    assert "span corruption" in result.feedback["en"]
+    marked = exercise.grade(variant, {"answer": "denoising", "self_mark": "部分"})
+    assert marked.score == 0.5 and not marked.correct
+
+
+def test_every_diagnosis_is_explained_in_both_languages():
+    for code, text in DIAGNOSES.items():
+        assert text["en"].strip() and text["zh"].strip(), code
+        assert re.search(r"[\u4e00-\u9fff]", text["zh"]), code
+
+
+def test_every_exercise_speaks_both_languages():
+    for exercise in EXERCISES:
+        assert re.search(r"[\u4e00-\u9fff]", exercise.title["zh"]), exercise.id
+        for seed in range(5):
+            prompt = exercise.generate(seed).prompt
+            assert prompt["en"] != prompt["zh"]
+            assert re.search(r"[\u4e00-\u9fff]", prompt["zh"]), exercise.id
+
+
+def test_the_catalogue_self_check_finds_nothing():
+    assert problems(range(60)) == []
+
+
+def test_the_self_check_catches_a_missing_language(monkeypatch):
+    exercise = get("visibility")
+    monkeypatch.setattr(exercise, "title", {"en": "Who may position i look at?", "zh": ""})
+    assert any("title is missing a language" in line for line in problems(range(1)))

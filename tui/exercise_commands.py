@@ -1,0 +1,169 @@
+"""``objectives-tutor exercises | exercise | check``: the catalogue, one
+variant, and grading an answer, as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tui.errors import UsageError
+from tui.i18n import t
+
+
+def _emit_json(payload: dict) -> None:
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+
+
+def _exercise(exercise_id: str):
+    from exercises.catalogue import UnknownExercise, get
+
+    try:
+        return get(exercise_id)
+    except UnknownExercise as error:
+        raise UsageError(f"objectives-tutor: {error}") from None
+
+
+def _check_seed(seed: int) -> None:
+    if seed < 0:
+        raise UsageError(f"objectives-tutor: --seed must be 0 or more, got {seed}")
+
+
+def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None:
+    from exercises.catalogue import EXERCISES
+    from exercises.text import pick
+
+    if args.check:
+        _self_check(console)
+        return
+
+    rows = [
+        {
+            "id": exercise.id,
+            "objective": exercise.objective,
+            "title": pick(exercise.title, lang),
+            "kind": exercise.kind,
+            "parts": exercise.part_names(),
+            "graded": exercise.graded,
+        }
+        for exercise in EXERCISES
+    ]
+    if args.json:
+        _emit_json({"exercises": rows})
+        return
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for header in ("id", t("objective", lang), t("title", lang)):
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        title = row["title"] if row["graded"] else f"{row['title']} ({t('self-marked', lang)})"
+        table.add_row(row["id"], row["objective"], title)
+    console.print(table)
+
+
+def _self_check(console: Console) -> None:
+    from exercises.selfcheck import problems
+
+    found = problems()
+    for line in found:
+        console.print(Text(f"✗ {line}", style="red"))
+    if found:
+        raise SystemExit(1)
+    console.print(Text("✓ the catalogue checks out", style="green"))
+
+
+def describe(exercise, variant, lang: str, with_solution: bool) -> dict:
+    """An exercise variant as JSON: prompt, parts, hints, and the solution if asked."""
+    from exercises.text import pick
+
+    payload = {
+        "exercise": exercise.id,
+        "seed": variant.seed,
+        "objective": exercise.objective,
+        "title": pick(exercise.title, lang),
+        "kind": exercise.kind,
+        "graded": exercise.graded,
+        "prompt": pick(variant.prompt, lang),
+        "parts": [
+            {"name": part.name, "label": pick(part.label, lang), "example": pick(part.example, lang)}
+            for part in exercise.parts
+        ],
+        "hints": [pick(hint, lang) for hint in exercise.hints(variant)],
+    }
+    if with_solution:
+        payload["solution"] = exercise.solve(variant)
+    return payload
+
+
+def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
+    exercise = _exercise(args.id)
+    _check_seed(args.seed)
+    variant = exercise.generate(args.seed)
+    payload = describe(exercise, variant, lang, args.solution)
+    if args.json:
+        _emit_json(payload)
+        return
+    console.print(Text(f"{payload['title']}  [{exercise.id} · seed {args.seed}]", style="bold"))
+    console.print(payload["prompt"])
+    console.print()
+    for part in payload["parts"]:
+        console.print(
+            Text.assemble(
+                (f"{part['name']}", "bold cyan"),
+                f"  {part['label']} — {t('for-example', lang)} {part['example']}",
+            )
+        )
+    if args.solution:
+        console.print()
+        console.print(Text(t("solution", lang), style="bold green"))
+        for name, text in payload["solution"].items():
+            console.print(Text.assemble((name, "bold"), ": ", text))
+
+
+def parse_answers(pairs: list[str] | None) -> dict[str, str]:
+    """--answer PART=TEXT, repeated (a full-width ＝ is accepted too)."""
+    answers: dict[str, str] = {}
+    for pair in pairs or []:
+        separator = "=" if "=" in pair else "＝" if "＝" in pair else None
+        if separator is None:
+            raise UsageError(f"objectives-tutor check: --answer takes PART=TEXT, got {pair!r}")
+        name, text = pair.split(separator, 1)
+        answers[name.strip()] = text
+    return answers
+
+
+def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
+    from exercises.model import UnknownPart
+    from exercises.text import pick
+
+    exercise = _exercise(args.id)
+    _check_seed(args.seed)
+    answers = parse_answers(args.answer)
+    if not answers:
+        raise UsageError(
+            f"objectives-tutor check: give at least one --answer PART=TEXT (parts: {', '.join(exercise.part_names())})"
+        )
+    variant = exercise.generate(args.seed)
+    try:
+        result = exercise.grade(variant, answers)
+    except UnknownPart as error:
+        raise UsageError(f"objectives-tutor check: {error}") from None
+    payload = result.to_json(lang)
+    if args.json:
+        _emit_json(payload)
+        return
+    if not result.graded:
+        console.print(Text(t("not-graded", lang), style="bold"))
+        console.print(pick(result.feedback, lang))
+        return
+    style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
+    mark = "✓" if result.correct else "✗" if result.valid else "?"
+    console.print(Text(f"{mark} {t('score', lang)} {result.score:.0%}", style=style))
+    for name, part in result.parts.items():
+        glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
+        console.print(Text.assemble((f"{glyph} {name}", "bold"), f"  {pick(part.feedback, lang)}"))
+    for code, words in payload["misconceptions"].items():
+        console.print(Text.assemble(("! ", "bold magenta"), (code, "magenta"), f"  {words}"))

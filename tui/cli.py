@@ -168,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _console():
     from rich.console import Console
 
+    from tui import cjk_wrap
+
+    cjk_wrap.install()
+
     return Console(highlight=False, soft_wrap=False)
 
 
@@ -179,7 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         lang = args.lang or lang
         if args.command is None:
-            parser.print_help()
+            from tui.app import run_app
+
+            run_app(lang)
             return 0
         if args.command == "show":
             from tui.show_commands import run_show

@@ -87,7 +87,7 @@ EXERCISE = ClmShift(
     id=ID,
     objective="clm",
     kind="parts",
-    title=L("Causal LM: shift the labels", "因果 LM：把标签右移一位"),
+    title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个词"),
     parts=(
         Part("inputs", L("inputs", "输入"), L("transformer models learn ...", "transformer models learn ……")),
         Part("labels", L("labels", "标签"), L("models learn patterns ...", "models learn patterns ……")),

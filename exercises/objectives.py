@@ -1,0 +1,87 @@
+"""The curriculum's order: the objectives of both lessons, each with its lesson
+text and its exercises. Torch-free, so the app's first frame can list them
+before the engine has loaded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+from exercises.text import Bilingual, L
+
+
+@dataclass(frozen=True)
+class Objective:
+    id: str
+    title: Bilingual
+    summary: Bilingual
+    figure: str | None  # which live figure the lesson shows
+    exercises: tuple[str, ...]
+
+
+OBJECTIVES: tuple[Objective, ...] = (
+    Objective(
+        "self-supervision",
+        L("Self-supervision", "自监督"),
+        L("Labels made from the text itself", "从文本本身造出标签"),
+        "samples",
+        ("concept-self-supervision",),
+    ),
+    Objective(
+        "clm",
+        L("Causal LM", "因果语言建模"),
+        L("GPT's 'continue': predict the next token", "GPT 的“续写”：预测下一个词"),
+        "clm",
+        ("clm-shift", "loss-sanity", "reflect-clm-generation"),
+    ),
+    Objective(
+        "mlm",
+        L("Masked LM", "掩码语言建模"),
+        L("BERT's 'fill in the blank': 15 %, 80/10/10", "BERT 的“填空”：15%，80/10/10"),
+        "mlm",
+        ("mlm-abcde", "mlm-eligible", "expected-counts", "concept-80-10-10", "reflect-mlm-fill", "reflect-mask-rate"),
+    ),
+    Objective(
+        "visibility",
+        L("CLM vs MLM: who sees what", "CLM 与 MLM：谁能看到什么"),
+        L("Causal and bidirectional attention masks", "因果掩码与双向掩码"),
+        "visibility",
+        ("visibility", "mask-matrix"),
+    ),
+    Objective(
+        "span",
+        L("Span corruption", "片段破坏"),
+        L("T5's 'repair the missing span'", "T5 的“修复缺失片段”"),
+        "span",
+        ("span-corruption", "reflect-summarisation"),
+    ),
+    Objective(
+        "architecture",
+        L("Objective ↔ architecture", "目标 ↔ 架构"),
+        L("Decoder-only, encoder-only, encoder-decoder", "仅解码器、仅编码器、编码器-解码器"),
+        "samples",
+        ("concept-architecture", "concept-task"),
+    ),
+    Objective(
+        "prefix-lm",
+        L("Prefix LM", "前缀 LM"),
+        L("A bidirectional prefix, a causal continuation", "双向的前缀，因果的续写"),
+        "prefix",
+        ("concept-prefix-lm",),
+    ),
+    Objective(
+        "misconceptions",
+        L("Common misconceptions", "常见误区"),
+        L("What the objective really decides", "训练目标真正决定了什么"),
+        None,
+        ("concept-misconceptions",),
+    ),
+)
+
+BY_ID = {objective.id: objective for objective in OBJECTIVES}
+
+
+def lesson_text(objective_id: str, lang: str) -> str:
+    """The lesson's Markdown in ``lang`` (shipped in the package, read on demand)."""
+    folder = resources.files("exercises") / "lessons"
+    return (folder / f"{objective_id}.{lang}.md").read_text(encoding="utf-8")

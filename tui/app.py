@@ -1,0 +1,151 @@
+"""The Textual app. The first frame draws at once: torch and the engine load
+in a thread worker while the learner reads, and every figure says it is waiting
+until they arrive."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from exercises.session import SessionProgress
+from tui import cjk_wrap
+from tui.i18n import detect_language, t
+
+cjk_wrap.install()
+
+MIN_WIDTH, MIN_HEIGHT = 60, 18
+
+
+def _pick(text: dict[str, str], lang: str) -> str:
+    return text.get(lang) or text["en"]
+
+
+class TutorApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "objectives-tutor"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "quit", priority=True),
+        Binding("f1", "help", "help"),
+        Binding("question_mark", "help", "help", show=False),
+        Binding("ctrl+l", "toggle_language", "中文/English"),
+        Binding("ctrl+t", "change_theme", "theme", show=False),
+    ]
+
+    lang: reactive[str] = reactive("en")
+    engine_loaded: reactive[bool] = reactive(False)
+    engine_state: reactive[str] = reactive("loading")
+
+    def __init__(self, lang: str | None = None, load_engine: bool = True) -> None:
+        super().__init__()
+        self.set_reactive(TutorApp.lang, lang or detect_language())
+        self.progress = SessionProgress()
+        self._load_engine = load_engine
+
+    def on_mount(self) -> None:
+        from tui.screens.home import HomeScreen
+
+        self.watch_lang(self.lang)
+        self.push_screen(HomeScreen())
+        if self._load_engine:
+            self.run_worker(self._import_engine, thread=True, exclusive=True, group="engine")
+        if os.environ.get("OBJECTIVES_TUTOR_EXIT_AFTER_FIRST_FRAME"):
+            self.call_after_refresh(self.exit)
+
+    def _import_engine(self) -> None:
+        """In a thread: import torch, the engine and the catalogue, and warm them up."""
+        try:
+            import exercises.catalogue  # noqa: F401  (imports the engine and torch)
+            from engine.textbook import three_samples
+
+            three_samples()
+        except Exception as error:  # shown on the home screen; the app stays usable
+            self.call_from_thread(setattr, self, "engine_state", f"{type(error).__name__}: {error}")
+            return
+        self.call_from_thread(self._engine_arrived)
+
+    def _engine_arrived(self) -> None:
+        self.engine_state = "ready"
+        self.engine_loaded = True
+
+    # -- navigation --------------------------------------------------------
+
+    def open_lesson(self, objective_id: str, exercise_id: str | None = None) -> None:
+        from tui.screens.lesson import LessonScreen
+
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        if isinstance(self.screen, LessonScreen):
+            self.pop_screen()
+        self.progress.last_objective = objective_id
+        screen = LessonScreen(objective_id)
+        self.push_screen(screen)
+        if exercise_id is not None:
+            self.call_after_refresh(screen.show_exercise, exercise_id)
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_toggle_language(self) -> None:
+        self.lang = "en" if self.lang == "zh" else "zh"
+
+    def watch_lang(self, lang: str) -> None:
+        from tui.bindings import localise_bindings
+
+        self.title = t("app-title", lang)
+        localise_bindings(self, lang)
+        for screen in self.screen_stack:
+            localise_bindings(screen, lang)
+
+    def record_attempt(self, exercise, variant, answer, result, hints_used: int, seconds: float) -> None:
+        """Every graded attempt passes here (the durable store hooks in at this point)."""
+        self.progress.record(exercise.id, result.correct, self_marked=not result.graded and result.score is not None)
+
+    # -- command palette -----------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from exercises.objectives import OBJECTIVES
+
+        lang = self.lang
+        for objective in OBJECTIVES:
+            title = _pick(objective.title, lang)
+            yield SystemCommand(
+                f"{t('tab-lesson', lang)}: {title}",
+                _pick(objective.summary, lang),
+                lambda objective_id=objective.id: self.open_lesson(objective_id),
+            )
+            for exercise_id in objective.exercises:
+                yield SystemCommand(
+                    f"{t('tab-practice', lang)}: {exercise_id}",
+                    title,
+                    lambda objective_id=objective.id, eid=exercise_id: self.open_lesson(objective_id, eid),
+                    discover=False,
+                )
+        yield SystemCommand(t("key-language", lang), "zh / en", self.action_toggle_language)
+        yield SystemCommand(t("key-help", lang), "F1", self.action_help)
+        yield from super().get_system_commands(screen)
+
+    # -- small terminals -----------------------------------------------------
+
+    def on_resize(self, event) -> None:
+        from tui.screens.too_small import TooSmallScreen
+
+        too_small = event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT
+        showing = isinstance(self.screen, TooSmallScreen)
+        if too_small and not showing:
+            self.push_screen(TooSmallScreen(MIN_WIDTH, MIN_HEIGHT))
+        elif too_small:
+            self.screen.show(event.size.width, event.size.height)
+        elif showing:
+            self.pop_screen()
+
+
+def run_app(lang: str | None = None) -> None:
+    TutorApp(lang=lang).run()

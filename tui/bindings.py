@@ -1,0 +1,36 @@
+"""Footer key labels in the learner's language.
+
+Textual's bindings carry one fixed description; each node keeps its own copy
+(``_bindings``), so on a language switch we swap in translated copies, keyed
+by the binding's action."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual.dom import DOMNode
+
+from tui.i18n import t
+
+ACTION_KEYS = {
+    "quit": "key-quit",
+    "help": "key-help",
+    "toggle_language": "key-language",
+    "leave": "key-back",
+    "hint": "key-hint",
+    "solution": "key-solution",
+    "new_variant": "key-new",
+}
+
+
+def localise_bindings(node: DOMNode, lang: str) -> None:
+    """Translate the descriptions of ``node``'s bindings, then redraw the footer."""
+    table = node._bindings.key_to_bindings
+    for key, bindings in table.items():
+        table[key] = [
+            replace(binding, description=t(ACTION_KEYS[binding.action], lang))
+            if binding.action in ACTION_KEYS
+            else binding
+            for binding in bindings
+        ]
+    node.refresh_bindings()

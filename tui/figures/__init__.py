@@ -1,0 +1,25 @@
+"""The live figures, one per kind of lesson."""
+
+from __future__ import annotations
+
+from tui.figures.base import Figure
+
+
+def figure_for(name: str) -> Figure:
+    """A new figure widget by the name an objective gives (see exercises.objectives)."""
+    from tui.figures.clm import ClmFigure
+    from tui.figures.mlm import MlmFigure
+    from tui.figures.prefix import PrefixFigure
+    from tui.figures.samples import SamplesFigure
+    from tui.figures.span import SpanFigure
+    from tui.figures.visibility import VisibilityFigure
+
+    kinds = {
+        "clm": ClmFigure,
+        "mlm": MlmFigure,
+        "visibility": VisibilityFigure,
+        "prefix": PrefixFigure,
+        "span": SpanFigure,
+        "samples": SamplesFigure,
+    }
+    return kinds[name](id=f"figure-{name}")

@@ -1,0 +1,87 @@
+"""Causal LM, live: the first lesson's run with a length control (8 -> 4), its
+shifted label table, the causal mask, and the loss against ln V with the
+1/sqrt(d) scaling switchable."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Static
+
+from tui.figures.base import Figure
+from tui.i18n import t
+from tui.widgets.mask_view import MaskView
+
+MIN_LENGTH, MAX_LENGTH = 2, 64
+
+
+class ClmFigure(Figure):
+    BINDINGS = [
+        Binding("minus", "length(-1)", "length −", show=False),
+        Binding("plus,equals_sign", "length(1)", "length +", show=False),
+        Binding("d", "toggle_scaling", "1/√d", show=False),
+        Binding("r", "reseed", "seed", show=False),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.length = 8
+        self.scaled = True
+        self.seed = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(markup=False, classes="keys", id="clm-keys")
+        yield Static(markup=False, classes="output", id="clm-ids")
+        yield Static(markup=False, classes="output readout", id="clm-loss")
+        with Horizontal(classes="row"):
+            yield Static(markup=False, classes="output side", id="clm-table")
+            yield MaskView(classes="output", id="clm-mask")
+        yield Static(markup=False, classes="error")
+
+    def action_length(self, step: int) -> None:
+        self.length = min(MAX_LENGTH, max(MIN_LENGTH, self.length + step))
+        self.refresh_figure()
+
+    def action_toggle_scaling(self) -> None:
+        self.scaled = not self.scaled
+        self.refresh_figure()
+
+    def action_reseed(self) -> None:
+        self.seed += 1
+        self.refresh_figure()
+
+    def redraw(self) -> None:
+        from engine.textbook import clm_run
+
+        lang = self.lang
+        run = clm_run(seed=self.seed, seq_len=self.length)
+        self.query_one("#clm-keys", Static).update(t("fig-clm-keys", lang))
+        ids = run.input_ids.tolist()
+        header = Text(f"{t('fig-length', lang)} {self.length} · seed {self.seed} · ", style="bold")
+        header.append(t("fig-scaling-on" if self.scaled else "fig-scaling-off", lang, d=run.hidden_dim))
+        for row in ids:
+            header.append("\n  " + " ".join(f"{v:5d}" for v in row[:12]) + (" …" if len(row) > 12 else ""))
+        self.query_one("#clm-ids", Static).update(header)
+        loss = run.loss if self.scaled else run.loss_unscaled
+        verdict = t("fig-clm-ok" if loss - run.baseline < 2 else "fig-clm-bad", lang)
+        self.query_one("#clm-loss", Static).update(
+            Text(
+                t("fig-clm-loss", lang, loss=loss, baseline=run.baseline, V=run.vocab_size, verdict=verdict),
+                style="bold green" if self.scaled else "bold red",
+            )
+        )
+        table = Table(box=None, header_style="bold", title=None, pad_edge=False)
+        table.add_column(t("position", lang))
+        table.add_column(t("input", lang), justify="right")
+        table.add_column(t("label", lang), justify="right")
+        for position in range(min(self.length - 1, 12)):
+            table.add_row(str(position), str(ids[0][position]), str(ids[0][position + 1]))
+        self.query_one("#clm-table", Static).update(table)
+        self.query_one("#clm-mask", MaskView).show(
+            run.causal_mask.int().tolist(),
+            cap_message=t("matrix-cap", lang, n=self.length, cap=64),
+        )
+        self.clear_error()

@@ -1,0 +1,112 @@
+"""Masked LM, live: a sentence wrapped in [CLS] ... [SEP] under BERT's rule,
+each position's fate, input and label; and the lesson's run over a batch whose
+counts approach 80/10/10 as the batch grows."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Input, Static
+
+from tui.figures.base import Figure
+from tui.i18n import t
+
+LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
+BATCHES = (4, 16, 64, 256, 1024, 4096)
+FATE_STYLE = {"mask": "bold cyan", "random": "bold magenta", "keep": "bold yellow"}
+
+
+class MlmFigure(Figure):
+    BINDINGS = [
+        Binding("minus", "p(-0.05)", "p −", show=False),
+        Binding("plus,equals_sign", "p(0.05)", "p +", show=False),
+        Binding("left_square_bracket", "batch(-1)", "batch −", show=False),
+        Binding("right_square_bracket", "batch(1)", "batch +", show=False),
+        Binding("r", "resample", "resample", show=False),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.p = 0.15
+        self.seed = 0
+        self.batch_index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(markup=False, classes="keys", id="mlm-keys")
+        yield Input(value=LESSON_SENTENCE, id="mlm-text")
+        yield Static(markup=False, classes="output", id="mlm-table")
+        yield Static(markup=False, classes="output readout", id="mlm-counts")
+        yield Static(markup=False, classes="error")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.refresh_figure()
+
+    def action_p(self, step: float) -> None:
+        self.p = round(min(1.0, max(0.0, self.p + step)), 2)
+        self.refresh_figure()
+
+    def action_batch(self, step: int) -> None:
+        self.batch_index = min(len(BATCHES) - 1, max(0, self.batch_index + step))
+        self.refresh_figure()
+
+    def action_resample(self) -> None:
+        self.seed += 1
+        self.refresh_figure()
+
+    def redraw(self) -> None:
+        from engine.samples import mlm_sample
+        from engine.textbook import mlm_run
+
+        lang = self.lang
+        text = self.query_one("#mlm-text", Input).value
+        sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=True)
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for header in ("position", "token", "selected", "fate", "input", "label"):
+            table.add_column(t(header, lang), no_wrap=True, max_width=14)
+        fate_words = {"mask": t("fate-mask", lang), "random": t("fate-random", lang), "keep": t("fate-keep", lang)}
+        for position, token in enumerate(sample.tokens):
+            fate = sample.fates[position]
+            if not sample.eligible[position]:
+                mark = Text("×", style="dim")
+            else:
+                mark = Text("✓" if sample.selected[position] else "", style="bold")
+            table.add_row(
+                str(position),
+                token,
+                mark,
+                Text(fate_words.get(fate, ""), style=FATE_STYLE.get(fate, "")),
+                Text(sample.inputs[position], style=FATE_STYLE.get(fate, "")),
+                sample.labels[position] or Text("-100", style="dim"),
+            )
+        self.query_one("#mlm-keys", Static).update(
+            f"{t('fig-mlm-keys', lang)}\np = {self.p:.2f} · seed {self.seed} · × = {t('special', lang)}"
+        )
+        self.query_one("#mlm-table", Static).update(table)
+        batch = BATCHES[self.batch_index]
+        run = mlm_run(seed=self.seed, batch=batch, seq_len=8, p=self.p)
+        counts = run.counts()
+        total = sum(counts.values())
+
+        def share(n: int) -> str:
+            return f"{100 * n / total:.1f}%" if total else "-"
+
+        self.query_one("#mlm-counts", Static).update(
+            t(
+                "fig-mlm-counts",
+                lang,
+                batch=batch,
+                length=8,
+                p=self.p,
+                total=total,
+                mask=counts["mask"],
+                random=counts["random"],
+                keep=counts["keep"],
+                mp=share(counts["mask"]),
+                rp=share(counts["random"]),
+                kp=share(counts["keep"]),
+            )
+        )
+        self.clear_error()

@@ -1,0 +1,53 @@
+"""The second lesson's three samples, live: type a sentence (English or
+Chinese) and watch its CLM, MLM and span-corruption samples follow."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Input, Static
+
+from tui.figures.base import Figure
+from tui.i18n import t
+from tui.render import token_line
+
+LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
+
+
+class SamplesFigure(Figure):
+    def compose(self) -> ComposeResult:
+        yield Static(markup=False, classes="keys", id="samples-keys")
+        yield Input(value=LESSON_SENTENCE, id="samples-text")
+        yield Static(markup=False, classes="output readout", id="samples-out")
+        yield Static(markup=False, classes="error")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.refresh_figure()
+
+    def redraw(self) -> None:
+        from engine.textbook import three_samples
+
+        lang = self.lang
+        self.query_one("#samples-keys", Static).update(t("fig-samples-keys", lang))
+        run = three_samples(self.query_one("#samples-text", Input).value)
+        out = Text()
+        rows = (
+            ("causal inputs :", run.causal_inputs),
+            ("causal labels :", run.causal_labels),
+            (None, None),
+            ("masked inputs :", run.masked_inputs),
+            ("masked labels :", [f"{i}:{token}" for i, token in run.masked_labels.items()]),
+            (None, None),
+            ("span inputs   :", run.span_inputs),
+            ("span target   :", run.span_target),
+        )
+        for label, tokens in rows:
+            if label is None:
+                out.append("\n")
+                continue
+            out.append(token_line(label, tokens))
+            out.append("\n")
+        out.rstrip()
+        self.query_one("#samples-out", Static).update(out)
+        self.clear_error()

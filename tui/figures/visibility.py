@@ -1,0 +1,77 @@
+"""Visibility, live: causal, bidirectional or prefix-LM mask; a cursor on a row
+says which positions that position sees."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+
+from tui.figures.base import Figure
+from tui.i18n import t
+from tui.widgets.mask_view import MaskView
+
+KIND_TITLES = {"causal": "mask-title-causal", "bidirectional": "mask-title-bidirectional", "prefix": "mask-title-prefix"}
+
+
+class VisibilityFigure(Figure):
+    BINDINGS = [
+        Binding("c", "kind('causal')", "causal", show=False),
+        Binding("b", "kind('bidirectional')", "bidirectional", show=False),
+        Binding("p", "kind('prefix')", "prefix", show=False),
+        Binding("minus", "length(-1)", "n −", show=False),
+        Binding("plus,equals_sign", "length(1)", "n +", show=False),
+        Binding("left_square_bracket", "prefix(-1)", "prefix −", show=False),
+        Binding("right_square_bracket", "prefix(1)", "prefix +", show=False),
+        Binding("up", "row(-1)", "row ↑", show=False),
+        Binding("down", "row(1)", "row ↓", show=False),
+    ]
+
+    def __init__(self, kind: str = "causal", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.kind = kind
+        self.n = 6
+        self.prefix = 3
+        self.row = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(markup=False, classes="keys", id="vis-keys")
+        yield Static(markup=False, classes="output", id="vis-title")
+        yield MaskView(classes="output", id="vis-mask")
+        yield Static(markup=False, classes="output readout", id="vis-sees")
+        yield Static(markup=False, classes="error")
+
+    def action_kind(self, kind: str) -> None:
+        self.kind = kind
+        self.refresh_figure()
+
+    def action_length(self, step: int) -> None:
+        self.n = min(64, max(1, self.n + step))
+        self.prefix = min(self.prefix, self.n)
+        self.row = min(self.row, self.n - 1)
+        self.refresh_figure()
+
+    def action_prefix(self, step: int) -> None:
+        self.prefix = min(self.n, max(0, self.prefix + step))
+        self.kind = "prefix"
+        self.refresh_figure()
+
+    def action_row(self, step: int) -> None:
+        self.row = min(self.n - 1, max(0, self.row + step))
+        self.refresh_figure()
+
+    def redraw(self) -> None:
+        from engine.masks import mask_for, visible_keys
+
+        lang = self.lang
+        mask = mask_for(self.kind, self.n, self.prefix)
+        self.query_one("#vis-keys", Static).update(t("fig-vis-keys", lang))
+        self.query_one("#vis-title", Static).update(
+            Text(t(KIND_TITLES[self.kind], lang, prefix=self.prefix), style="bold")
+        )
+        self.query_one("#vis-mask", MaskView).show(mask.int().tolist(), highlight_row=self.row)
+        self.query_one("#vis-sees", Static).update(
+            Text(t("sees", lang, i=self.row, visible=visible_keys(mask, self.row)), style="bold")
+        )
+        self.clear_error()

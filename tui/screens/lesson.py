@@ -1,0 +1,89 @@
+"""A lesson: its text, its live figure and its exercises, one tab each (tabs
+fit 80×24 where three panes side by side would not)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
+
+from exercises.objectives import BY_ID, lesson_text
+from tui.figures import figure_for
+from tui.i18n import t
+from tui.widgets.exercise_panel import ExercisePanel
+
+
+def _pick(text: dict[str, str], lang: str) -> str:
+    return text.get(lang) or text["en"]
+
+
+class LessonScreen(Screen):
+    DEFAULT_CSS = """
+    LessonScreen TabbedContent { height: 1fr; }
+    LessonScreen TabPane { padding: 0; }
+    LessonScreen #lesson-scroll { padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "leave", "back"),
+        Binding("f5", "tab('lesson')", "lesson", show=False),
+        Binding("f6", "tab('figure')", "figure", show=False),
+        Binding("f7", "tab('practice')", "practice", show=False),
+    ]
+
+    def __init__(self, objective_id: str) -> None:
+        super().__init__()
+        self.objective = BY_ID[objective_id]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(id="tabs"):
+            with TabPane("", id="lesson"):
+                with VerticalScroll(id="lesson-scroll"):
+                    yield Markdown(id="lesson-text")
+            with TabPane("", id="figure"):
+                if self.objective.figure:
+                    yield figure_for(self.objective.figure)
+                else:
+                    yield Static(markup=False, id="no-figure")
+            with TabPane("", id="practice"):
+                yield ExercisePanel(self.objective.exercises, id="practice-panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "lang", lambda _lang: self.relabel(), init=True)
+
+    def relabel(self) -> None:
+        from tui.bindings import localise_bindings
+
+        lang = self.app.lang
+        localise_bindings(self, lang)
+        for panel in self.query(ExercisePanel):
+            localise_bindings(panel, lang)
+        self.app.sub_title = _pick(self.objective.title, lang)
+        tabs = self.query_one(TabbedContent)
+        for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
+            tabs.get_tab(pane).label = t(key, lang)
+        self.query_one("#lesson-text", Markdown).update(lesson_text(self.objective.id, lang))
+        for static in self.query("#no-figure").results(Static):
+            static.update(t("no-figure", lang))
+
+    def action_tab(self, pane: str) -> None:
+        self.query_one(TabbedContent).active = pane
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Give the keys to what the tab shows, so its shortcuts work at once."""
+        pane = event.pane
+        target = next(iter(pane.query("Figure, ExercisePanel, #lesson-scroll")), None)
+        if target is not None and target.focusable:
+            target.focus()
+
+    def action_leave(self) -> None:
+        """Back to the lessons (a figure or the practice panel first takes Esc
+        to leave its text boxes)."""
+        self.app.pop_screen()
+
+    async def show_exercise(self, exercise_id: str) -> None:
+        self.query_one(TabbedContent).active = "practice"
+        await self.query_one(ExercisePanel).select_exercise(exercise_id)

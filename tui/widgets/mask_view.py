@@ -1,0 +1,86 @@
+"""An attention mask drawn as a grid: token headers on rows and columns, a
+glyph and a colour per cell (1 = blocked, 0 = may look), one row picked out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widgets import Static
+
+MAX_POSITIONS = 64
+LABEL_WIDTH = 8
+BLOCKED = "on #7f1d1d"
+VISIBLE = "on #14532d"
+
+
+def short_label(token: str, width: int) -> str:
+    """A token cut to ``width`` terminal cells (CJK characters take two)."""
+    from rich.cells import cell_len
+
+    out = ""
+    for char in token:
+        if cell_len(out + char) > width:
+            return out[: max(0, len(out) - 1)] + "…" if width > 1 else out
+        out += char
+    return out
+
+
+def mask_text(
+    mask: Sequence[Sequence[int]],
+    labels: Sequence[str] | None = None,
+    highlight_row: int | None = None,
+    wrong_cells: set[tuple[int, int]] | None = None,
+) -> Text:
+    """The grid as Rich text. Columns are numbered (a row of tokens would not fit
+    80 columns); rows carry position and token."""
+    from rich.cells import cell_len
+
+    n = len(mask)
+    labels = list(labels or [""] * n)
+    index_width = len(str(max(n - 1, 0)))
+    cell = max(index_width, 1) + 1
+    label_width = min(LABEL_WIDTH, max([cell_len(label) for label in labels] + [0]))
+    gutter = index_width + (label_width + 1 if label_width else 0) + 1
+    text = Text(no_wrap=True)
+    text.append(" " * gutter)
+    for column in range(n):
+        text.append(str(column).rjust(cell), style="bold")
+    text.append("\n")
+    for row, cells in enumerate(mask):
+        row_style = "reverse" if row == highlight_row else ""
+        text.append(str(row).rjust(index_width), style="bold " + row_style)
+        if label_width:
+            label = short_label(labels[row], label_width)
+            text.append(" " + label + " " * (label_width - cell_len(label)), style=row_style)
+        text.append(" ")
+        for column, blocked in enumerate(cells):
+            glyph = "1" if blocked else "0"
+            style = BLOCKED if blocked else VISIBLE
+            if wrong_cells and (row, column) in wrong_cells:
+                glyph, style = "!" if blocked else "?", "bold black on yellow"
+            text.append(glyph.rjust(cell), style=style + (" bold" if row == highlight_row else ""))
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
+class MaskView(Static):
+    """Shows one mask; large masks scroll with their container, huge ones are capped."""
+
+    DEFAULT_CSS = """
+    MaskView { width: auto; height: auto; }
+    """
+
+    def show(
+        self,
+        mask: Sequence[Sequence[int]],
+        labels: Sequence[str] | None = None,
+        highlight_row: int | None = None,
+        wrong_cells: set[tuple[int, int]] | None = None,
+        cap_message: str | None = None,
+    ) -> None:
+        if len(mask) > MAX_POSITIONS:
+            self.update(Text(cap_message or f"{len(mask)} > {MAX_POSITIONS}", style="yellow"))
+            return
+        self.update(mask_text(mask, labels, highlight_row, wrong_cells))

@@ -1,0 +1,98 @@
+"""A mask the learner fills in: arrows move, Space (or a click) toggles a cell,
+and after grading the wrong cells are marked."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.events import Click
+from textual.message import Message
+from textual.widget import Widget
+
+CELL = 3
+
+
+class MatrixEditor(Widget, can_focus=True):
+    DEFAULT_CSS = """
+    MatrixEditor { width: auto; height: auto; padding: 0 1; border: round $primary 50%; }
+    MatrixEditor:focus { border: round $accent; }
+    """
+    BINDINGS = [
+        Binding("up", "move(-1, 0)", "↑", show=False),
+        Binding("down", "move(1, 0)", "↓", show=False),
+        Binding("left", "move(0, -1)", "←", show=False),
+        Binding("right", "move(0, 1)", "→", show=False),
+        Binding("space", "toggle", "toggle"),
+        Binding("enter", "submit", "check"),
+    ]
+
+    class Submitted(Message):
+        """The learner pressed Enter on the grid."""
+
+    def __init__(self, n: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.n = n
+        self.cells = [[0] * n for _ in range(n)]
+        self.cursor = (0, 0)
+        self.wrong: set[tuple[int, int]] = set()
+
+    @property
+    def value(self) -> list[list[int]]:
+        return [list(row) for row in self.cells]
+
+    def as_text(self) -> str:
+        return "\n".join(" ".join(map(str, row)) for row in self.cells)
+
+    def set_cells(self, cells: list[list[int]]) -> None:
+        self.cells = [list(row) for row in cells]
+        self.wrong = set()
+        self.refresh()
+
+    def mark_wrong(self, cells: set[tuple[int, int]]) -> None:
+        self.wrong = set(cells)
+        self.refresh()
+
+    def action_move(self, rows: int, columns: int) -> None:
+        row, column = self.cursor
+        self.cursor = ((row + rows) % self.n, (column + columns) % self.n)
+        self.refresh()
+
+    def action_toggle(self) -> None:
+        row, column = self.cursor
+        self.cells[row][column] ^= 1
+        self.wrong.discard((row, column))
+        self.refresh()
+
+    def action_submit(self) -> None:
+        self.post_message(self.Submitted())
+
+    def on_click(self, event: Click) -> None:
+        column = (event.x - 1 - 3) // CELL
+        row = event.y - 1
+        if 0 <= row < self.n and 0 <= column < self.n:
+            self.cursor = (row, column)
+            self.action_toggle()
+
+    def get_content_width(self, container, viewport) -> int:
+        return 3 + CELL * self.n
+
+    def get_content_height(self, container, viewport, width) -> int:
+        return self.n + 1
+
+    def render(self) -> Text:
+        text = Text(no_wrap=True)
+        text.append("   ")
+        for column in range(self.n):
+            text.append(str(column).rjust(CELL), style="bold")
+        for row in range(self.n):
+            text.append("\n" + str(row).rjust(2) + " ", style="bold")
+            for column in range(self.n):
+                value = self.cells[row][column]
+                style = "on #7f1d1d" if value else "on #14532d"
+                glyph = str(value)
+                if (row, column) in self.wrong:
+                    style, glyph = "bold black on yellow", "!"
+                if (row, column) == self.cursor and self.has_focus:
+                    style += " reverse"
+                text.append(f" {glyph} ", style=style)
+        return text

@@ -5,7 +5,6 @@ before the engine has loaded."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 
 from exercises.text import Bilingual, L
 
@@ -39,7 +38,14 @@ OBJECTIVES: tuple[Objective, ...] = (
         L("Masked LM", "掩码语言建模"),
         L("BERT's 'fill in the blank': 15 %, 80/10/10", "BERT 的“填空”：15%，80/10/10"),
         "mlm",
-        ("mlm-abcde", "mlm-eligible", "expected-counts", "concept-80-10-10", "reflect-mlm-fill", "reflect-mask-rate"),
+        (
+            "mlm-abcde",
+            "mlm-eligible",
+            "expected-counts",
+            "concept-80-10-10",
+            "reflect-mlm-fill",
+            "reflect-mask-rate",
+        ),
     ),
     Objective(
         "visibility",
@@ -83,5 +89,7 @@ BY_ID = {objective.id: objective for objective in OBJECTIVES}
 
 def lesson_text(objective_id: str, lang: str) -> str:
     """The lesson's Markdown in ``lang`` (shipped in the package, read on demand)."""
+    from importlib import resources
+
     folder = resources.files("exercises") / "lessons"
     return (folder / f"{objective_id}.{lang}.md").read_text(encoding="utf-8")

@@ -159,7 +159,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "exercise-pick": {"en": "Exercise", "zh": "练习"},
     "variant": {"en": "variant {seed}", "zh": "第 {seed} 题"},
     "hint-n": {"en": "Hint {n}/{total}: {text}", "zh": "提示 {n}/{total}：{text}"},
-    "no-more-hints": {"en": "No more hints: try the solution (s).", "zh": "没有更多提示了：可以看答案（s）。"},
+    "no-more-hints": {
+        "en": "No more hints: try the solution (s).",
+        "zh": "没有更多提示了：可以看答案（s）。",
+    },
     "solution-shown": {"en": "Solution (from the engine):", "zh": "参考答案（由引擎计算）："},
     "answer-enter": {
         "en": "Type each part; Enter moves on and checks when all are filled. Esc leaves the inputs for h / s / n.",
@@ -201,12 +204,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
         "zh": "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
     },
-    "fig-prefix-keys": {"en": "[ ] prefix length · type a sentence", "zh": "[ ] 调前缀长度 · 可输入自己的句子"},
+    "fig-prefix-keys": {
+        "en": "[ ] prefix length · type a sentence",
+        "zh": "[ ] 调前缀长度 · 可输入自己的句子",
+    },
     "fig-span-keys": {
         "en": "type a sentence and spans (2:5,7:8), or leave spans empty for T5's random spans · r resample",
         "zh": "输入句子和片段（2:5,7:8）；片段留空则用 T5 的随机片段 · r 重新抽样",
     },
-    "fig-samples-keys": {"en": "type your own sentence: all three samples follow", "zh": "输入你自己的句子：三种样本同步更新"},
+    "fig-samples-keys": {
+        "en": "type your own sentence: all three samples follow",
+        "zh": "输入你自己的句子：三种样本同步更新",
+    },
     "fig-spans": {"en": "spans", "zh": "片段"},
     "loss-here": {"en": "in the loss", "zh": "计入损失"},
     "matrix-cap": {

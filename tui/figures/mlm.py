@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 
 from tui.figures.base import Figure
 from tui.i18n import t
+from tui.widgets.text_input import TextInput
 
 LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 BATCHES = (4, 16, 64, 256, 1024, 4096)
@@ -35,7 +36,7 @@ class MlmFigure(Figure):
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="mlm-keys")
-        yield Input(value=LESSON_SENTENCE, id="mlm-text")
+        yield TextInput(value=LESSON_SENTENCE, id="mlm-text")
         yield Static(markup=False, classes="output", id="mlm-table")
         yield Static(markup=False, classes="output readout", id="mlm-counts")
         yield Static(markup=False, classes="error")
@@ -65,14 +66,21 @@ class MlmFigure(Figure):
         sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=True)
         table = Table(box=None, header_style="bold", pad_edge=False)
         for header in ("position", "token", "selected", "fate", "input", "label"):
-            table.add_column(t(header, lang), no_wrap=True, max_width=14)
-        fate_words = {"mask": t("fate-mask", lang), "random": t("fate-random", lang), "keep": t("fate-keep", lang)}
+            table.add_column(t(header, lang), no_wrap=True, max_width=14, justify="left")
+        fate_words = {
+            "mask": t("fate-mask", lang),
+            "random": t("fate-random", lang),
+            "keep": t("fate-keep", lang),
+        }
         for position, token in enumerate(sample.tokens):
             fate = sample.fates[position]
             if not sample.eligible[position]:
                 mark = Text("×", style="dim")
             else:
-                mark = Text("✓" if sample.selected[position] else "", style="bold")
+                mark = Text(
+                    "1" if sample.selected[position] else "0",
+                    style="bold" if sample.selected[position] else "dim",
+                )
             table.add_row(
                 str(position),
                 token,

@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.mask_view import MaskView
+from tui.widgets.text_input import TextInput
 
 DEFAULT_TEXT = "translate to French : the cat sleeps"
 
@@ -28,7 +29,7 @@ class PrefixFigure(Figure):
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="prefix-keys")
-        yield Input(value=DEFAULT_TEXT, id="prefix-text")
+        yield TextInput(value=DEFAULT_TEXT, id="prefix-text")
         yield Static(markup=False, classes="output", id="prefix-title")
         with Horizontal(classes="row"):
             yield Static(markup=False, classes="output side", id="prefix-table")
@@ -61,6 +62,8 @@ class PrefixFigure(Figure):
             table.add_column(t(header, lang), no_wrap=True, max_width=16)
         for position, token in enumerate(sample.inputs):
             label = sample.labels[position]
-            table.add_row(str(position), token, Text(label, style="bold green") if label else Text("-100", style="dim"))
+            table.add_row(
+                str(position), token, Text(label, style="bold green") if label else Text("-100", style="dim")
+            )
         self.query_one("#prefix-table", Static).update(table)
         self.clear_error()

@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.render import token_line
+from tui.widgets.text_input import TextInput
 
 LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
@@ -17,7 +18,7 @@ LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 class SamplesFigure(Figure):
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="samples-keys")
-        yield Input(value=LESSON_SENTENCE, id="samples-text")
+        yield TextInput(value=LESSON_SENTENCE, id="samples-text")
         yield Static(markup=False, classes="output readout", id="samples-out")
         yield Static(markup=False, classes="error")
 

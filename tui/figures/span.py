@@ -11,6 +11,7 @@ from textual.widgets import Input, Label, Static
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.render import token_line
+from tui.widgets.text_input import TextInput
 
 LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
@@ -38,10 +39,10 @@ class SpanFigure(Figure):
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="span-keys")
-        yield Input(value=LESSON_SENTENCE, id="span-text")
+        yield TextInput(value=LESSON_SENTENCE, id="span-text")
         with Horizontal(classes="row"):
             yield Label(markup=False, id="span-label")
-            yield Input(value="2:5", id="span-spans")
+            yield TextInput(value="2:5", id="span-spans")
         yield Static(markup=False, classes="output readout", id="span-out")
         yield Static(markup=False, classes="error")
 

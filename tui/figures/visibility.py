@@ -12,7 +12,11 @@ from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.mask_view import MaskView
 
-KIND_TITLES = {"causal": "mask-title-causal", "bidirectional": "mask-title-bidirectional", "prefix": "mask-title-prefix"}
+KIND_TITLES = {
+    "causal": "mask-title-causal",
+    "bidirectional": "mask-title-bidirectional",
+    "prefix": "mask-title-prefix",
+}
 
 
 class VisibilityFigure(Figure):

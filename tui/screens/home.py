@@ -57,7 +57,10 @@ class HomeScreen(Screen):
         last = self.app.progress.last_objective
         if last in BY_ID:
             options.add_option(
-                Option(Text(t("continue", lang, title=_pick(BY_ID[last].title, lang)), style="bold"), id=f"continue:{last}")
+                Option(
+                    Text(t("continue", lang, title=_pick(BY_ID[last].title, lang)), style="bold"),
+                    id=f"continue:{last}",
+                )
             )
         for number, objective in enumerate(OBJECTIVES, start=1):
             done = self.app.progress.done_in(objective.exercises)

@@ -32,16 +32,16 @@ class LessonScreen(Screen):
         Binding("f7", "tab('practice')", "practice", show=False),
     ]
 
-    def __init__(self, objective_id: str) -> None:
+    def __init__(self, objective_id: str, exercise_id: str | None = None) -> None:
         super().__init__()
         self.objective = BY_ID[objective_id]
+        self.start_exercise = exercise_id
 
     def compose(self) -> ComposeResult:
         yield Header()
         with TabbedContent(id="tabs"):
-            with TabPane("", id="lesson"):
-                with VerticalScroll(id="lesson-scroll"):
-                    yield Markdown(id="lesson-text")
+            with TabPane("", id="lesson"), VerticalScroll(id="lesson-scroll"):
+                yield Markdown(id="lesson-text")
             with TabPane("", id="figure"):
                 if self.objective.figure:
                     yield figure_for(self.objective.figure)
@@ -51,8 +51,10 @@ class LessonScreen(Screen):
                 yield ExercisePanel(self.objective.exercises, id="practice-panel")
         yield Footer()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.relabel(), init=True)
+        if self.start_exercise is not None:
+            await self.show_exercise(self.start_exercise)
 
     def relabel(self) -> None:
         from tui.bindings import localise_bindings
@@ -75,7 +77,11 @@ class LessonScreen(Screen):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Give the keys to what the tab shows, so its shortcuts work at once."""
         pane = event.pane
-        target = next(iter(pane.query("Figure, ExercisePanel, #lesson-scroll")), None)
+        panel = next(iter(pane.query(ExercisePanel)), None)
+        if panel is not None:
+            panel.focus_first()
+            return
+        target = next(iter(pane.query("Figure, #lesson-scroll")), None)
         if target is not None and target.focusable:
             target.focus()
 

@@ -27,5 +27,12 @@ class TooSmallScreen(Screen):
 
     def show(self, width: int, height: int) -> None:
         self.query_one("#message", Static).update(
-            t("too-small", self.app.lang, width=width, height=height, min_width=self.min_width, min_height=self.min_height)
+            t(
+                "too-small",
+                self.app.lang,
+                width=width,
+                height=height,
+                min_width=self.min_width,
+                min_height=self.min_height,
+            )
         )

@@ -11,6 +11,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select,
 
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
+from tui.widgets.text_input import TextInput
 
 
 def _pick(text: dict[str, str], lang: str) -> str:
@@ -95,7 +96,12 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
     def _relabel(self) -> None:
         lang = self.lang
-        for button, key in (("check", "key-check"), ("hint", "key-hint"), ("solution", "key-solution"), ("new", "key-new")):
+        for button, key in (
+            ("check", "key-check"),
+            ("hint", "key-hint"),
+            ("solution", "key-solution"),
+            ("new", "key-new"),
+        ):
             self.query_one(f"#{button}", Button).label = t(key, lang)
         if not getattr(self.app, "engine_loaded", False) or not self.exercise_id:
             return
@@ -103,7 +109,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
         select = self.query_one("#exercise-select", Select)
         with select.prevent(Select.Changed):
-            select.set_options([(_pick(get(eid).title, lang) + f"  [{eid}]", eid) for eid in self.exercise_ids])
+            select.set_options(
+                [(_pick(get(eid).title, lang) + f"  [{eid}]", eid) for eid in self.exercise_ids]
+            )
             select.value = self.exercise_id
         self._show_prompt()
 
@@ -143,20 +151,22 @@ class ExercisePanel(VerticalScroll, can_focus=True):
                 widgets.append(MatrixEditor(self.variant.data["n"], id=f"part-{part.name}"))
             elif exercise.kind == "choice":
                 count = len(self.variant.data["order"])
-                widgets.append(RadioSet(*(RadioButton(chr(65 + i)) for i in range(count)), id=f"part-{part.name}"))
+                widgets.append(
+                    RadioSet(*(RadioButton(chr(65 + i)) for i in range(count)), id=f"part-{part.name}")
+                )
             else:
-                widgets.append(Input(id=f"part-{part.name}"))
+                widgets.append(TextInput(id=f"part-{part.name}"))
         await parts.mount(*widgets)
         self.query_one("#hints", Static).update("")
         self.query_one("#feedback", Static).update("")
         self._show_prompt()
         if focus:
-            self.call_after_refresh(self._focus_first)
+            self.call_after_refresh(self.focus_first)
 
-    def _focus_first(self) -> None:
+    def focus_first(self) -> None:
+        """The cursor into the first part (or the panel, before a variant is shown)."""
         first = next(iter(self.query("#parts Input, #parts MatrixEditor, #parts RadioSet")), None)
-        if first is not None:
-            first.focus()
+        (first or self).focus()
 
     def _show_prompt(self) -> None:
         if not hasattr(self, "variant"):
@@ -164,12 +174,16 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         lang = self.lang
         exercise = self._exercise()
         self.query_one("#title", Static).update(
-            Text.assemble((_pick(exercise.title, lang), "bold"), ("  " + t("variant", lang, seed=self.seed), "dim"))
+            Text.assemble(
+                (_pick(exercise.title, lang), "bold"), ("  " + t("variant", lang, seed=self.seed), "dim")
+            )
         )
         self.query_one("#prompt", Static).update(_pick(self.variant.prompt, lang))
         for part in exercise.parts:
             for label in self.query(f"#label-{part.name}").results(Label):
-                label.update(f"{_pick(part.label, lang)}  ({t('for-example', lang)} {_pick(part.example, lang)})")
+                label.update(
+                    f"{_pick(part.label, lang)}  ({t('for-example', lang)} {_pick(part.example, lang)})"
+                )
         help_key = {"matrix": "matrix-help", "reflection": "self-mark"}.get(exercise.kind, "answer-enter")
         self.query_one("#answer-help", Static).update(t(help_key, lang))
 
@@ -210,7 +224,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         if event.button.id == "new":
             await self.action_new_variant()
         else:
-            {"check": self.check, "hint": self.action_hint, "solution": self.action_solution}[event.button.id]()
+            {"check": self.check, "hint": self.action_hint, "solution": self.action_solution}[
+                event.button.id
+            ]()
 
     def check(self, self_mark: str | None = None) -> None:
         import time
@@ -224,7 +240,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         if not answer:
             return
         result = exercise.grade(self.variant, answer)
-        self.app.record_attempt(exercise, self.variant, answer, result, self.hints_shown, time.monotonic() - self.started)
+        self.app.record_attempt(
+            exercise, self.variant, answer, result, self.hints_shown, time.monotonic() - self.started
+        )
         self._show_result(result)
 
     def _show_result(self, result) -> None:

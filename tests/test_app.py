@@ -1,0 +1,286 @@
+"""The app as a learner uses it, through Textual's Pilot."""
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+
+from tui.app import TutorApp
+from tui.figures.clm import ClmFigure
+from tui.figures.visibility import VisibilityFigure
+from tui.screens.help import HelpScreen
+from tui.screens.home import HomeScreen
+from tui.screens.lesson import LessonScreen
+from tui.screens.too_small import TooSmallScreen
+from tui.widgets.exercise_panel import ExercisePanel
+from tui.widgets.mask_view import MaskView
+from tui.widgets.matrix_editor import MatrixEditor
+
+
+async def engine_ready(app: TutorApp) -> None:
+    for _ in range(600):
+        if app.engine_loaded:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the engine did not load in 30 s")
+
+
+def text_of(widget) -> str:
+    """What a widget shows, as plain text (Rich renderables rendered at 100 columns)."""
+    from rich.console import Console
+
+    content = widget.content if hasattr(widget, "content") else widget.render()
+    if isinstance(content, str):
+        return content
+    if hasattr(content, "plain"):
+        return content.plain
+    import io
+
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(content)
+    return console.export_text()
+
+
+async def open_practice(app, pilot, objective: str, exercise: str) -> ExercisePanel:
+    await engine_ready(app)
+    app.open_lesson(objective, exercise)
+    await pilot.pause()
+    await pilot.pause()
+    panel = app.screen.query_one(ExercisePanel)
+    assert panel.exercise_id == exercise
+    return panel
+
+
+async def answer(pilot, panel: ExercisePanel, parts: dict[str, str]) -> str:
+    for name, value in parts.items():
+        panel.query_one(f"#part-{name}").value = value
+    panel.check()
+    await pilot.pause()
+    return text_of(panel.query_one("#feedback"))
+
+
+def test_first_frame_does_not_import_torch():
+    code = (
+        "import asyncio, sys\n"
+        "from tui.app import TutorApp\n"
+        "async def main():\n"
+        "    app = TutorApp(lang='en', load_engine=False)\n"
+        "    async with app.run_test(size=(80, 24)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        assert type(app.screen).__name__ == 'HomeScreen'\n"
+        "asyncio.run(main())\n"
+        "print('torch' in sys.modules, 'engine' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "False"]
+
+
+async def test_home_lists_every_lesson_and_opens_one():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert isinstance(app.screen, HomeScreen)
+        options = app.screen.query_one("OptionList")
+        assert options.option_count == 8
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonScreen) and app.screen.objective.id == "clm"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert app.screen.query_one("OptionList").option_count == 9  # "continue: Causal LM" on top
+
+
+async def test_clm_figure_follows_the_length_control():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("clm")
+        await pilot.pause()
+        await pilot.press("f6")
+        await pilot.pause()
+        figure = app.screen.query_one(ClmFigure)
+        assert figure.has_focus
+        mask = app.screen.query_one("#clm-mask", MaskView)
+        assert text_of(mask).count("\n") == 8  # header + 8 rows
+        assert "9.6401" in text_of(app.screen.query_one("#clm-loss"))
+        await pilot.press("minus", "minus", "minus", "minus")
+        await pilot.pause()
+        assert figure.length == 4
+        assert text_of(mask).count("\n") == 4
+        await pilot.press("d")
+        await pilot.pause()
+        assert "34.3039" in text_of(app.screen.query_one("#clm-loss"))  # no 1/sqrt(d): far above ln V
+
+
+async def test_visibility_row_cursor_says_what_a_position_sees():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("visibility")
+        await pilot.pause()
+        await pilot.press("f6", "down", "down", "down")
+        await pilot.pause()
+        assert app.screen.query_one(VisibilityFigure).row == 3
+        assert "position 3 sees [0, 1, 2, 3]" in text_of(app.screen.query_one("#vis-sees"))
+        await pilot.press("b")
+        await pilot.pause()
+        assert "[0, 1, 2, 3, 4, 5]" in text_of(app.screen.query_one("#vis-sees"))
+
+
+async def test_mlm_figure_takes_a_chinese_sentence():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("mlm")
+        await pilot.pause()
+        await pilot.press("f6")
+        app.screen.query_one("#mlm-text").value = "今天天气很好"
+        await pilot.pause()
+        table = text_of(app.screen.query_one("#mlm-table"))
+        assert "[CLS]" in table and "今" in table and "[SEP]" in table
+
+
+async def test_mlm_abcde_right_and_wrong_with_the_misconception_named():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "mlm", "mlm-abcde")
+        wrong = await answer(
+            pilot, panel, {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
+        )
+        assert "score 33%" in wrong or "score" in wrong
+        assert "random word in the input, not [MASK]" in wrong  # random-shown-as-mask, in plain words
+        assert "still a selected token" in wrong  # loss-omits-random
+        right = await answer(
+            pilot, panel, {"input": "A [MASK] C D X", "loss_positions": "1, 4", "labels": "1: B, 4: E"}
+        )
+        assert "✓ score 100%" in right
+        assert app.progress.solved == {"mlm-abcde"}
+
+
+async def test_enter_moves_to_the_next_empty_part_then_checks():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "clm", "clm-shift")
+        await pilot.pause()
+        first = panel.query_one("#part-inputs")
+        assert first.has_focus  # the practice tab puts the cursor in the first part
+        first.value = "transformer models learn patterns from large text"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert panel.query_one("#part-labels").has_focus
+        assert text_of(panel.query_one("#feedback")) == ""
+        panel.query_one("#part-labels").value = "models learn patterns from large text corpora"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "100%" in text_of(panel.query_one("#feedback"))
+
+
+async def test_hints_come_one_at_a_time_and_new_variant_changes_the_prompt():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "mlm", "mlm-abcde")
+        panel.focus()
+        await pilot.press("h")
+        assert text_of(panel.query_one("#hints")).count("Hint ") == 1
+        await pilot.press("h", "h", "h")
+        assert text_of(panel.query_one("#hints")).count("Hint ") == 3
+        before = text_of(panel.query_one("#prompt"))
+        await pilot.press("n")
+        await pilot.pause()
+        assert panel.seed == 1 and text_of(panel.query_one("#prompt")) != before
+
+
+async def test_mask_matrix_cells_toggle_and_wrong_cells_are_marked():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 30)) as pilot:
+        panel = await open_practice(app, pilot, "visibility", "mask-matrix")
+        editor = panel.query_one(MatrixEditor)
+        editor.focus()
+        await pilot.pause()
+        # the lesson's 4x4 causal mask: 1 above the diagonal
+        for row in range(4):
+            for column in range(4):
+                if column > row:
+                    editor.cursor = (row, column)
+                    await pilot.press("space")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "100%" in text_of(panel.query_one("#feedback"))
+        editor.cursor = (2, 2)
+        await pilot.press("space", "enter")  # now the diagonal cell (2,2) is blocked
+        await pilot.pause()
+        assert editor.wrong == {(2, 2)}
+        assert "(2,2)" in text_of(panel.query_one("#feedback"))
+
+
+async def test_language_switches_at_run_time():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        intro = app.screen.query_one("#intro")
+        assert "Pick a lesson" in text_of(intro)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert app.lang == "zh"
+        assert "选择一课" in text_of(intro)
+        await engine_ready(app)
+        app.open_lesson("mlm", "mlm-abcde")
+        await pilot.pause()
+        await pilot.pause()
+        panel = app.screen.query_one(ExercisePanel)
+        assert "模型的输入序列会变成什么" in text_of(panel.query_one("#prompt"))
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert "What input sequence does the model see" in text_of(panel.query_one("#prompt"))
+
+
+async def test_command_palette_jumps_to_an_exercise():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for key in "mask-matrix":
+            await pilot.press(key if key != "-" else "minus")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, LessonScreen) and app.screen.objective.id == "visibility"
+        assert app.screen.query_one(ExercisePanel).exercise_id == "mask-matrix"
+
+
+async def test_help_and_too_small():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(50, 15)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        assert "至少需要 60×18" in text_of(app.screen.query_one("#message"))
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+@pytest.mark.parametrize(
+    "objective",
+    ["self-supervision", "clm", "mlm", "visibility", "span", "architecture", "prefix-lm", "misconceptions"],
+)
+async def test_every_lesson_opens_all_three_tabs_in_both_languages(objective):
+    for lang in ("en", "zh"):
+        app = TutorApp(lang=lang, still=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await engine_ready(app)
+            app.open_lesson(objective)
+            await pilot.pause()
+            markdown = app.screen.query_one("#lesson-text")
+            assert markdown.source.startswith("# ")
+            for key in ("f6", "f7", "n", "h", "s", "f5"):
+                await pilot.press(key)
+                await pilot.pause()
+            assert isinstance(app.screen, LessonScreen)

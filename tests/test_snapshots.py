@@ -1,0 +1,63 @@
+"""Key screens, pinned as SVG snapshots (textual is pinned exactly in
+pyproject.toml; the app runs with cursor blink and animations off).
+Update deliberately with: pytest tests/test_snapshots.py --snapshot-update"""
+
+import asyncio
+
+import pytest
+
+from tui.app import TutorApp
+
+
+async def _ready(pilot) -> None:
+    for _ in range(600):
+        if pilot.app.engine_loaded:
+            break
+        await asyncio.sleep(0.05)
+    await pilot.pause()
+
+
+def _opening(objective: str, keys: tuple[str, ...] = (), exercise: str | None = None, answers=None):
+    async def run_before(pilot) -> None:
+        await _ready(pilot)
+        pilot.app.open_lesson(objective, exercise)
+        await pilot.pause()
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+        if answers:
+            panel = pilot.app.screen.query_one("ExercisePanel")
+            for name, value in answers.items():
+                panel.query_one(f"#part-{name}").value = value
+            panel.check()
+            panel.focus()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_home(snap_compare, lang, size):
+    assert snap_compare(TutorApp(lang=lang, still=True), terminal_size=size, run_before=_ready)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_mlm_figure(snap_compare, lang):
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("mlm", ("f6",)))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_clm_figure_length_4(snap_compare, lang):
+    app = TutorApp(lang=lang, still=True)
+    keys = ("f6", "minus", "minus", "minus", "minus")
+    assert snap_compare(app, terminal_size=(120, 40), run_before=_opening("clm", keys))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_mlm_abcde_wrong_answer(snap_compare, lang):
+    answers = {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
+    app = TutorApp(lang=lang, still=True)
+    run_before = _opening("mlm", exercise="mlm-abcde", answers=answers)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

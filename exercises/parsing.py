@@ -190,10 +190,18 @@ def _cells(row: str) -> list[int] | None:
     return cells or None
 
 
+_LOG = re.compile(r"^\s*(?:ln|log|loge|log_e)\s*\(?\s*(\d{1,12}(?:\.\d{1,12})?)\s*\)?\s*$", re.IGNORECASE)
+
+
 def number(text: str) -> float | None:
-    """One number: "4.8", "４．８", "≈ 4.8 个", "24/5", "4,8" (decimal comma). None if
-    there is not exactly one."""
+    """One number: "4.8", "４．８", "≈ 4.8 个", "24/5", "4,8" (decimal comma), or a
+    natural log written out ("ln 5000", "log(5000)"). None if there is not
+    exactly one."""
     cleaned = clean(text).replace("≈", " ").replace("~", " ")
+    written_log = _LOG.match(cleaned)
+    if written_log:
+        argument = float(written_log.group(1))
+        return math.log(argument) if argument > 0 else None
     cleaned = re.sub(r"(\d),(\d)", r"\1.\2", cleaned)
     found = re.findall(
         r"-?\d{1,30}(?:\.\d{1,30})?(?:\s*/\s*\d{1,30}(?:\.\d{1,30})?)?(?:e-?\d{1,3})?%?", cleaned

@@ -81,14 +81,30 @@ async def test_home_lists_every_lesson_and_opens_one():
     async with app.run_test(size=(80, 24)) as pilot:
         assert isinstance(app.screen, HomeScreen)
         options = app.screen.query_one("OptionList")
-        assert options.option_count == 8
+        assert [options.get_option_at_index(i).id for i in range(options.option_count)] == [
+            "self-supervision",
+            "clm",
+            "mlm",
+            "visibility",
+            "span",
+            "architecture",
+            "prefix-lm",
+            "misconceptions",
+            "review",
+            "history",
+            "settings",
+        ]
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, LessonScreen) and app.screen.objective.id == "clm"
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        assert app.screen.query_one("OptionList").option_count == 9  # "continue: Causal LM" on top
+        assert options.get_option_at_index(0).id == "continue:clm"  # "continue: Causal LM" on top
+        assert options.get_option_at_index(options.highlighted).id == "clm"  # the cursor stays on the lesson
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.screen.objective.id == "mlm"
 
 
 async def test_clm_figure_follows_the_length_control():
@@ -138,7 +154,11 @@ async def test_mlm_figure_takes_a_chinese_sentence():
         app.screen.query_one("#mlm-text").value = "今天天气很好"
         await pilot.pause()
         table = text_of(app.screen.query_one("#mlm-table"))
-        assert "[CLS]" in table and "今" in table and "[SEP]" in table
+        assert "今" in table and "[CLS]" not in table  # positions match the lesson's: no specials
+        await pilot.press("w")
+        await pilot.pause()
+        table = text_of(app.screen.query_one("#mlm-table"))
+        assert table.splitlines()[1].split()[:2] == ["0", "[CLS]"] and "[SEP]" in table
 
 
 async def test_mlm_abcde_right_and_wrong_with_the_misconception_named():
@@ -155,7 +175,7 @@ async def test_mlm_abcde_right_and_wrong_with_the_misconception_named():
             pilot, panel, {"input": "A [MASK] C D X", "loss_positions": "1, 4", "labels": "1: B, 4: E"}
         )
         assert "✓ score 100%" in right
-        assert app.progress.solved == {"mlm-abcde"}
+        assert app.progress.solved() == {"mlm-abcde"}
 
 
 async def test_enter_moves_to_the_next_empty_part_then_checks():
@@ -241,8 +261,8 @@ async def test_command_palette_jumps_to_an_exercise():
         await engine_ready(app)
         await pilot.press("ctrl+p")
         await pilot.pause()
-        for key in "mask-matrix":
-            await pilot.press(key if key != "-" else "minus")
+        for key in "mask matrix":
+            await pilot.press(key if key != " " else "space")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
@@ -284,3 +304,117 @@ async def test_every_lesson_opens_all_three_tabs_in_both_languages(objective):
                 await pilot.press(key)
                 await pilot.pause()
             assert isinstance(app.screen, LessonScreen)
+
+
+async def test_letters_never_fire_shortcuts_while_a_button_has_focus():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "clm", "clm-shift")
+        panel.query_one("#check").focus()
+        await pilot.pause()
+        await pilot.press(*"snh")
+        await pilot.pause()
+        assert panel.seed == 0 and text_of(panel.query_one("#feedback")) == ""
+        assert text_of(panel.query_one("#hints")) == ""
+
+
+async def test_feedback_scrolls_into_view_at_80x24():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "mlm", "mlm-abcde")
+        assert panel.query_one("#prompt").region.y >= 0  # the question is in view while answering
+        await answer(pilot, panel, {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"})
+        await pilot.pause(0.2)
+        feedback = panel.query_one("#feedback")
+        assert panel.scrollable_content_region.contains_region(
+            feedback.region.intersection(panel.region)
+        ) or (feedback.region.y < panel.region.bottom)
+
+
+async def test_multiple_choice_takes_a_typed_letter():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "architecture", "concept-architecture")
+        right = panel._exercise().solve(panel.variant)["choice"]
+        radio = panel.query_one("#part-choice")
+        radio.focus()
+        await pilot.pause()
+        await pilot.press(right.lower())
+        await pilot.pause()
+        assert "100%" in text_of(panel.query_one("#feedback"))
+
+
+async def test_a_wrong_answer_comes_back_in_the_review_queue_as_a_new_variant():
+    import time
+
+    from exercises.store import Attempt
+    from tui.screens.pages import HistoryScreen, ReviewScreen
+
+    app = TutorApp(lang="en", still=True)
+    two_days_ago = time.time() - 2 * 86400
+    app.progress.record(
+        Attempt(
+            "mlm-abcde",
+            "mlm",
+            0,
+            {"loss_positions": "1"},
+            0.5,
+            True,
+            True,
+            False,
+            ["loss-omits-random"],
+            at=two_days_ago,
+        )
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        options = app.screen.query_one("OptionList")
+        review_index = options.get_option_index("review")
+        assert "1 due" in str(options.get_option_at_index(review_index).prompt)
+        app.open_page("review")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        panel = app.screen.query_one(ExercisePanel)
+        assert panel.exercise_id == "mlm-abcde" and panel.seed == 1  # a variant not seen before
+        await answer(pilot, panel, panel._exercise().solve(panel.variant))
+        app.pop_screen()
+        app.open_page("history")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        table = app.screen.query_one("DataTable")
+        assert table.row_count == 2
+        assert "mlm-abcde #1" in str(table.get_row_at(0)) and "100%" in str(table.get_row_at(0))
+        assert "loss-omits-random" in str(table.get_row_at(1))
+
+
+async def test_attempts_and_settings_survive_a_restart():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "clm", "clm-shift")
+        await answer(pilot, panel, panel._exercise().solve(panel.variant))
+        await pilot.press("ctrl+l")
+        app.progress.set("hints", "never")
+    again = TutorApp(still=True)  # no --lang: the saved one wins
+    async with again.run_test(size=(80, 24)) as pilot:
+        assert again.lang == "zh"
+        assert again.progress.solved() == {"clm-shift"}
+        assert "已做对 1/3" in str(again.screen.query_one("OptionList").get_option("clm").prompt)
+        panel = await open_practice(again, pilot, "clm", "clm-shift")
+        panel.focus()
+        await pilot.press("h")
+        assert "提示已关闭" in text_of(panel.query_one("#hints"))
+
+
+async def test_settings_screen_changes_and_saves_the_theme():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_page("settings")
+        await pilot.pause()
+        select = app.screen.query_one("#theme")
+        other = next(name for name in sorted(app.available_themes) if name != app.theme)
+        select.value = other
+        await pilot.pause()
+        assert app.theme == other and app.progress.setting("theme") == other

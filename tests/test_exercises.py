@@ -152,7 +152,7 @@ def test_an_empty_answer_is_invalid_not_wrong():
     result = exercise.grade(exercise.generate(0), {"input": "   ", "loss_positions": "???", "labels": ""})
     assert not result.valid
     assert all(not part.valid for part in result.parts.values())
-    assert "1, 4" in result.parts["loss_positions"].feedback["en"]  # shows the expected format
+    assert "e.g. 0, 3" in result.parts["loss_positions"].feedback["en"]  # shows the expected format
 
 
 def test_unknown_part_and_exercise_are_errors():

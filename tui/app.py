@@ -12,7 +12,8 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from exercises.session import SessionProgress
+from exercises.progress import Progress
+from exercises.store import ProgressStore
 from tui import cjk_wrap
 from tui.i18n import detect_language, t
 
@@ -40,14 +41,24 @@ class TutorApp(App[None]):
     engine_loaded: reactive[bool] = reactive(False)
     engine_state: reactive[str] = reactive("loading")
 
-    def __init__(self, lang: str | None = None, load_engine: bool = True, still: bool = False) -> None:
-        """``still`` turns off cursor blink and animations (tests, snapshots)."""
+    def __init__(
+        self,
+        lang: str | None = None,
+        load_engine: bool = True,
+        still: bool = False,
+        store: ProgressStore | None = None,
+    ) -> None:
+        """``still`` turns off cursor blink and animations (tests, snapshots);
+        ``store`` defaults to the learner's progress file."""
         super().__init__()
-        self.set_reactive(TutorApp.lang, lang or detect_language())
+        self.progress = Progress(store if store is not None else ProgressStore())
+        saved_lang = self.progress.setting("lang")
+        self.set_reactive(
+            TutorApp.lang, lang or (saved_lang if saved_lang in ("zh", "en") else detect_language())
+        )
         self.cursor_blink = not still
         if still:
             self.animation_level = "none"
-        self.progress = SessionProgress()
         self._load_engine = load_engine
 
     def get_default_screen(self) -> Screen:
@@ -57,6 +68,11 @@ class TutorApp(App[None]):
 
     def on_mount(self) -> None:
         self.watch_lang(self.lang)
+        theme = self.progress.setting("theme")
+        if theme in self.available_themes:
+            self.theme = theme
+        for notice in self.progress.notices:
+            self.notify(notice, severity="warning", timeout=12)
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
@@ -90,13 +106,27 @@ class TutorApp(App[None]):
 
     # -- navigation --------------------------------------------------------
 
-    def open_lesson(self, objective_id: str, exercise_id: str | None = None) -> None:
+    def open_lesson(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
         from tui.screens.lesson import LessonScreen
 
         while len(self.screen_stack) > 1:  # back to the home screen first
             self.pop_screen()
         self.progress.last_objective = objective_id
-        self.push_screen(LessonScreen(objective_id, exercise_id))
+        name = f"lesson-{objective_id}"
+        if not self.is_screen_installed(name):  # one per lesson: answers and controls survive a visit home
+            self.install_screen(LessonScreen(objective_id, exercise_id, seed), name)
+            self.push_screen(name)
+        else:
+            self.push_screen(name)
+            if exercise_id is not None:
+                self.call_later(self.get_screen(name).show_exercise, exercise_id, seed)
+
+    def open_page(self, page: str) -> None:
+        """The review queue, the history or the settings."""
+        from tui.screens.pages import HistoryScreen, ReviewScreen, SettingsScreen
+
+        screen = {"review": ReviewScreen, "history": HistoryScreen, "settings": SettingsScreen}[page]()
+        self.push_screen(screen)
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
@@ -106,6 +136,7 @@ class TutorApp(App[None]):
 
     def action_toggle_language(self) -> None:
         self.lang = "en" if self.lang == "zh" else "zh"
+        self.progress.set("lang", self.lang)
 
     def watch_lang(self, lang: str) -> None:
         from tui.bindings import localise_bindings
@@ -116,12 +147,28 @@ class TutorApp(App[None]):
             localise_bindings(screen, lang)
 
     def record_attempt(self, exercise, variant, answer, result, hints_used: int, seconds: float) -> None:
-        """Every graded attempt passes here (the durable store hooks in at this point)."""
-        self.progress.record(
-            exercise.id, result.correct, self_marked=not result.graded and result.score is not None
+        """Every graded attempt is stored here; if it cannot be saved, say so once."""
+        was_saving = self.progress.store.saving
+        self.progress.record_result(
+            exercise.id, exercise.objective, variant.seed, answer, result, hints_used, seconds
         )
+        if was_saving and not self.progress.store.saving:
+            self.notify(self.progress.notices[-1], severity="error", timeout=15)
+
+    def watch_theme(self, theme: str) -> None:
+        """The theme is a setting: remembered for the next start."""
+        if theme != self.progress.setting("theme"):
+            self.progress.set("theme", theme)
 
     # -- command palette -----------------------------------------------------
+
+    def _exercise_title(self, exercise_id: str) -> str:
+        """The exercise's title once the engine is in (titles live with the exercises), else its id."""
+        if not self.engine_loaded:
+            return exercise_id
+        from exercises.catalogue import get
+
+        return _pick(get(exercise_id).title, self.lang)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from exercises.objectives import OBJECTIVES
@@ -136,8 +183,8 @@ class TutorApp(App[None]):
             )
             for exercise_id in objective.exercises:
                 yield SystemCommand(
-                    f"{t('tab-practice', lang)}: {exercise_id}",
-                    title,
+                    f"{t('tab-practice', lang)}: {self._exercise_title(exercise_id)}",
+                    f"{title} · {exercise_id}",
                     lambda objective_id=objective.id, eid=exercise_id: self.open_lesson(objective_id, eid),
                     discover=False,
                 )

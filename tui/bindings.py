@@ -20,6 +20,8 @@ ACTION_KEYS = {
     "hint": "key-hint",
     "solution": "key-solution",
     "new_variant": "key-new",
+    "escape": "key-back",
+    "command_palette": "key-palette",
 }
 
 

@@ -162,6 +162,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--answer", action="append", metavar="PART=TEXT", help="one part's answer; repeat per part"
     )
     check.add_argument("--json", action="store_true", help="print JSON")
+    check.add_argument(
+        "--record", action="store_true", help="save the graded attempt in your progress, as the app does"
+    )
+
+    progress = commands.add_parser("progress", parents=[common], help="your practice history")
+    progress.add_argument(
+        "--json", action="store_true", help="print JSON: attempts, per-objective summaries, due reviews"
+    )
+    progress.add_argument("--csv", action="store_true", help="print every attempt as CSV")
+    progress.add_argument(
+        "--reset", action="store_true", help="erase your progress (asks first; keeps a backup)"
+    )
+    progress.add_argument("--yes", action="store_true", help="with --reset: do not ask")
     return parser
 
 
@@ -172,7 +185,9 @@ def _console():
 
     cjk_wrap.install()
 
-    return Console(highlight=False, soft_wrap=False)
+    return Console(
+        highlight=False, soft_wrap=False, markup=False
+    )  # "[transformer, ...]" is text, not a style
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -204,6 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "check": exercise_commands.run_check,
             }[args.command]
             runner(args, lang, _console())
+        elif args.command == "progress":
+            from tui.progress_commands import run_progress
+
+            run_progress(args, lang, _console())
         return 0
     except UsageError as error:
         _fail(str(error))

@@ -135,6 +135,21 @@ def parse_answers(pairs: list[str] | None) -> dict[str, str]:
     return answers
 
 
+def _record(exercise, variant, answers: dict[str, str], result) -> bool:
+    """Store the attempt exactly as the app does; a failure is reported, not fatal."""
+    from exercises.progress import Progress
+    from exercises.store import ProgressStore
+
+    store = ProgressStore()
+    saved = Progress(store).record_result(
+        exercise.id, exercise.objective, variant.seed, answers, result, 0, 0.0
+    )
+    for notice in store.notices:
+        sys.stderr.write(f"objectives-tutor: {notice}\n")
+    store.close()
+    return saved
+
+
 def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
     from exercises.model import UnknownPart
     from exercises.text import pick
@@ -152,6 +167,8 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
     except UnknownPart as error:
         raise UsageError(f"objectives-tutor check: {error}") from None
     payload = result.to_json(lang)
+    if args.record:
+        payload["recorded"] = _record(exercise, variant, answers, result)
     if args.json:
         _emit_json(payload)
         return

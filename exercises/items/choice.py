@@ -99,7 +99,7 @@ def choice_exercise(
         objective=objective,
         kind="choice",
         title=title,
-        parts=(Part("choice", L("your choice", "你的选择"), L("B", "B")),),
+        parts=(Part("choice", L("your choice", "你的选择"), L("one letter", "一个字母")),),
         hint_texts=hints,
         questions=questions,
     )

@@ -67,6 +67,17 @@ class ClmShift(Exercise):
             elif part == "labels" and (_same(given, tokens) or _same(given, tokens[:-1])):
                 codes.append("labels-not-shifted")
             wrong = mismatches(given, expected)
+            if len(given) != len(expected):
+                name = {"en": part, "zh": "输入" if part == "inputs" else "标签"}
+                results[part] = PartResult(
+                    score,
+                    True,
+                    L(
+                        f"The {name['en']} have {len(expected)} tokens (one fewer than the sentence); you wrote {len(given)}.",
+                        f"{name['zh']}应有 {len(expected)} 个 token（比句子少一个）；你写了 {len(given)} 个。",
+                    ),
+                )
+                continue
             results[part] = PartResult(
                 score,
                 True,
@@ -89,8 +100,8 @@ EXERCISE = ClmShift(
     kind="parts",
     title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个词"),
     parts=(
-        Part("inputs", L("inputs", "输入"), L("transformer models learn ...", "transformer models learn ……")),
-        Part("labels", L("labels", "标签"), L("models learn patterns ...", "models learn patterns ……")),
+        Part("inputs", L("inputs", "输入"), L("tokens separated by spaces", "用空格分隔的 token")),
+        Part("labels", L("labels", "标签"), L("tokens separated by spaces", "用空格分隔的 token")),
     ),
     from_lesson=True,
     hint_texts=(

@@ -81,7 +81,13 @@ EXERCISE = Eligible(
     objective="mlm",
     kind="parts",
     title=L("[CLS] and [SEP] are never masked", "[CLS] 和 [SEP] 从不被掩码"),
-    parts=(Part("positions", L("eligible positions", "可被选中的位置"), L("1, 2, 3, 4", "1, 2, 3, 4")),),
+    parts=(
+        Part(
+            "positions",
+            L("eligible positions", "可被选中的位置"),
+            L("positions, e.g. 2, 3, 7", "位置，如 2, 3, 7"),
+        ),
+    ),
     from_lesson=True,
     hint_texts=(
         L(

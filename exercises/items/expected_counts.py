@@ -103,10 +103,10 @@ EXERCISE = ExpectedCounts(
     kind="parts",
     title=L("How many tokens does masking touch?", "掩码平均会动多少个 token？"),
     parts=(
-        Part("selected", L("selected", "被选中"), L("4.8", "4.8")),
-        Part("mask", L("become [MASK]", "变成 [MASK]"), L("3.84", "3.84")),
-        Part("random", L("become a random token", "变成随机词"), L("0.48", "0.48")),
-        Part("keep", L("stay unchanged", "保持不变"), L("0.48", "0.48")),
+        Part("selected", L("selected", "被选中"), L("a number, e.g. 12.5", "一个数，如 12.5")),
+        Part("mask", L("become [MASK]", "变成 [MASK]"), L("a number, e.g. 12.5", "一个数，如 12.5")),
+        Part("random", L("become a random token", "变成随机词"), L("a number, e.g. 12.5", "一个数，如 12.5")),
+        Part("keep", L("stay unchanged", "保持不变"), L("a number, e.g. 12.5", "一个数，如 12.5")),
     ),
     from_lesson=True,
     hint_texts=(

@@ -112,8 +112,12 @@ EXERCISE = LossSanity(
     kind="parts",
     title=L("Is this loss plausible?", "这个损失值合理吗？"),
     parts=(
-        Part("baseline", L("uniform-guess loss", "均匀猜测的损失"), L("9.21", "9.21")),
-        Part("verdict", L("verdict (A or B)", "判断（A 或 B）"), L("A", "A")),
+        Part(
+            "baseline",
+            L("uniform-guess loss", "均匀猜测的损失"),
+            L("a number, e.g. 1.23, or ln 42", "一个数，如 1.23，或 ln 42"),
+        ),
+        Part("verdict", L("verdict (A or B)", "判断（A 或 B）"), L("A or B", "A 或 B")),
     ),
     from_lesson=True,
     hint_texts=(

@@ -116,7 +116,11 @@ EXERCISE = MaskMatrix(
     kind="matrix",
     title=L("Draw the mask matrix", "画出掩码矩阵"),
     parts=(
-        Part("matrix", L("mask matrix", "掩码矩阵"), L("0 1 1 / 0 0 1 / 0 0 0", "0 1 1 / 0 0 1 / 0 0 0")),
+        Part(
+            "matrix",
+            L("mask matrix", "掩码矩阵"),
+            L("one row per line (or split by ;), e.g. 0 1 / 1 0", "每行一行（或用 ; 分隔），如 0 1 / 1 0"),
+        ),
     ),
     from_lesson=True,
     hint_texts=(

@@ -45,7 +45,7 @@ def _generate(seed: int) -> Variant:
             bank = ZH_REPLACEMENTS if kind == "chars" else EN_REPLACEMENTS
             replacement = rng.choice([word for word in bank if word not in tokens])
         n = len(tokens)
-        selected = sorted(rng.sample(range(n), rng.choice((2, 2, 3)) if n > 4 else 2))
+        selected = sorted(rng.sample(range(n), rng.choice((2, 2, 3)) if n >= 8 else 2))
         fates = [rng.choices(("mask", "random", "keep"), weights=(5, 3, 2))[0] for _ in selected]
         if "mask" not in fates:
             fates[rng.randrange(len(fates))] = "mask"
@@ -54,8 +54,8 @@ def _generate(seed: int) -> Variant:
     data.update(_engine_answer(tokens, selected, fates, replacement))
     listing = ", ".join(tokens)
     choices = [fmt(L("position {i} ({t})", "位置 {i}（{t}）"), i=i, t=tokens[i]) for i in selected]
-    chosen_en = " and ".join(c["en"] for c in choices)
-    chosen_zh = "和".join(c["zh"] for c in choices)
+    chosen_en = ", ".join(c["en"] for c in choices[:-1]) + " and " + choices[-1]["en"]
+    chosen_zh = "、".join(c["zh"] for c in choices[:-1]) + "和" + choices[-1]["zh"]
     fate_en = "; ".join(
         _fate_phrase(tokens[i], f, replacement)["en"] for i, f in zip(selected, fates, strict=True)
     )
@@ -282,9 +282,21 @@ EXERCISE = MaskedFill(
     kind="parts",
     title=L("BERT's 80/10/10 on a short sequence", "短序列上的 BERT 80/10/10"),
     parts=(
-        Part("input", L("the model's input", "模型的输入序列"), L("A [MASK] C D X", "A [MASK] C D X")),
-        Part("loss_positions", L("positions in the loss", "参与损失的位置"), L("1, 4", "1, 4")),
-        Part("labels", L("label at each of them", "这些位置的标签"), L("1: B, 4: E", "1: B, 4: E")),
+        Part(
+            "input",
+            L("the model's input", "模型的输入序列"),
+            L("tokens separated by spaces", "用空格分隔的 token"),
+        ),
+        Part(
+            "loss_positions",
+            L("positions in the loss", "参与损失的位置"),
+            L("positions, e.g. 0, 3", "位置，如 0, 3"),
+        ),
+        Part(
+            "labels",
+            L("label at each of them", "这些位置的标签"),
+            L("position: token, e.g. 0: P, 3: Q", "位置: token，如 0: P, 3: Q"),
+        ),
     ),
     from_lesson=True,
     hint_texts=(

@@ -125,12 +125,12 @@ EXERCISE = SpanCorruptionExercise(
         Part(
             "inputs",
             L("corrupted input", "破坏后的输入"),
-            L("transformer models <extra_id_0> large ...", "transformer models <extra_id_0> large ……"),
+            L("tokens and sentinels, e.g. a <extra_id_0> d", "token 和哨兵，如 a <extra_id_0> d"),
         ),
         Part(
             "targets",
             L("target", "目标序列"),
-            L("<extra_id_0> learn ... <extra_id_1>", "<extra_id_0> learn …… <extra_id_1>"),
+            L("tokens and sentinels separated by spaces", "用空格分隔的 token 和哨兵"),
         ),
     ),
     from_lesson=True,

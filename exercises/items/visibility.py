@@ -106,7 +106,9 @@ EXERCISE = Visibility(
     objective="visibility",
     kind="parts",
     title=L("Who may position i look at?", "位置 i 能看到谁？"),
-    parts=(Part("visible", L("visible positions", "可见位置"), L("0, 1, 2, 3", "0, 1, 2, 3")),),
+    parts=(
+        Part("visible", L("visible positions", "可见位置"), L("positions, e.g. 0, 2, 5", "位置，如 0, 2, 5")),
+    ),
     from_lesson=True,
     hint_texts=(
         L(

@@ -14,10 +14,10 @@ class Figure(VerticalScroll, can_focus=True):
     """A live figure. Subclasses compose their controls and implement ``redraw``,
     which reads the engine (imported only once the worker has loaded it)."""
 
-    BINDINGS = [Binding("escape", "escape", "back", show=False)]
+    BINDINGS = [Binding("escape", "escape", "back")]
 
     DEFAULT_CSS = """
-    Figure { height: 1fr; padding: 0 1; }
+    Figure { height: 1fr; padding: 0 1; overflow-x: auto; }
     Figure .keys { color: $text-muted; }
     Figure .readout { margin-top: 1; }
     Figure Input { width: 1fr; }
@@ -60,6 +60,8 @@ class Figure(VerticalScroll, can_focus=True):
         except ValueError as error:  # the engine's InvalidInput: say it, keep the controls
             from tui.i18n import error_text
 
+            for static in self.query(".readout").results(Static):
+                static.update("")
             self.show_error(error_text(error, self.lang))
 
     def redraw(self) -> None:

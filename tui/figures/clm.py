@@ -58,12 +58,15 @@ class ClmFigure(Figure):
 
         lang = self.lang
         run = clm_run(seed=self.seed, seq_len=self.length)
-        self.query_one("#clm-keys", Static).update(t("fig-clm-keys", lang))
+        self.query_one("#clm-keys", Static).update(
+            t("fig-clm-keys", lang) + " · " + t("fig-mask-legend", lang)
+        )
         ids = run.input_ids.tolist()
         header = Text(f"{t('fig-length', lang)} {self.length} · seed {self.seed} · ", style="bold")
         header.append(t("fig-scaling-on" if self.scaled else "fig-scaling-off", lang, d=run.hidden_dim))
-        for row in ids:
-            header.append("\n  " + " ".join(f"{v:5d}" for v in row[:12]) + (" …" if len(row) > 12 else ""))
+        for index, row in enumerate(ids):
+            header.append("\n" + t("fig-clm-rows", lang, row=index), style="dim")
+            header.append(" " + " ".join(f"{v:5d}" for v in row[:10]) + (" …" if len(row) > 10 else ""))
         self.query_one("#clm-ids", Static).update(header)
         loss = run.loss if self.scaled else run.loss_unscaled
         verdict = t("fig-clm-ok" if loss - run.baseline < 2 else "fig-clm-bad", lang)

@@ -26,6 +26,7 @@ class MlmFigure(Figure):
         Binding("left_square_bracket", "batch(-1)", "batch −", show=False),
         Binding("right_square_bracket", "batch(1)", "batch +", show=False),
         Binding("r", "resample", "resample", show=False),
+        Binding("w", "wrap", "[CLS]…[SEP]", show=False),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -33,6 +34,7 @@ class MlmFigure(Figure):
         self.p = 0.15
         self.seed = 0
         self.batch_index = 0
+        self.wrapped = False
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="mlm-keys")
@@ -53,6 +55,10 @@ class MlmFigure(Figure):
         self.batch_index = min(len(BATCHES) - 1, max(0, self.batch_index + step))
         self.refresh_figure()
 
+    def action_wrap(self) -> None:
+        self.wrapped = not self.wrapped
+        self.refresh_figure()
+
     def action_resample(self) -> None:
         self.seed += 1
         self.refresh_figure()
@@ -63,7 +69,7 @@ class MlmFigure(Figure):
 
         lang = self.lang
         text = self.query_one("#mlm-text", Input).value
-        sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=True)
+        sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=self.wrapped)
         table = Table(box=None, header_style="bold", pad_edge=False)
         for header in ("position", "token", "selected", "fate", "input", "label"):
             table.add_column(t(header, lang), no_wrap=True, max_width=14, justify="left")
@@ -105,6 +111,7 @@ class MlmFigure(Figure):
             t(
                 "fig-mlm-counts",
                 lang,
+                seed=self.seed,
                 batch=batch,
                 length=8,
                 p=self.p,

@@ -34,14 +34,14 @@ class SamplesFigure(Figure):
         run = three_samples(self.query_one("#samples-text", Input).value)
         out = Text()
         rows = (
-            ("causal inputs :", run.causal_inputs),
-            ("causal labels :", run.causal_labels),
+            (t("samples-causal-inputs", lang), run.causal_inputs),
+            (t("samples-causal-labels", lang), run.causal_labels),
             (None, None),
-            ("masked inputs :", run.masked_inputs),
-            ("masked labels :", [f"{i}:{token}" for i, token in run.masked_labels.items()]),
+            (t("samples-masked-inputs", lang), run.masked_inputs),
+            (t("samples-masked-labels", lang), [f"{i}:{token}" for i, token in run.masked_labels.items()]),
             (None, None),
-            ("span inputs   :", run.span_inputs),
-            ("span target   :", run.span_target),
+            (t("samples-span-inputs", lang), run.span_inputs),
+            (t("samples-span-target", lang), run.span_target),
         )
         for label, tokens in rows:
             if label is None:

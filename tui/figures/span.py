@@ -31,11 +31,21 @@ def parse_spans(text: str) -> list[tuple[int, int]] | None:
 
 
 class SpanFigure(Figure):
-    BINDINGS = [Binding("r", "resample", "resample", show=False)]
+    BINDINGS = [
+        Binding("r", "resample", "resample", show=False),
+        Binding("minus", "density(-0.05)", "density −", show=False),
+        Binding("plus,equals_sign", "density(0.05)", "density +", show=False),
+        Binding("left_square_bracket", "mean(-0.5)", "mean −", show=False),
+        Binding("right_square_bracket", "mean(0.5)", "mean +", show=False),
+    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.seed = 0
+        # Short sentences need more noise and shorter spans than T5's 0.15 / 3
+        # to show more than one span.
+        self.density = 0.3
+        self.mean = 1.5
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="span-keys")
@@ -54,23 +64,40 @@ class SpanFigure(Figure):
         self.seed += 1
         self.refresh_figure()
 
+    def action_density(self, step: float) -> None:
+        self.density = round(min(0.95, max(0.05, self.density + step)), 2)
+        self.refresh_figure()
+
+    def action_mean(self, step: float) -> None:
+        self.mean = min(10.0, max(0.5, self.mean + step))
+        self.refresh_figure()
+
     def redraw(self) -> None:
         from engine.samples import span_sample
 
         lang = self.lang
         self.query_one("#span-keys", Static).update(t("fig-span-keys", lang))
         self.query_one("#span-label", Label).update(t("fig-spans", lang) + " ")
+        out_widget = self.query_one("#span-out", Static)
         try:
             spans = parse_spans(self.query_one("#span-spans", Input).value)
         except ValueError:
-            self.show_error(t("fig-span-keys", lang))
+            out_widget.update("")
+            self.show_error(t("fig-span-bad", lang))
             return
-        sample = span_sample(self.query_one("#span-text", Input).value, spans=spans, seed=self.seed)
+        text = self.query_one("#span-text", Input).value
+        sample = span_sample(text, spans=spans, density=self.density, mean_span=self.mean, seed=self.seed)
         listing = ", ".join(f"{start}:{end}" for start, end in sample.spans)
-        out = Text(t("span-heading", lang, spans=listing), style="bold")
+        out = Text()
+        if spans is None:
+            out.append(
+                t("fig-span-params", lang, density=self.density, mean=self.mean, seed=self.seed) + "\n",
+                style="dim",
+            )
+        out.append(t("span-heading", lang, spans=listing), style="bold")
         out.append("\n")
         out.append(token_line(t("span-inputs", lang), sample.inputs))
         out.append("\n")
         out.append(token_line(t("span-targets", lang), sample.targets))
-        self.query_one("#span-out", Static).update(out)
+        out_widget.update(out)
         self.clear_error()

@@ -24,13 +24,15 @@ HELP = {
 | Ctrl+Q | quit |
 
 **Practice.** Type each part; Enter moves to the next empty part and checks when all are
-filled. Outside a text box: `h` next hint, `s` the engine's solution, `n` a new variant.
-Mask matrices: arrows move, Space toggles a cell, Enter checks; wrong cells turn yellow.
-Reflection: write, then mark yourself with `y` / `p` / `x`.
+filled. After Esc (out of the text box): `h` next hint, `s` the engine's solution, `n` a
+new variant. Multiple choice: type the letter. Mask matrices: arrows move, Space toggles a
+cell, Enter checks; wrong cells turn yellow. Reflection: write, press Enter, then pick
+your own mark.
 
-**Figures.** Each shows its keys on its first line: `-`/`+` length or p, `[`/`]` batch or
-prefix, `r` resample, `d` the 1/sqrt(d) scaling, `c`/`b`/`p` mask kind, ↑/↓ a row.
-Positions count from 0, as in the lessons; in masks 1 = blocked.
+**Figures.** Each shows its keys on its first line: `-`/`+` length, p or noise density,
+`[`/`]` batch, prefix or mean span length, `r` resample, `d` the 1/sqrt(d) scaling, `w`
+[CLS]…[SEP], `c`/`b`/`p` mask kind, ↑/↓ a row. Positions count from 0, as in the lessons;
+in masks 1 = blocked.
 """,
     "zh": """# 按键
 
@@ -46,13 +48,9 @@ Positions count from 0, as in the lessons; in masks 1 = blocked.
 | F1 或 ? | 本帮助 |
 | Ctrl+Q | 退出 |
 
-**练习。** 逐项填写；回车跳到下一个空项，全部填完后提交。不在输入框时：`h` 下一条提示，
-`s` 引擎给出的答案，`n` 换一题。掩码矩阵：方向键移动，空格切换格子，回车提交；错的格子会变黄。
-反思题：写完后用 `y` / `p` / `x` 自评。
+**练习。** 逐项填写；回车跳到下一个空项，全部填完后提交。按 Esc 离开输入框后：`h` 下一条提示，`s` 引擎给出的答案，`n` 换一题。选择题直接输入字母。掩码矩阵：方向键移动，空格切换格子，回车提交；错的格子会变黄。反思题：写完按回车，再选择自评。
 
-**实时图。** 每个图的第一行都列出了它的按键：`-`/`+` 调长度或 p，`[`/`]` 调批次或前缀，
-`r` 重新抽样，`d` 切换 1/sqrt(d) 缩放，`c`/`b`/`p` 切换掩码类型，↑/↓ 选行。
-位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。
+**实时图。** 每个图的第一行都列出了它的按键：`-`/`+` 调长度、p 或噪声比例，`[`/`]` 调批次、前缀或平均片段长度，`r` 重新抽样，`d` 切换 1/sqrt(d) 缩放，`w` 加上 [CLS]…[SEP]，`c`/`b`/`p` 切换掩码类型，↑/↓ 选行。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。
 """,
 }
 

@@ -1,5 +1,5 @@
-"""Home: the objectives in teaching order, each with its progress, and
-"continue where I left off"."""
+"""Home: the objectives in teaching order with their progress, "continue
+where I left off", the review queue, the history and the settings."""
 
 from __future__ import annotations
 
@@ -45,35 +45,51 @@ class HomeScreen(Screen):
         message = {"loading": t("engine-loading", lang), "ready": t("engine-ready", lang)}.get(
             state, t("engine-failed", lang, error=state)
         )
+        if not self.app.progress.store.saving:
+            message += " · " + t("not-saving", lang, why=self.app.progress.store.home)
         self.query_one("#engine", Static).update(message)
 
     def refresh_list(self) -> None:
         lang = self.app.lang
+        progress = self.app.progress
         self.app.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
         options = self.query_one(OptionList)
-        highlighted = options.highlighted
+        previous = options.highlighted
+        highlighted_id = options.get_option_at_index(previous).id if previous is not None else None
         options.clear_options()
-        last = self.app.progress.last_objective
+        last = progress.last_objective
         if last in BY_ID:
+            title = _pick(BY_ID[last].title, lang)
             options.add_option(
-                Option(
-                    Text(t("continue", lang, title=_pick(BY_ID[last].title, lang)), style="bold"),
-                    id=f"continue:{last}",
-                )
+                Option(Text(t("continue", lang, title=title), style="bold"), id=f"continue:{last}")
             )
         for number, objective in enumerate(OBJECTIVES, start=1):
-            done = self.app.progress.done_in(objective.exercises)
+            solved, mastered = progress.done_in(objective.exercises)
+            total = len(objective.exercises)
             line = Text()
             line.append(f"{number}. ", style="bold")
             line.append(_pick(objective.title, lang), style="bold")
             line.append(f" — {_pick(objective.summary, lang)}")
-            status = t("progress", lang, done=done, total=len(objective.exercises))
-            line.append(f"  [{status}]", style="green" if done == len(objective.exercises) else "dim")
+            status = t("progress", lang, done=solved, total=total)
+            if mastered:
+                status += t("progress-mastered", lang, mastered=mastered)
+            line.append(f"  [{status}]", style="green" if solved == total else "dim")
             options.add_option(Option(line, id=objective.id))
-        options.highlighted = highlighted if highlighted is not None else 0
+        due = len(progress.due())
+        review = t("home-review", lang, n=due) if due else t("home-review-none", lang)
+        options.add_option(Option(Text(review, style="bold yellow" if due else "dim"), id="review"))
+        options.add_option(Option(t("home-history", lang), id="history"))
+        options.add_option(Option(t("home-settings", lang), id="settings"))
+        try:
+            options.highlighted = options.get_option_index(highlighted_id) if highlighted_id else 0
+        except Exception:  # that option is gone (e.g. "continue" for another lesson)
+            options.highlighted = 0
         self._engine_state(self.app.engine_state)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        objective_id = (event.option.id or "").removeprefix("continue:")
-        self.app.open_lesson(objective_id)
+        choice = event.option.id or ""
+        if choice in ("review", "history", "settings"):
+            self.app.open_page(choice)
+        else:
+            self.app.open_lesson(choice.removeprefix("continue:"))

@@ -24,6 +24,7 @@ class LessonScreen(Screen):
     LessonScreen TabbedContent { height: 1fr; }
     LessonScreen TabPane { padding: 0; }
     LessonScreen #lesson-scroll { padding: 0 1; }
+    LessonScreen #no-figure { padding: 1 2; }
     """
     BINDINGS = [
         Binding("escape", "leave", "back"),
@@ -32,10 +33,11 @@ class LessonScreen(Screen):
         Binding("f7", "tab('practice')", "practice", show=False),
     ]
 
-    def __init__(self, objective_id: str, exercise_id: str | None = None) -> None:
+    def __init__(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
         super().__init__()
         self.objective = BY_ID[objective_id]
         self.start_exercise = exercise_id
+        self.start_seed = seed
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -54,15 +56,15 @@ class LessonScreen(Screen):
     async def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.relabel(), init=True)
         if self.start_exercise is not None:
-            await self.show_exercise(self.start_exercise)
+            await self.show_exercise(self.start_exercise, self.start_seed)
 
     def relabel(self) -> None:
         from tui.bindings import localise_bindings
 
         lang = self.app.lang
         localise_bindings(self, lang)
-        for panel in self.query(ExercisePanel):
-            localise_bindings(panel, lang)
+        for node in self.query("ExercisePanel, Figure"):
+            localise_bindings(node, lang)
         self.app.sub_title = _pick(self.objective.title, lang)
         tabs = self.query_one(TabbedContent)
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
@@ -90,6 +92,6 @@ class LessonScreen(Screen):
         to leave its text boxes)."""
         self.app.pop_screen()
 
-    async def show_exercise(self, exercise_id: str) -> None:
+    async def show_exercise(self, exercise_id: str, seed: int = 0) -> None:
         self.query_one(TabbedContent).active = "practice"
-        await self.query_one(ExercisePanel).select_exercise(exercise_id)
+        await self.query_one(ExercisePanel).select_exercise(exercise_id, seed)

@@ -1,17 +1,29 @@
 """Practise in place: one exercise variant, an input per part, graded feedback
-that names the misconception, hints, the engine's solution, new variants."""
+that names the misconception, hints, the engine's solution, new variants.
+
+Laid out to fit 80×24: one-line inputs and buttons, so the question stays in
+view while answering; feedback is scrolled into view when it appears."""
 
 from __future__ import annotations
+
+import time
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Key
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.text_input import TextInput
+
+LETTERS = "ABCDEF"
+SELF_MARKS = ("yes", "partly", "no")
+# Shortcuts that would steal letters from a learner who is typing: they work
+# only when the panel itself has the focus (Esc gives it back).
+LETTER_ACTIONS = {"hint", "solution", "new_variant"}
 
 
 def _pick(text: dict[str, str], lang: str) -> str:
@@ -23,24 +35,26 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
     DEFAULT_CSS = """
     ExercisePanel { height: 1fr; padding: 0 1; }
-    ExercisePanel #prompt { margin: 1 0; }
+    ExercisePanel Select { width: 1fr; margin: 0; }
+    ExercisePanel Select > SelectCurrent { border: none; height: 1; padding: 0 1; }
+    ExercisePanel #title { margin-top: 1; }
+    ExercisePanel #prompt { margin-bottom: 1; }
     ExercisePanel #parts { height: auto; }
-    ExercisePanel .part-label { color: $accent; margin-top: 1; }
-    ExercisePanel #feedback { margin-top: 1; }
-    ExercisePanel #hints { color: $warning; }
-    ExercisePanel #buttons { height: auto; margin-top: 1; }
-    ExercisePanel #buttons Button { margin-right: 1; min-width: 10; }
+    ExercisePanel .part-label { color: $accent; }
+    ExercisePanel #parts Input { border: none; height: 1; padding: 0 1; margin-bottom: 1; background: $boost; }
+    ExercisePanel #parts Input:focus { background: $primary 30%; }
+    ExercisePanel #parts RadioSet { margin-bottom: 1; }
+    ExercisePanel #buttons { height: 1; }
+    ExercisePanel #buttons Button { border: none; height: 1; min-width: 8; margin-right: 1; padding: 0 1; }
     ExercisePanel .help { color: $text-muted; }
-    ExercisePanel Select { width: 1fr; }
+    ExercisePanel #hints { color: $warning; margin-top: 1; }
+    ExercisePanel #feedback { margin-top: 1; }
     """
     BINDINGS = [
-        Binding("escape", "escape", "back", show=False),
+        Binding("escape", "escape", "back"),
         Binding("h", "hint", "hint"),
         Binding("s", "solution", "solution"),
         Binding("n", "new_variant", "new variant"),
-        Binding("y", "self_mark('yes')", "yes", show=False),
-        Binding("p", "self_mark('partly')", "partly", show=False),
-        Binding("x", "self_mark('no')", "no", show=False),
     ]
 
     def __init__(self, exercise_ids: tuple[str, ...], **kwargs) -> None:
@@ -49,7 +63,11 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.exercise_id = exercise_ids[0] if exercise_ids else None
         self.seed = 0
         self.hints_shown = 0
+        self.tried = False
         self.started = 0.0
+        self.shown: tuple[str, object] | None = (
+            None  # what the feedback area shows: ("result", r) | ("solution", None)
+        )
 
     def compose(self) -> ComposeResult:
         # Ids until the engine (and with it the exercises' titles) has loaded.
@@ -74,6 +92,17 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         else:
             self.focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in LETTER_ACTIONS and not self.has_focus:
+            return None  # shown, but inactive while typing or on a button
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_focus(self) -> None:
+        self.refresh_bindings()
+
     def on_mount(self) -> None:
         self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
         self.watch(self.app, "lang", lambda _lang: self._relabel(), init=False)
@@ -95,6 +124,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         return get(self.exercise_id)
 
     def _relabel(self) -> None:
+        """Every text in the learner's language (called again on Ctrl+L)."""
         lang = self.lang
         for button, key in (
             ("check", "key-check"),
@@ -105,15 +135,22 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             self.query_one(f"#{button}", Button).label = t(key, lang)
         if not getattr(self.app, "engine_loaded", False) or not self.exercise_id:
             return
+        from textual.widgets._select import SelectCurrent  # pinned textual: the shown value
+
         from exercises.catalogue import get
 
         select = self.query_one("#exercise-select", Select)
+        titles = {eid: Text(_pick(get(eid).title, lang)) for eid in self.exercise_ids}
         with select.prevent(Select.Changed):
-            select.set_options(
-                [(_pick(get(eid).title, lang) + f"  [{eid}]", eid) for eid in self.exercise_ids]
-            )
+            select.set_options([(titles[eid], eid) for eid in self.exercise_ids])
             select.value = self.exercise_id
+        # The value did not change, so Select does not redraw its label: do it here.
+        select.query_one(SelectCurrent).update(titles[self.exercise_id])
         self._show_prompt()
+        self._show_hints()
+        if self.shown is not None:
+            kind, result = self.shown
+            self._show_solution() if kind == "solution" else self._show_result(result)
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -122,11 +159,11 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             self.seed = 0
             await self.load_variant()
 
-    async def select_exercise(self, exercise_id: str) -> None:
-        """Jump to one exercise (the command palette does this)."""
+    async def select_exercise(self, exercise_id: str, seed: int = 0) -> None:
+        """Jump to one exercise variant (the command palette and the review queue do this)."""
         if exercise_id in self.exercise_ids:
             self.exercise_id = exercise_id
-            self.seed = 0
+            self.seed = seed
             if getattr(self.app, "engine_loaded", False):
                 self._relabel()
                 await self.load_variant()
@@ -134,25 +171,29 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     async def load_variant(self, focus: bool = True) -> None:
         """Show variant ``self.seed``; ``focus`` puts the cursor in its first part
         (not when the engine arrives: that would pull the learner off their tab)."""
-        import time
-
         exercise = self._exercise()
         self.variant = exercise.generate(self.seed)
         self.hints_shown = 0
+        self.tried = False
+        self.shown = None
         self.started = time.monotonic()
         parts = self.query_one("#parts", Vertical)
         await parts.remove_children()
         widgets = []
         for part in exercise.parts:
-            if exercise.kind == "reflection" and part.name == "self_mark":
-                continue
             widgets.append(Label(markup=False, classes="part-label", id=f"label-{part.name}"))
             if exercise.kind == "matrix":
                 widgets.append(MatrixEditor(self.variant.data["n"], id=f"part-{part.name}"))
             elif exercise.kind == "choice":
                 count = len(self.variant.data["order"])
                 widgets.append(
-                    RadioSet(*(RadioButton(chr(65 + i)) for i in range(count)), id=f"part-{part.name}")
+                    RadioSet(*(RadioButton(LETTERS[i]) for i in range(count)), id=f"part-{part.name}")
+                )
+            elif part.name == "self_mark":
+                widgets.append(
+                    RadioSet(
+                        *(RadioButton(t(f"mark-{m}", self.lang)) for m in SELF_MARKS), id="part-self_mark"
+                    )
                 )
             else:
                 widgets.append(TextInput(id=f"part-{part.name}"))
@@ -160,13 +201,14 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.query_one("#hints", Static).update("")
         self.query_one("#feedback", Static).update("")
         self._show_prompt()
+        self.scroll_home(animate=False)
         if focus:
             self.call_after_refresh(self.focus_first)
 
     def focus_first(self) -> None:
         """The cursor into the first part (or the panel, before a variant is shown)."""
         first = next(iter(self.query("#parts Input, #parts MatrixEditor, #parts RadioSet")), None)
-        (first or self).focus()
+        (first or self).focus(scroll_visible=False)
 
     def _show_prompt(self) -> None:
         if not hasattr(self, "variant"):
@@ -181,10 +223,15 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.query_one("#prompt", Static).update(_pick(self.variant.prompt, lang))
         for part in exercise.parts:
             for label in self.query(f"#label-{part.name}").results(Label):
-                label.update(
-                    f"{_pick(part.label, lang)}  ({t('for-example', lang)} {_pick(part.example, lang)})"
-                )
-        help_key = {"matrix": "matrix-help", "reflection": "self-mark"}.get(exercise.kind, "answer-enter")
+                label.update(_pick(part.label, lang))
+            for box in self.query(f"#part-{part.name}").results(Input):
+                box.placeholder = _pick(part.example, lang)  # the expected format, inside the box
+        radios = self.query("#part-self_mark RadioButton").results(RadioButton)
+        for radio, mark in zip(radios, SELF_MARKS, strict=False):
+            radio.label = t(f"mark-{mark}", lang)
+        help_key = {"matrix": "matrix-help", "reflection": "self-mark", "choice": "choice-help"}.get(
+            exercise.kind, "answer-enter"
+        )
         self.query_one("#answer-help", Static).update(t(help_key, lang))
 
     # -- answering -------------------------------------------------------
@@ -199,15 +246,21 @@ class ExercisePanel(VerticalScroll, can_focus=True):
                 elif isinstance(widget, MatrixEditor):
                     answer[part.name] = widget.as_text()
                 elif isinstance(widget, RadioSet) and widget.pressed_index >= 0:
-                    answer[part.name] = chr(65 + widget.pressed_index)
+                    if part.name == "self_mark":
+                        answer[part.name] = SELF_MARKS[widget.pressed_index]
+                    else:
+                        answer[part.name] = LETTERS[widget.pressed_index]
         return answer
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         inputs = list(self.query("#parts Input").results(Input))
         empty = [widget for widget in inputs if not widget.value.strip()]
-        if empty and self._exercise().kind != "reflection":
+        if empty:
             empty[0].focus()
+            return
+        if self._exercise().kind == "reflection":
+            next(iter(self.query("#part-self_mark")), self).focus()
             return
         self.check()
 
@@ -219,27 +272,41 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         event.stop()
         self.check()
 
+    def on_key(self, event: Key) -> None:
+        """In a multiple-choice list, typing the option's letter chooses it."""
+        focused = self.app.focused
+        if isinstance(focused, RadioSet) and focused.id == "part-choice" and event.character:
+            letter = event.character.upper()
+            buttons = list(focused.query(RadioButton))
+            if letter in LETTERS[: len(buttons)]:
+                event.stop()
+                buttons[LETTERS.index(letter)].value = True
+
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "new":
-            await self.action_new_variant()
+            await self.action_new_variant(force=True)
+        elif event.button.id == "check":
+            self.check()
+        elif event.button.id == "hint":
+            self.action_hint(force=True)
         else:
-            {"check": self.check, "hint": self.action_hint, "solution": self.action_solution}[
-                event.button.id
-            ]()
+            self.action_solution(force=True)
 
-    def check(self, self_mark: str | None = None) -> None:
-        import time
-
+    def check(self) -> None:
         if not hasattr(self, "variant"):
             return
         exercise = self._exercise()
         answer = self.answers()
-        if self_mark is not None:
-            answer["self_mark"] = self_mark
         if not answer:
             return
+        if exercise.kind == "reflection" and not answer.get("answer", "").strip():
+            self.query_one("#feedback", Static).update(
+                Text(t("reflect-first", self.lang), style="bold yellow")
+            )
+            return
         result = exercise.grade(self.variant, answer)
+        self.tried = True
         self.app.record_attempt(
             exercise, self.variant, answer, result, self.hints_shown, time.monotonic() - self.started
         )
@@ -248,7 +315,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     def _show_result(self, result) -> None:
         from exercises.diagnoses import explain
 
+        self.shown = ("result", result)
         lang = self.lang
+        labels = {part.name: _pick(part.label, lang) for part in self._exercise().parts}
         out = Text()
         if result.graded:
             style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
@@ -256,7 +325,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             out.append(f"{mark} {t('score', lang)} {result.score:.0%}\n", style=style)
             for name, part in result.parts.items():
                 glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
-                out.append(f"{glyph} {name}: ", style="bold")
+                out.append(f"{glyph} {labels.get(name, name)}: ", style="bold")
                 out.append(_pick(part.feedback, lang) + "\n")
             for code in result.diagnoses:
                 out.append("! ", style="bold magenta")
@@ -265,22 +334,36 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             out.append(_pick(result.feedback, lang))
             if result.score is not None:
                 out.append("\n" + t("self-marked-as", lang, mark=f"{result.score:.0%}"), style="bold")
-        self.query_one("#feedback", Static).update(out)
+        feedback = self.query_one("#feedback", Static)
+        feedback.update(out)
         matrix = next(iter(self.query("#parts MatrixEditor").results(MatrixEditor)), None)
         if matrix is not None and result.graded:
             from exercises.items.mask_matrix import diff_cells
 
             matrix.mark_wrong(set(diff_cells(matrix.value, self.variant.data["mask"])))
+        self.call_after_refresh(feedback.scroll_visible, top=True)
 
     # -- help ------------------------------------------------------------
 
-    def action_hint(self) -> None:
+    def action_hint(self, force: bool = False) -> None:
         if not hasattr(self, "variant"):
+            return
+        policy = self.app.progress.setting("hints")
+        if policy == "never" or (policy == "after-first-try" and not self.tried):
+            key = "hints-off" if policy == "never" else "hints-locked"
+            self.query_one("#hints", Static).update(t(key, self.lang))
+            return
+        if self.hints_shown < len(self._exercise().hints(self.variant)):
+            self.hints_shown += 1
+        self._show_hints()
+        hints = self.query_one("#hints", Static)
+        self.call_after_refresh(hints.scroll_visible)
+
+    def _show_hints(self) -> None:
+        if not hasattr(self, "variant") or not self.hints_shown:
             return
         lang = self.lang
         hints = self._exercise().hints(self.variant)
-        if self.hints_shown < len(hints):
-            self.hints_shown += 1
         lines = [
             t("hint-n", lang, n=i + 1, total=len(hints), text=_pick(hint, lang))
             for i, hint in enumerate(hints[: self.hints_shown])
@@ -289,21 +372,24 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             lines.append(t("no-more-hints", lang))
         self.query_one("#hints", Static).update("\n".join(lines))
 
-    def action_solution(self) -> None:
-        if not hasattr(self, "variant"):
-            return
-        solution = self._exercise().solve(self.variant)
-        out = Text(t("solution-shown", self.lang) + "\n", style="bold green")
-        for name, text in solution.items():
-            out.append(f"{name}: ", style="bold")
-            out.append(text.replace("\n", " / ") + "\n")
-        self.query_one("#feedback", Static).update(out)
+    def action_solution(self, force: bool = False) -> None:
+        if hasattr(self, "variant"):
+            self._show_solution()
 
-    async def action_new_variant(self) -> None:
+    def _show_solution(self) -> None:
+        self.shown = ("solution", None)
+        lang = self.lang
+        labels = {part.name: _pick(part.label, lang) for part in self._exercise().parts}
+        solution = self._exercise().solve(self.variant)
+        out = Text(t("solution-shown", lang) + "\n", style="bold green")
+        for name, text in solution.items():
+            out.append(f"{labels.get(name, name)}: ", style="bold")
+            out.append(text.replace("\n", " / ") + "\n")
+        feedback = self.query_one("#feedback", Static)
+        feedback.update(out)
+        self.call_after_refresh(feedback.scroll_visible, top=True)
+
+    async def action_new_variant(self, force: bool = False) -> None:
         if hasattr(self, "variant"):
             self.seed += 1
             await self.load_variant()
-
-    def action_self_mark(self, mark: str) -> None:
-        if hasattr(self, "variant") and self._exercise().kind == "reflection":
-            self.check(self_mark=mark)

@@ -1,0 +1,92 @@
+"""The learner's progress as the app sees it: the store's attempts (kept in
+memory too, so the app works the same when nothing can be saved), what is
+solved, mastered and due for review, and the persisted settings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+
+from exercises import review
+from exercises.store import Attempt, ProgressStore
+
+DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
+HINT_POLICIES = ("always", "after-first-try", "never")
+
+
+class Progress:
+    def __init__(self, store: ProgressStore) -> None:
+        self.store = store
+        self.attempts: list[Attempt] = store.attempts()
+        self._settings = {**DEFAULT_SETTINGS, **store.settings()}
+
+    @property
+    def notices(self) -> list[str]:
+        return self.store.notices
+
+    def record(self, attempt: Attempt) -> bool:
+        """Keep the attempt (always) and save it (when possible); True if saved."""
+        self.attempts.append(attempt)
+        return self.store.record(attempt)
+
+    def record_result(
+        self,
+        exercise_id: str,
+        objective: str,
+        seed: int,
+        answer: Mapping[str, str],
+        result,
+        hints_used: int,
+        seconds: float,
+    ) -> bool:
+        """One graded attempt, exactly as the app and ``check --record`` store it."""
+        return self.record(
+            Attempt(
+                exercise=exercise_id,
+                objective=objective,
+                seed=seed,
+                answer=dict(answer),
+                score=result.score,
+                valid=result.valid,
+                graded=result.graded,
+                correct=result.correct,
+                diagnoses=list(result.diagnoses),
+                hints_used=hints_used,
+                seconds=round(seconds, 3),
+            )
+        )
+
+    def solved(self) -> set[str]:
+        return review.solved(self.attempts)
+
+    def mastered(self) -> set[str]:
+        return review.mastered(self.attempts)
+
+    def done_in(self, exercise_ids: Iterable[str]) -> tuple[int, int]:
+        """(solved, mastered) among ``exercise_ids``."""
+        ids = list(exercise_ids)
+        solved, mastered = self.solved(), self.mastered()
+        return sum(i in solved for i in ids), sum(i in mastered for i in ids)
+
+    def due(self, now: float | None = None) -> list[review.ReviewItem]:
+        return review.due_now(self.attempts, time.time() if now is None else now)
+
+    def queue(self, now: float | None = None) -> list[review.ReviewItem]:
+        return review.review_queue(self.attempts, time.time() if now is None else now)
+
+    # -- settings --------------------------------------------------------
+
+    def setting(self, key: str) -> str:
+        return self._settings.get(key, DEFAULT_SETTINGS.get(key, ""))
+
+    def set(self, key: str, value: str) -> bool:
+        self._settings[key] = value
+        return self.store.set_setting(key, value)
+
+    @property
+    def last_objective(self) -> str | None:
+        return self._settings.get("last_objective") or review.last_objective(self.attempts)
+
+    @last_objective.setter
+    def last_objective(self, objective_id: str) -> None:
+        self.set("last_objective", objective_id)

@@ -1,0 +1,102 @@
+"""What to practise next, derived from the attempt history (nothing stored
+besides the attempts themselves, so it can never disagree with them).
+
+Review schedule: an exercise answered wrongly comes back after 1 day; each
+right answer since the last miss pushes it out, to 3 days, then 7 days; after
+three right answers in a row it leaves the queue. Another miss starts over at
+1 day. Mastery: an exercise is mastered once answered right, without hints,
+on ``MASTERY_VARIANTS`` distinct variants (seeds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from exercises.store import Attempt
+
+DAY = 86_400.0
+INTERVALS_DAYS = (1, 3, 7)
+MASTERY_VARIANTS = 3
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    exercise: str
+    objective: str
+    due: float  # unix time
+    misses: int
+    streak: int  # right answers since the last miss
+    last_diagnoses: tuple[str, ...]
+    next_seed: int  # a variant the learner has not seen yet
+
+
+def _by_exercise(attempts: Iterable[Attempt]) -> dict[str, list[Attempt]]:
+    grouped: dict[str, list[Attempt]] = {}
+    for attempt in sorted(attempts, key=lambda a: a.at):
+        if attempt.graded and attempt.valid:
+            grouped.setdefault(attempt.exercise, []).append(attempt)
+    return grouped
+
+
+def review_queue(attempts: Iterable[Attempt], now: float) -> list[ReviewItem]:
+    """Every exercise waiting for review, soonest first (due ones have due <= now)."""
+    everything = list(attempts)
+    seen_seeds: dict[str, set[int]] = {}
+    for attempt in everything:
+        seen_seeds.setdefault(attempt.exercise, set()).add(attempt.seed)
+    items = []
+    for exercise, history in _by_exercise(everything).items():
+        misses = [index for index, attempt in enumerate(history) if not attempt.correct]
+        if not misses:
+            continue
+        last_miss = misses[-1]
+        streak = len(history) - 1 - last_miss
+        if streak >= len(INTERVALS_DAYS):
+            continue  # graduated
+        due = history[-1].at + INTERVALS_DAYS[streak] * DAY
+        seeds = seen_seeds[exercise]
+        next_seed = max(seeds) + 1 if seeds else 0
+        items.append(
+            ReviewItem(
+                exercise=exercise,
+                objective=history[-1].objective,
+                due=due,
+                misses=len(misses),
+                streak=streak,
+                last_diagnoses=tuple(history[last_miss].diagnoses),
+                next_seed=next_seed,
+            )
+        )
+    return sorted(items, key=lambda item: item.due)
+
+
+def due_now(attempts: Iterable[Attempt], now: float) -> list[ReviewItem]:
+    return [item for item in review_queue(attempts, now) if item.due <= now]
+
+
+def mastered(attempts: Iterable[Attempt], variants: int = MASTERY_VARIANTS) -> set[str]:
+    """Exercises answered right without hints on ``variants`` distinct seeds
+    (reflections: once self-marked 'yes')."""
+    seeds: dict[str, set[int]] = {}
+    done: set[str] = set()
+    for attempt in attempts:
+        if attempt.graded and attempt.correct and attempt.hints_used == 0:
+            seeds.setdefault(attempt.exercise, set()).add(attempt.seed)
+        if not attempt.graded and attempt.score == 1.0:
+            done.add(attempt.exercise)
+    return done | {exercise for exercise, found in seeds.items() if len(found) >= variants}
+
+
+def solved(attempts: Iterable[Attempt]) -> set[str]:
+    """Exercises answered right at least once (reflections: self-marked at all)."""
+    return {
+        attempt.exercise
+        for attempt in attempts
+        if (attempt.graded and attempt.correct) or (not attempt.graded and attempt.score is not None)
+    }
+
+
+def last_objective(attempts: Iterable[Attempt]) -> str | None:
+    latest = max(attempts, key=lambda attempt: attempt.at, default=None)
+    return None if latest is None else latest.objective

@@ -1,0 +1,127 @@
+"""``objectives-tutor progress``: the learner's history as a summary, JSON or
+CSV, and ``--reset`` (confirmed, with a backup)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from dataclasses import asdict
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tui.errors import UsageError
+from tui.i18n import t
+
+
+def summary(progress) -> dict:
+    """Per-objective counts: attempts, solved, mastered, due for review."""
+    from exercises.objectives import OBJECTIVES
+
+    solved, mastered = progress.solved(), progress.mastered()
+    due = {item.exercise for item in progress.due()}
+    rows = {}
+    for objective in OBJECTIVES:
+        ids = set(objective.exercises)
+        rows[objective.id] = {
+            "exercises": len(ids),
+            "attempts": sum(1 for a in progress.attempts if a.exercise in ids),
+            "solved": len(ids & solved),
+            "mastered": len(ids & mastered),
+            "due": len(ids & due),
+        }
+    return rows
+
+
+def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
+    from exercises.progress import Progress
+    from exercises.store import ProgressStore
+
+    if sum(map(bool, (args.json, args.csv, args.reset))) > 1:
+        raise UsageError("objectives-tutor progress: choose one of --json, --csv, --reset")
+    store = ProgressStore()
+    for notice in store.notices:
+        sys.stderr.write(f"objectives-tutor: {notice}\n")
+    progress = Progress(store)
+    if args.reset:
+        _reset(store, args.yes, lang)
+    elif args.json:
+        payload = {
+            "attempts": [asdict(attempt) for attempt in progress.attempts],
+            "objectives": summary(progress),
+            "due": [asdict(item) for item in progress.due()],
+            "store": str(store.path),
+        }
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    elif args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(
+            [
+                "at",
+                "exercise",
+                "objective",
+                "seed",
+                "score",
+                "valid",
+                "correct",
+                "diagnoses",
+                "hints_used",
+                "seconds",
+            ]
+        )
+        for a in progress.attempts:
+            writer.writerow(
+                [
+                    time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(a.at)),
+                    a.exercise,
+                    a.objective,
+                    a.seed,
+                    "" if a.score is None else a.score,
+                    int(a.valid),
+                    int(a.correct),
+                    " ".join(a.diagnoses),
+                    a.hints_used,
+                    a.seconds,
+                ]
+            )
+    else:
+        _print_summary(progress, lang, console)
+    store.close()
+
+
+def _print_summary(progress, lang: str, console: Console) -> None:
+    from exercises.objectives import BY_ID
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for key in ("objective", "history-attempts", "history-solved", "history-mastered", "history-due"):
+        table.add_column(t(key, lang), justify="left" if key == "objective" else "right")
+    for objective_id, row in summary(progress).items():
+        title = BY_ID[objective_id].title.get(lang) or BY_ID[objective_id].title["en"]
+        table.add_row(
+            title,
+            str(row["attempts"]),
+            f"{row['solved']}/{row['exercises']}",
+            str(row["mastered"]),
+            Text(str(row["due"]), style="bold yellow" if row["due"] else ""),
+        )
+    console.print(table)
+    console.print(Text(t("progress-store", lang, path=progress.store.path), style="dim"))
+
+
+def _reset(store, confirmed: bool, lang: str) -> None:
+    if not confirmed:
+        if not sys.stdin.isatty():
+            raise UsageError("objectives-tutor progress --reset: confirm with --yes (no terminal to ask)")
+        reply = input(t("reset-confirm", lang, path=store.path))
+        if reply.strip().lower() not in ("yes", "y", "是"):
+            sys.stdout.write(t("reset-kept", lang) + "\n")
+            return
+    backup = store.reset()
+    if backup is None:
+        sys.stdout.write(t("reset-nothing", lang) + "\n")
+    else:
+        sys.stdout.write(t("reset-done", lang, backup=backup) + "\n")

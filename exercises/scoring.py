@@ -4,7 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from exercises.model import PartResult
 from exercises.parsing import normalise_token
+from exercises.text import L
+
+ONE_BASED_CODE = "one-based-positions"
+
+
+def right() -> PartResult:
+    return PartResult(1.0, True, L("Right.", "正确。"))
+
+
+def counted_from_one() -> tuple[PartResult, list[str]]:
+    """Half credit and the code: the idea was right, the counting convention not."""
+    note = L("Counted from 1: positions count from 0 here.", "你是从 1 开始数的：这里位置从 0 开始计数。")
+    return PartResult(0.5, True, note), [ONE_BASED_CODE]
 
 
 def jaccard(given: set[int], expected: set[int]) -> float:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from engine.samples import clm_sample
 from exercises.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import mismatches, read_tokens, same_token, sequence_score
+from exercises.scoring import mismatches, read_tokens, right, same_token, sequence_score
 from exercises.text import L
 
 ID = "clm-shift"
@@ -58,7 +58,7 @@ class ClmShift(Exercise):
             given, expected = parsed[part].value, variant.data[part]
             score = sequence_score(given, expected)
             if score == 1.0:
-                results[part] = PartResult(1.0, True, L("Right.", "正确。"))
+                results[part] = right()
                 continue
             if part == "inputs" and _same(given, tokens):
                 codes.append("inputs-keep-last")

@@ -11,7 +11,7 @@ from engine.mlm import expected_counts
 from exercises import parsing
 from exercises.banks import rng_for
 from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import close_enough
+from exercises.scoring import close_enough, right
 from exercises.text import L
 
 ID = "expected-counts"
@@ -74,7 +74,7 @@ class ExpectedCounts(Exercise):
                 continue
             value, expected = parsed[part].value, counts[part]
             if _accepts(value, expected):
-                results[part] = PartResult(1.0, True, L("Right.", "正确。"))
+                results[part] = right()
                 continue
             if close_enough(value, expected / data["batch"]):
                 codes.append("forgot-batch")

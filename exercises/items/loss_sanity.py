@@ -12,7 +12,7 @@ from engine.textbook import clm_run
 from exercises import parsing
 from exercises.banks import rng_for
 from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import close_enough
+from exercises.scoring import close_enough, right
 from exercises.text import L
 
 ID = "loss-sanity"
@@ -77,7 +77,7 @@ class LossSanity(Exercise):
         if "baseline" in parsed:
             value, vocab = parsed["baseline"].value, data["vocab"]
             if close_enough(value, data["baseline"], relative=0.002, absolute=0.011):
-                results["baseline"] = PartResult(1.0, True, L("Right.", "正确。"))
+                results["baseline"] = right()
             else:
                 if close_enough(value, math.log10(vocab), relative=0.002):
                     codes.append("log-base-10")
@@ -92,7 +92,7 @@ class LossSanity(Exercise):
                 )
         if "verdict" in parsed:
             if parsed["verdict"].value == data["verdict"]:
-                results["verdict"] = PartResult(1.0, True, L("Right.", "正确。"))
+                results["verdict"] = right()
             else:
                 codes.append("scaling-bug-missed" if data["verdict"] == "scaling-bug" else "false-alarm")
                 results["verdict"] = PartResult(

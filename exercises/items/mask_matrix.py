@@ -12,6 +12,7 @@ from engine.masks import mask_for
 from exercises import parsing
 from exercises.banks import rng_for
 from exercises.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.scoring import right
 from exercises.text import L
 
 ID = "mask-matrix"
@@ -80,7 +81,7 @@ class MaskMatrix(Exercise):
         given, expected, n = parsed["matrix"].value, data["mask"], data["n"]
         wrong = diff_cells(given, expected)
         if not wrong:
-            return {"matrix": PartResult(1.0, True, L("Right.", "正确。"))}, []
+            return {"matrix": right()}, []
         codes = []
         transposed = [list(row) for row in zip(*expected, strict=True)]
         inverted = [[1 - cell for cell in row] for row in expected]

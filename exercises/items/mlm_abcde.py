@@ -14,7 +14,15 @@ from engine.tokens import MASK, Vocab
 from exercises import parsing
 from exercises.banks import EN_REPLACEMENTS, LETTERS, ZH_REPLACEMENTS, rng_for, sentence_tokens
 from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import jaccard, mismatches, read_tokens, same_token, sequence_score
+from exercises.scoring import (
+    counted_from_one,
+    jaccard,
+    mismatches,
+    read_tokens,
+    right,
+    same_token,
+    sequence_score,
+)
 from exercises.text import L, fmt
 
 ID = "mlm-abcde"
@@ -169,7 +177,7 @@ def _grade_input(given: list[str], data: dict, fate_at: dict[int, str]) -> tuple
             elif fate == "mask" and same_token(seen, tokens[position]):
                 codes.append("mask-not-applied")
     if score == 1.0:
-        return PartResult(1.0, True, L("Right.", "正确。")), codes
+        return right(), codes
     wrong = mismatches(given, expected)
     if len(given) != len(expected):
         note = L(
@@ -189,19 +197,9 @@ def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> t
     expected = set(data["loss_positions"])
     chosen = set(given)
     if chosen == expected:
-        return PartResult(1.0, True, L("Right.", "正确。")), []
+        return right(), []
     if chosen == {i + 1 for i in expected}:
-        return (
-            PartResult(
-                0.5,
-                True,
-                L(
-                    "Counted from 1: positions count from 0 here.",
-                    "你是从 1 开始数的：这里位置从 0 开始计数。",
-                ),
-            ),
-            ["one-based-positions"],
-        )
+        return counted_from_one()
     codes = []
     missing = expected - chosen
     if any(fate_at[i] == "random" for i in missing):
@@ -234,24 +232,14 @@ def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) ->
         and set(shifted) == set(expected)
         and all(same_token(shifted[i], expected[i]) for i in expected)
     ):
-        return (
-            PartResult(
-                0.5,
-                True,
-                L(
-                    "Counted from 1: positions count from 0 here.",
-                    "你是从 1 开始数的：这里位置从 0 开始计数。",
-                ),
-            ),
-            ["one-based-positions"],
-        )
-    right = 0
+        return counted_from_one()
+    matched = 0
     for position, label in expected.items():
         seen = given.get(position)
         if seen is None:
             continue
         if same_token(seen, label):
-            right += 1
+            matched += 1
         elif fate_at.get(position) == "random" and same_token(seen, replacement):
             codes.append("label-is-replacement")
         elif same_token(seen, MASK):
@@ -259,9 +247,9 @@ def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) ->
     extra = [i for i in given if i not in expected]
     if extra:
         codes.append("labels-for-unselected")
-    score = right / (len(expected) + len(extra))
+    score = matched / (len(expected) + len(extra))
     if score == 1.0:
-        return PartResult(1.0, True, L("Right.", "正确。")), codes
+        return right(), codes
     wanted = ", ".join(f"{i}: {expected[i]}" for i in sorted(expected))
     return (
         PartResult(

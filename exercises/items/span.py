@@ -10,7 +10,7 @@ from engine.samples import span_sample
 from engine.tokens import sentinel
 from exercises.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import read_tokens, sequence_score
+from exercises.scoring import read_tokens, right, sequence_score
 from exercises.text import L
 
 ID = "span-corruption"
@@ -76,7 +76,7 @@ class SpanCorruptionExercise(Exercise):
             given, expected = parsed[part].value, data[part]
             score = sequence_score(given, expected)
             if score == 1.0:
-                results[part] = PartResult(1.0, True, L("Right.", "正确。"))
+                results[part] = right()
                 continue
             codes += _diagnose(part, given, data, n_spans)
             results[part] = PartResult(

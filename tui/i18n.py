@@ -296,7 +296,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Spans look like 2:5,7:8 (start:end, end excluded).",
         "zh": "片段的写法如 2:5,7:8（起点:终点，终点不含）。",
     },
-    "fig-clm-rows": {"en": "batch row {row}:", "zh": "第 {row} 行："},
+    "fig-clm-rows": {"en": "batch row {row}: ", "zh": "第 {row} 行："},
     "fig-mask-legend": {"en": "1 = blocked, 0 = may look", "zh": "1 = 被遮盖，0 = 可以看"},
     "loss-here": {"en": "in the loss", "zh": "计入损失"},
     "matrix-cap": {

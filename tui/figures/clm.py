@@ -4,6 +4,8 @@ shifted label table, the causal mask, and the loss against ln V with the
 
 from __future__ import annotations
 
+import functools
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,6 +18,14 @@ from tui.i18n import t
 from tui.widgets.mask_view import MaskView
 
 MIN_LENGTH, MAX_LENGTH = 2, 64
+
+
+@functools.lru_cache(maxsize=128)
+def _lesson_run(seed: int, length: int):
+    """The lesson's CLM run; cached, so toggling the scaling or stepping back is instant."""
+    from engine.textbook import clm_run
+
+    return clm_run(seed=seed, seq_len=length)
 
 
 class ClmFigure(Figure):
@@ -54,10 +64,8 @@ class ClmFigure(Figure):
         self.refresh_figure()
 
     def redraw(self) -> None:
-        from engine.textbook import clm_run
-
         lang = self.lang
-        run = clm_run(seed=self.seed, seq_len=self.length)
+        run = _lesson_run(self.seed, self.length)
         self.query_one("#clm-keys", Static).update(
             t("fig-clm-keys", lang) + " · " + t("fig-mask-legend", lang)
         )

@@ -48,6 +48,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     ExercisePanel #buttons Button { border: none; height: 1; min-width: 8; margin-right: 1; padding: 0 1; }
     ExercisePanel .help { color: $text-muted; }
     ExercisePanel #hints { color: $warning; margin-top: 1; }
+    ExercisePanel #hints.-empty { display: none; }
     ExercisePanel #feedback { margin-top: 1; }
     """
     BINDINGS = [
@@ -199,6 +200,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
                 widgets.append(TextInput(id=f"part-{part.name}"))
         await parts.mount(*widgets)
         self.query_one("#hints", Static).update("")
+        self.query_one("#hints", Static).add_class("-empty")
         self.query_one("#feedback", Static).update("")
         self._show_prompt()
         self.scroll_home(animate=False)
@@ -352,6 +354,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         if policy == "never" or (policy == "after-first-try" and not self.tried):
             key = "hints-off" if policy == "never" else "hints-locked"
             self.query_one("#hints", Static).update(t(key, self.lang))
+            self.query_one("#hints", Static).remove_class("-empty")
             return
         if self.hints_shown < len(self._exercise().hints(self.variant)):
             self.hints_shown += 1
@@ -371,6 +374,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         if self.hints_shown >= len(hints):
             lines.append(t("no-more-hints", lang))
         self.query_one("#hints", Static).update("\n".join(lines))
+        self.query_one("#hints", Static).remove_class("-empty")
 
     def action_solution(self, force: bool = False) -> None:
         if hasattr(self, "variant"):

@@ -54,12 +54,23 @@ def mask_text(
             label = short_label(labels[row], label_width)
             text.append(" " + label + " " * (label_width - cell_len(label)), style=row_style)
         text.append(" ")
+        # Consecutive cells of one style go in as one span: a 64×64 mask is then
+        # ~130 spans instead of 4,096, which is what keeps redrawing instant.
+        run, run_style = "", None
         for column, blocked in enumerate(cells):
             glyph = "1" if blocked else "0"
             style = BLOCKED if blocked else VISIBLE
             if wrong_cells and (row, column) in wrong_cells:
                 glyph, style = "!" if blocked else "?", "bold black on yellow"
-            text.append(glyph.rjust(cell), style=style + (" bold" if row == highlight_row else ""))
+            if row == highlight_row:
+                style += " bold"
+            if style != run_style and run:
+                text.append(run, style=run_style)
+                run = ""
+            run += glyph.rjust(cell)
+            run_style = style
+        if run:
+            text.append(run, style=run_style)
         text.append("\n")
     text.rstrip()
     return text

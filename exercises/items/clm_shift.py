@@ -37,9 +37,6 @@ def _generate(seed: int) -> Variant:
 
 
 class ClmShift(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"inputs": " ".join(variant.data["inputs"]), "labels": " ".join(variant.data["labels"])}
 
@@ -96,6 +93,7 @@ def _same(given: list[str], expected: list[str]) -> bool:
 
 EXERCISE = ClmShift(
     id=ID,
+    make_variant=_generate,
     objective="clm",
     kind="parts",
     title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个词"),

@@ -43,9 +43,6 @@ def _generate(seed: int) -> Variant:
 
 
 class Eligible(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"positions": ", ".join(map(str, variant.data["eligible"]))}
 
@@ -78,6 +75,7 @@ class Eligible(Exercise):
 
 EXERCISE = Eligible(
     id=ID,
+    make_variant=_generate,
     objective="mlm",
     kind="parts",
     title=L("[CLS] and [SEP] are never masked", "[CLS] 和 [SEP] 从不被掩码"),

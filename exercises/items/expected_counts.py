@@ -51,9 +51,6 @@ def _accepts(value: float, expected: float) -> bool:
 
 
 class ExpectedCounts(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         return {part: f"{variant.data['counts'][part]:g}" for part in PARTS}
 
@@ -99,6 +96,7 @@ class ExpectedCounts(Exercise):
 
 EXERCISE = ExpectedCounts(
     id=ID,
+    make_variant=_generate,
     objective="mlm",
     kind="parts",
     title=L("How many tokens does masking touch?", "掩码平均会动多少个 token？"),

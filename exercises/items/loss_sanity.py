@@ -49,9 +49,6 @@ def _generate(seed: int) -> Variant:
 
 
 class LossSanity(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         verdict = "A" if variant.data["verdict"] == "normal" else "B"
         return {"baseline": f"{variant.data['baseline']:.2f}", "verdict": verdict}
@@ -108,6 +105,7 @@ class LossSanity(Exercise):
 
 EXERCISE = LossSanity(
     id=ID,
+    make_variant=_generate,
     objective="clm",
     kind="parts",
     title=L("Is this loss plausible?", "这个损失值合理吗？"),

@@ -55,9 +55,6 @@ def diff_cells(given: list[list[int]], expected: list[list[int]]) -> list[tuple[
 
 
 class MaskMatrix(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"matrix": "\n".join(" ".join(map(str, row)) for row in variant.data["mask"])}
 
@@ -113,6 +110,7 @@ class MaskMatrix(Exercise):
 
 EXERCISE = MaskMatrix(
     id=ID,
+    make_variant=_generate,
     objective="visibility",
     kind="matrix",
     title=L("Draw the mask matrix", "画出掩码矩阵"),

@@ -115,9 +115,6 @@ def _engine_answer(tokens: list[str], selected: list[int], fates: list[str], rep
 
 
 class MaskedFill(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         data = variant.data
         return {
@@ -266,6 +263,7 @@ def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) ->
 
 EXERCISE = MaskedFill(
     id=ID,
+    make_variant=_generate,
     objective="mlm",
     kind="parts",
     title=L("BERT's 80/10/10 on a short sequence", "短序列上的 BERT 80/10/10"),

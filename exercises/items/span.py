@@ -53,9 +53,6 @@ def _generate(seed: int) -> Variant:
 
 
 class SpanCorruptionExercise(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"inputs": " ".join(variant.data["inputs"]), "targets": " ".join(variant.data["targets"])}
 
@@ -118,6 +115,7 @@ def _diagnose(part: str, given: list[str], data: dict, n_spans: int) -> list[str
 
 EXERCISE = SpanCorruptionExercise(
     id=ID,
+    make_variant=_generate,
     objective="span",
     kind="parts",
     title=L("Span corruption with sentinels", "带哨兵的片段破坏"),

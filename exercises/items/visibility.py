@@ -45,9 +45,6 @@ def _generate(seed: int) -> Variant:
 
 
 class Visibility(Exercise):
-    def generate(self, seed: int) -> Variant:
-        return _generate(seed)
-
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"visible": ", ".join(map(str, variant.data["visible"]))}
 
@@ -103,6 +100,7 @@ def _positions(text: str, n: int) -> list[int] | None:
 
 EXERCISE = Visibility(
     id=ID,
+    make_variant=_generate,
     objective="visibility",
     kind="parts",
     title=L("Who may position i look at?", "位置 i 能看到谁？"),

@@ -175,6 +175,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--reset", action="store_true", help="erase your progress (asks first; keeps a backup)"
     )
     progress.add_argument("--yes", action="store_true", help="with --reset: do not ask")
+
+    quiz = commands.add_parser("quiz", parents=[common], help="classroom quizzes: new, key, grade")
+    quiz_actions = quiz.add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=OneLineParser
+    )
+    new = quiz_actions.add_parser("new", parents=[common], help="write a quiz definition (TOML)")
+    new.add_argument("--title", required=True)
+    new.add_argument("--exercises", required=True, help="exercise ids, comma-separated")
+    new.add_argument("--time-limit", type=_integer, help="minutes")
+    new.add_argument("-o", "--output", required=True, help="the quiz file to write, e.g. quiz.toml")
+    new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    key = quiz_actions.add_parser("key", parents=[common], help="one student's questions and solutions")
+    key.add_argument("quiz")
+    key.add_argument("--student", required=True)
+    key.add_argument("--json", action="store_true")
+    grade = quiz_actions.add_parser(
+        "grade", parents=[common], help="regrade every submission; gradebook and report"
+    )
+    grade.add_argument("quiz")
+    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
+    grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
     return parser
 
 
@@ -223,6 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.progress_commands import run_progress
 
             run_progress(args, lang, _console())
+        elif args.command == "quiz":
+            from tui.quiz_commands import run_quiz
+
+            return run_quiz(args, lang, _console())
         return 0
     except UsageError as error:
         _fail(str(error))

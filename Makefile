@@ -14,7 +14,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet $(TORCH_SPEC)
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,serve]"
 	touch $@
 
 run: setup
@@ -28,7 +28,7 @@ test: lint
 	$(BIN)/python -m pytest
 
 bench: setup
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,serve,bench]"
 	$(BIN)/python benchmarks/engine.py
 
 clean:

@@ -47,10 +47,13 @@ class TutorApp(App[None]):
         load_engine: bool = True,
         still: bool = False,
         store: ProgressStore | None = None,
+        exam=None,
     ) -> None:
         """``still`` turns off cursor blink and animations (tests, snapshots);
-        ``store`` defaults to the learner's progress file."""
+        ``store`` defaults to the learner's progress file; ``exam`` (an
+        ExamSession) opens the app in exam mode on that quiz."""
         super().__init__()
+        self.exam = exam
         self.progress = Progress(store if store is not None else ProgressStore())
         saved_lang = self.progress.setting("lang")
         self.set_reactive(
@@ -62,6 +65,10 @@ class TutorApp(App[None]):
         self._load_engine = load_engine
 
     def get_default_screen(self) -> Screen:
+        if self.exam is not None:
+            from tui.screens.exam import ExamScreen
+
+            return ExamScreen(self.exam)
         from tui.screens.home import HomeScreen
 
         return HomeScreen()
@@ -207,5 +214,5 @@ class TutorApp(App[None]):
             self.pop_screen()
 
 
-def run_app(lang: str | None = None) -> None:
-    TutorApp(lang=lang).run()
+def run_app(lang: str | None = None, exam=None) -> None:
+    TutorApp(lang=lang, exam=exam).run()

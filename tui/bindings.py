@@ -22,6 +22,7 @@ ACTION_KEYS = {
     "new_variant": "key-new",
     "escape": "key-back",
     "command_palette": "key-palette",
+    "submit": "exam-submit",
 }
 
 

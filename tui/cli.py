@@ -176,7 +176,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     progress.add_argument("--yes", action="store_true", help="with --reset: do not ask")
 
-    quiz = commands.add_parser("quiz", parents=[common], help="classroom quizzes: new, key, grade")
+    serve = commands.add_parser(
+        "serve", parents=[common], help="serve the app to browsers (the 'serve' extra)"
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
+    )
+    serve.add_argument("--port", type=_integer, default=8000, help="port (default 8000)")
+
+    quiz = commands.add_parser("quiz", parents=[common], help="classroom quizzes: new, take, key, grade")
     quiz_actions = quiz.add_subparsers(
         dest="action", metavar="ACTION", required=True, parser_class=OneLineParser
     )
@@ -186,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--time-limit", type=_integer, help="minutes")
     new.add_argument("-o", "--output", required=True, help="the quiz file to write, e.g. quiz.toml")
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    take = quiz_actions.add_parser(
+        "take", parents=[common], help="take a quiz in exam mode (answers autosaved)"
+    )
+    take.add_argument("quiz")
+    take.add_argument("--student", required=True)
+    take.add_argument("--out", default=".", help="where <student>.submission.json is written (default: here)")
     key = quiz_actions.add_parser("key", parents=[common], help="one student's questions and solutions")
     key.add_argument("quiz")
     key.add_argument("--student", required=True)
@@ -245,6 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.progress_commands import run_progress
 
             run_progress(args, lang, _console())
+        elif args.command == "serve":
+            from tui.serve_command import run_serve
+
+            return run_serve(args, args.lang)
         elif args.command == "quiz":
             from tui.quiz_commands import run_quiz
 

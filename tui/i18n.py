@@ -304,6 +304,30 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{n} 个位置：太多了，画不清楚（最多 {cap} 个）。请缩短序列。",
     },
     "help-title": {"en": "Help", "zh": "帮助"},
+    "exam-question": {"en": "Question {n} of {total}", "zh": "第 {n} 题，共 {total} 题"},
+    "exam-left": {
+        "en": "{student} · {minutes}:{seconds:02d} left",
+        "zh": "{student} · 剩余 {minutes}:{seconds:02d}",
+    },
+    "exam-no-limit": {"en": "{student} · no time limit", "zh": "{student} · 不限时"},
+    "exam-help": {
+        "en": "Answers are saved as you type. No feedback until you submit. Enter: next part · PgDn/PgUp: next/previous question",
+        "zh": "答案随输随存。提交前没有反馈。回车：下一项 · PgDn/PgUp：下一题/上一题",
+    },
+    "exam-prev": {"en": "Previous", "zh": "上一题"},
+    "exam-next": {"en": "Next", "zh": "下一题"},
+    "exam-submit": {"en": "Submit", "zh": "提交试卷"},
+    "exam-confirm": {
+        "en": "{answered} of {total} questions answered. Press Submit again to hand in; you cannot change answers afterwards.",
+        "zh": "已作答 {answered}/{total} 题。再按一次“提交试卷”即交卷；交卷后不能再修改。",
+    },
+    "exam-time-up": {"en": "Time is up: your answers were submitted.", "zh": "时间到：答案已自动提交。"},
+    "exam-submitted": {"en": "Submitted: {path}", "zh": "已提交：{path}"},
+    "exam-results": {
+        "en": "Your results: {total:.2f} of {count} ({percent:.0f}%)",
+        "zh": "你的成绩：{total:.2f} / {count}（{percent:.0f}%）",
+    },
+    "exam-unanswered": {"en": "not answered", "zh": "未作答"},
     "not-graded": {
         "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",

@@ -22,6 +22,8 @@ def run_quiz(args: argparse.Namespace, lang: str, console: Console) -> int:
             return _new(args, console)
         if args.action == "key":
             return _key(args, lang, console)
+        if args.action == "take":
+            return _take(args, lang)
         return _grade(args, lang, console)
     except QuizFileError as error:
         raise UsageError(f"objectives-tutor quiz {args.action}: {error}") from None
@@ -40,6 +42,23 @@ def _new(args: argparse.Namespace, console: Console) -> int:
     except OSError as error:
         raise UsageError(f"objectives-tutor quiz new: cannot write {out}: {error}") from None
     console.print(Text(f"{quiz.id}: {len(quiz.exercises)} questions -> {out}"))
+    return 0
+
+
+def _take(args: argparse.Namespace, lang: str) -> int:
+    from exercises.exam import ExamSession
+    from exercises.quiz import load
+    from tui.app import run_app
+
+    if not args.student.strip():
+        raise UsageError("objectives-tutor quiz take: --student must not be empty")
+    quiz = load(Path(args.quiz))
+    folder = Path(args.out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"objectives-tutor quiz take: cannot use {folder}: {error}") from None
+    run_app(lang, exam=ExamSession.open(quiz, args.student, folder))
     return 0
 
 

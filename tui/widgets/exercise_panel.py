@@ -13,14 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
+from textual.widgets import Button, Input, RadioButton, RadioSet, Select, Static
 
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
-from tui.widgets.text_input import TextInput
+from tui.widgets.parts import LETTERS, part_widgets, read_answers, relabel_parts
 
-LETTERS = "ABCDEF"
-SELF_MARKS = ("yes", "partly", "no")
 # Shortcuts that would steal letters from a learner who is typing: they work
 # only when the panel itself has the focus (Esc gives it back).
 LETTER_ACTIONS = {"hint", "solution", "new_variant"}
@@ -42,7 +40,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     ExercisePanel #parts { height: auto; }
     ExercisePanel .part-label { color: $accent; }
     ExercisePanel #parts Input { border: none; height: 1; padding: 0 1; margin-bottom: 1; background: $boost; }
-    ExercisePanel #parts Input:focus { background: $primary 30%; }
+    ExercisePanel #parts Input:focus { border: none; background: $primary 30%; }
     ExercisePanel #parts RadioSet { margin-bottom: 1; }
     ExercisePanel #buttons { height: 1; }
     ExercisePanel #buttons Button { border: none; height: 1; min-width: 8; margin-right: 1; padding: 0 1; }
@@ -180,24 +178,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.started = time.monotonic()
         parts = self.query_one("#parts", Vertical)
         await parts.remove_children()
-        widgets = []
-        for part in exercise.parts:
-            widgets.append(Label(markup=False, classes="part-label", id=f"label-{part.name}"))
-            if exercise.kind == "matrix":
-                widgets.append(MatrixEditor(self.variant.data["n"], id=f"part-{part.name}"))
-            elif exercise.kind == "choice":
-                count = len(self.variant.data["order"])
-                widgets.append(
-                    RadioSet(*(RadioButton(LETTERS[i]) for i in range(count)), id=f"part-{part.name}")
-                )
-            elif part.name == "self_mark":
-                widgets.append(
-                    RadioSet(
-                        *(RadioButton(t(f"mark-{m}", self.lang)) for m in SELF_MARKS), id="part-self_mark"
-                    )
-                )
-            else:
-                widgets.append(TextInput(id=f"part-{part.name}"))
+        widgets = part_widgets(exercise, self.variant, self.lang)
         await parts.mount(*widgets)
         self.query_one("#hints", Static).update("")
         self.query_one("#hints", Static).add_class("-empty")
@@ -223,14 +204,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             )
         )
         self.query_one("#prompt", Static).update(_pick(self.variant.prompt, lang))
-        for part in exercise.parts:
-            for label in self.query(f"#label-{part.name}").results(Label):
-                label.update(_pick(part.label, lang))
-            for box in self.query(f"#part-{part.name}").results(Input):
-                box.placeholder = _pick(part.example, lang)  # the expected format, inside the box
-        radios = self.query("#part-self_mark RadioButton").results(RadioButton)
-        for radio, mark in zip(radios, SELF_MARKS, strict=False):
-            radio.label = t(f"mark-{mark}", lang)
+        relabel_parts(self.query_one("#parts"), exercise, lang)
         help_key = {"matrix": "matrix-help", "reflection": "self-mark", "choice": "choice-help"}.get(
             exercise.kind, "answer-enter"
         )
@@ -239,20 +213,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     # -- answering -------------------------------------------------------
 
     def answers(self) -> dict[str, str]:
-        exercise = self._exercise()
-        answer: dict[str, str] = {}
-        for part in exercise.parts:
-            for widget in self.query(f"#part-{part.name}"):
-                if isinstance(widget, Input) and widget.value.strip():
-                    answer[part.name] = widget.value
-                elif isinstance(widget, MatrixEditor):
-                    answer[part.name] = widget.as_text()
-                elif isinstance(widget, RadioSet) and widget.pressed_index >= 0:
-                    if part.name == "self_mark":
-                        answer[part.name] = SELF_MARKS[widget.pressed_index]
-                    else:
-                        answer[part.name] = LETTERS[widget.pressed_index]
-        return answer
+        return read_answers(self.query_one("#parts"), self._exercise())
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

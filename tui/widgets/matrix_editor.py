@@ -29,6 +29,9 @@ class MatrixEditor(Widget, can_focus=True):
     class Submitted(Message):
         """The learner pressed Enter on the grid."""
 
+    class Changed(Message):
+        """A cell was toggled (exams save at once)."""
+
     def __init__(self, n: int, **kwargs) -> None:
         super().__init__(**kwargs)
         self.n = n
@@ -62,6 +65,7 @@ class MatrixEditor(Widget, can_focus=True):
         self.cells[row][column] ^= 1
         self.wrong.discard((row, column))
         self.refresh()
+        self.post_message(self.Changed())
 
     def action_submit(self) -> None:
         self.post_message(self.Submitted())

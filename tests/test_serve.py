@@ -1,0 +1,76 @@
+"""The app in a browser: the server starts, answers its page on loopback and stops cleanly."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tui.serve_command import app_command, is_loopback
+
+pytest.importorskip("textual_serve")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_loopback_detection():
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1")
+    assert app_command("zh").endswith("-m tui.cli --lang zh")
+
+
+def test_serve_answers_its_page_and_stops_cleanly():
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    try:
+        page = None
+        for _ in range(150):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as response:
+                    page = response.read().decode()
+                    assert response.status == 200
+                    break
+            except OSError:
+                time.sleep(0.1)
+        assert page is not None, "the server never answered"
+        assert "objectives-tutor" in page and "ws" in page  # the page connects back over a websocket
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            raise AssertionError("the server did not stop on Ctrl+C") from None
+    assert server.returncode == 0
+    assert "warning" not in server.stderr.read()
+
+
+def test_serving_beyond_loopback_warns(capsys, monkeypatch):
+    from tui import serve_command
+
+    class FakeServer:
+        def __init__(self, command, host, port, title):
+            self.host = host
+
+        def serve(self):
+            pass
+
+    monkeypatch.setattr("textual_serve.server.Server", FakeServer)
+    from argparse import Namespace
+
+    assert serve_command.run_serve(Namespace(host="0.0.0.0", port=8000), None) == 0
+    assert "warning: listening on 0.0.0.0" in capsys.readouterr().err

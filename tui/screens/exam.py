@@ -1,0 +1,249 @@
+"""Exam mode: one quiz, this student's variants, answers saved as they are
+typed, no feedback or hints until the student submits, an optional countdown;
+after submitting, the student sees their results."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, ContentSwitcher, Footer, Header, Input, RadioSet, Static, Tab, Tabs
+
+from tui.i18n import t
+from tui.widgets.matrix_editor import MatrixEditor
+from tui.widgets.parts import part_widgets, read_answers, restore_answers
+
+
+def _pick(text: dict[str, str], lang: str) -> str:
+    return text.get(lang) or text["en"]
+
+
+class QuestionView(VerticalScroll):
+    """One question: its prompt and answer widgets, saving every change."""
+
+    DEFAULT_CSS = """
+    QuestionView { padding: 0 1; }
+    QuestionView .prompt { margin-bottom: 1; }
+    QuestionView .part-label { color: $accent; }
+    QuestionView Input { border: none; height: 1; padding: 0 1; margin-bottom: 1; background: $boost; }
+    QuestionView Input:focus { border: none; background: $primary 30%; }
+    """
+
+    def __init__(self, session, question, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session, self.question = session, question
+        from exercises.catalogue import get
+
+        self.exercise = get(question.exercise)
+        self.variant = self.exercise.generate(question.seed)
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.lang
+        total = len(self.session.quiz.exercises)
+        yield Static(
+            t("exam-question", lang, n=self.question.index + 1, total=total), markup=False, classes="heading"
+        )
+        yield Static(_pick(self.variant.prompt, lang), markup=False, classes="prompt")
+        yield from part_widgets(self.exercise, self.variant, lang, with_self_mark=False)
+
+    def on_mount(self) -> None:
+        restore_answers(self, self.exercise, self.session.answers.get(self.question.index, {}))
+
+    def save(self) -> None:
+        for part, text in read_answers(self, self.exercise).items():
+            self.session.set_answer(self.question.index, part, text)
+        self.screen.mark_answered(self.question.index)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.save()
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        self.save()
+
+    def on_matrix_editor_changed(self, event: MatrixEditor.Changed) -> None:
+        self.save()
+
+    def on_matrix_editor_submitted(self, event: MatrixEditor.Submitted) -> None:
+        event.stop()
+        self.screen.action_move(1)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        boxes = list(self.query(Input))
+        later = boxes[boxes.index(event.input) + 1 :] if event.input in boxes else []
+        if later:
+            later[0].focus()
+        else:
+            self.screen.action_move(1)
+
+
+class ExamScreen(Screen):
+    DEFAULT_CSS = """
+    ExamScreen Tabs { height: 2; }
+    ExamScreen ContentSwitcher { height: 1fr; }
+    ExamScreen #exam-help { color: $text-muted; padding: 0 1; }
+    ExamScreen #exam-buttons { height: 1; padding: 0 1; }
+    ExamScreen #exam-buttons Button { border: none; height: 1; min-width: 10; margin-right: 1; padding: 0 1; }
+    ExamScreen #exam-status { padding: 0 1; color: $warning; }
+    ExamScreen #results { padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("pagedown", "move(1)", "next", show=False),
+        Binding("pageup", "move(-1)", "previous", show=False),
+        Binding("ctrl+s", "submit", "submit"),
+    ]
+
+    def __init__(self, session) -> None:
+        super().__init__()
+        self.session = session
+        self.confirming = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Tabs(
+            *(Tab(str(i + 1), id=f"q{i}") for i in range(len(self.session.quiz.exercises))), id="questions"
+        )
+        yield ContentSwitcher(id="switcher")
+        yield Static(markup=False, id="exam-status")
+        yield Static(markup=False, id="exam-help")
+        with Horizontal(id="exam-buttons"):
+            yield Button(id="prev")
+            yield Button(id="next")
+            yield Button(id="submit", variant="warning")
+        yield VerticalScroll(Static(markup=False, id="results-text"), id="results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from tui.bindings import localise_bindings
+
+        lang = self.app.lang
+        localise_bindings(self, lang)
+        self.app.title = self.session.quiz.title
+        self.query_one("#results").display = False
+        for button, key in (("prev", "exam-prev"), ("next", "exam-next"), ("submit", "exam-submit")):
+            self.query_one(f"#{button}", Button).label = t(key, lang)
+        self.query_one("#exam-help", Static).update(t("exam-help", lang))
+        if self.session.notice:
+            self.notify(self.session.notice, severity="warning", timeout=12)
+        self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
+        self.set_interval(1.0, self._tick)
+        self._tick()
+
+    async def _engine_changed(self, loaded: bool) -> None:
+        if not loaded:
+            self.query_one("#exam-status", Static).update(t("waiting-engine", self.app.lang))
+            return
+        self.query_one("#exam-status", Static).update("")
+        if self.session.submitted_at is not None:
+            self.show_results()
+            return
+        switcher = self.query_one(ContentSwitcher)
+        views = [QuestionView(self.session, q, id=f"view-q{q.index}") for q in self.session.questions()]
+        for view in views[1:]:
+            view.display = False  # ContentSwitcher shows one child; it only hides on a change
+        await switcher.mount(*views)
+        switcher.current = "view-q0"
+        for question in self.session.questions():
+            if self.session.answers.get(question.index):
+                self.mark_answered(question.index)
+        first = next(iter(views[0].query("Input, MatrixEditor, RadioSet")), None) if views else None
+        if first is not None:
+            first.focus()
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        switcher = self.query_one(ContentSwitcher)
+        target = f"view-{event.tab.id}"
+        if any(child.id == target for child in switcher.children):
+            switcher.current = target
+
+    def mark_answered(self, index: int) -> None:
+        tab = self.query_one(f"#q{index}", Tab)
+        tab.label = f"{index + 1} ✓" if self.session.answers.get(index) else str(index + 1)
+
+    def action_move(self, step: int) -> None:
+        tabs = self.query_one(Tabs)
+        total = len(self.session.quiz.exercises)
+        current = int((tabs.active or "q0")[1:])
+        tabs.active = f"q{min(total - 1, max(0, current + step))}"
+        view = next(iter(self.query(f"#view-q{tabs.active[1:]}")), None)
+        first = next(iter(view.query("Input, MatrixEditor, RadioSet")), None) if view else None
+        if first is not None:
+            first.focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {
+            "prev": lambda: self.action_move(-1),
+            "next": lambda: self.action_move(1),
+            "submit": self.action_submit,
+        }[event.button.id]()
+
+    def action_submit(self) -> None:
+        if self.session.submitted_at is not None:
+            return
+        if not self.confirming:
+            self.confirming = True
+            answered = sum(1 for parts in self.session.answers.values() if parts)
+            self.query_one("#exam-status", Static).update(
+                t("exam-confirm", self.app.lang, answered=answered, total=len(self.session.quiz.exercises))
+            )
+            return
+        self._hand_in()
+
+    def _hand_in(self) -> None:
+        path = self.session.submit()
+        self.notify(t("exam-submitted", self.app.lang, path=path), timeout=10)
+        self.show_results()
+
+    def _tick(self) -> None:
+        lang = self.app.lang
+        if self.session.submitted_at is not None:
+            self.app.sub_title = f"{self.session.student} · {t('exam-submit', lang)} ✓"
+            return
+        left = self.session.seconds_left()
+        if left is None:
+            self.app.sub_title = t("exam-no-limit", lang, student=self.session.student)
+            return
+        self.app.sub_title = t(
+            "exam-left", lang, student=self.session.student, minutes=int(left) // 60, seconds=int(left) % 60
+        )
+        if left <= 0 and self.session.submitted_at is None and self.app.engine_loaded:
+            self.notify(t("exam-time-up", lang), severity="warning", timeout=15)
+            self._hand_in()
+
+    def show_results(self) -> None:
+        """After submitting: the grade and feedback for every question."""
+        from exercises.catalogue import get
+        from exercises.diagnoses import explain
+
+        lang = self.app.lang
+        grade = self.session.results()
+        out = Text(
+            t("exam-results", lang, total=grade.total, count=len(grade.questions), percent=grade.percent)
+            + "\n",
+            style="bold",
+        )
+        for question in grade.questions:
+            exercise = get(question.exercise)
+            style = "green" if question.score >= 1 else "yellow" if question.score > 0 else "red"
+            out.append(
+                f"\n{question.index + 1}. {_pick(exercise.title, lang)}: {question.score:.0%}\n",
+                style="bold " + style,
+            )
+            answer = self.session.answers.get(question.index)
+            if not answer:
+                out.append("   " + t("exam-unanswered", lang) + "\n", style="dim")
+                continue
+            result = exercise.grade(exercise.generate(question.seed), answer)
+            labels = {part.name: _pick(part.label, lang) for part in exercise.parts}
+            for name, part in result.parts.items():
+                out.append(f"   {labels.get(name, name)}: {_pick(part.feedback, lang)}\n")
+            for code in result.diagnoses:
+                out.append(f"   ! {_pick(explain(code), lang)}\n", style="magenta")
+        for widget_id in ("#questions", "#switcher", "#exam-help", "#exam-buttons", "#exam-status"):
+            self.query_one(widget_id).display = False
+        self.query_one("#results-text", Static).update(out)
+        self.query_one("#results").display = True
+        self.query_one("#results").focus()

@@ -1,0 +1,49 @@
+"""``objectives-tutor serve``: the app in browsers, through textual-serve.
+
+Each browser tab gets its own app process; progress is saved as it goes, in the
+server's progress directory. Loopback by default: binding elsewhere exposes the
+app to everyone who can reach the machine, so that earns a warning."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import shlex
+import sys
+
+from tui.errors import UsageError
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def app_command(lang: str | None) -> str:
+    """The command each browser session runs: this same Python, this same app."""
+    parts = [sys.executable, "-m", "tui.cli"]
+    if lang:
+        parts += ["--lang", lang]
+    return shlex.join(parts)
+
+
+def run_serve(args: argparse.Namespace, lang_flag: str | None) -> int:
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        raise UsageError(
+            "objectives-tutor serve: the browser server is the optional 'serve' extra: pip install -e '.[serve]'"
+        ) from None
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"objectives-tutor serve: --port must be 1..65535, got {args.port}")
+    if not is_loopback(args.host):
+        sys.stderr.write(
+            f"objectives-tutor serve: warning: listening on {args.host}: anyone who can reach this machine can open the app\n"
+        )
+    server = Server(app_command(lang_flag), host=args.host, port=args.port, title="objectives-tutor")
+    server.serve()
+    return 0

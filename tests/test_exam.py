@@ -116,9 +116,12 @@ async def test_two_students_take_the_quiz_and_the_class_is_graded_exactly(tmp_pa
         bob[0] == "bob" and bob[3] == "0.00" and bob[4] == "0.00"
     )  # inverted mask; unanswered last question
     assert float(bob[1]) < 1 and float(bob[2]) < 1
+    print("BOBROW", bob)
     report = report_markdown(QUIZ, result)
     for code in ("one-based-positions", "labels-not-shifted", "mask-inverted"):
         assert f"**{code}** × 1" in report and "(students: bob)" in report
+    assert "| 1 | mlm-abcde | 0.92 | 1/2 |" in report and "| 4 | concept-task | 0.50 | 1/2 |" in report
+    assert "2 submissions graded." in report and "Class mean: 66.7%" in report
 
 
 async def test_a_closed_exam_resumes_where_it_was(tmp_path):

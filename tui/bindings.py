@@ -23,6 +23,8 @@ ACTION_KEYS = {
     "escape": "key-back",
     "command_palette": "key-palette",
     "submit": "exam-submit",
+    "toggle": "key-toggle",
+    "finish": "key-check",
 }
 
 

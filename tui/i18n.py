@@ -208,6 +208,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "key-solution": {"en": "Solution", "zh": "答案"},
     "key-new": {"en": "New variant", "zh": "换一题"},
     "key-check": {"en": "Check", "zh": "提交"},
+    "key-toggle": {"en": "Toggle", "zh": "切换"},
     "key-resample": {"en": "Resample", "zh": "重新抽样"},
     "key-palette": {"en": "Commands", "zh": "命令"},
     "exercise-pick": {"en": "Exercise", "zh": "练习"},

@@ -23,7 +23,7 @@ class MatrixEditor(Widget, can_focus=True):
         Binding("left", "move(0, -1)", "←", show=False),
         Binding("right", "move(0, 1)", "→", show=False),
         Binding("space", "toggle", "toggle"),
-        Binding("enter", "submit", "check"),
+        Binding("enter", "finish", "check"),
     ]
 
     class Submitted(Message):
@@ -67,8 +67,13 @@ class MatrixEditor(Widget, can_focus=True):
         self.refresh()
         self.post_message(self.Changed())
 
-    def action_submit(self) -> None:
+    def action_finish(self) -> None:
         self.post_message(self.Submitted())
+
+    def on_mount(self) -> None:
+        from tui.bindings import localise_bindings
+
+        localise_bindings(self, self.app.lang)
 
     def on_click(self, event: Click) -> None:
         column = (event.x - 1 - 3) // CELL

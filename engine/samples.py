@@ -96,6 +96,7 @@ def mlm_sample(
     fates: Sequence[str] | None = None,
     whole_word: bool = False,
     add_cls_sep: bool = False,
+    replacements: Sequence[str] | None = None,
 ) -> MlmSample:
     """BERT's masking of one sentence.
 
@@ -117,8 +118,9 @@ def mlm_sample(
     if add_cls_sep:
         tokens = [CLS, *tokens, SEP]
         word_list = None if word_list is None else [-1, *word_list, -1]
-    vocab = Vocab.from_tokens(tokens, n_sentinels=0)
+    vocab = Vocab.from_tokens([*tokens, *(replacements or ())], n_sentinels=0)
     ids = torch.tensor(vocab.encode(tokens))
+    pool = None if not replacements else torch.tensor(vocab.encode(list(replacements)))
     chosen = fate_codes = None
     if positions is not None:
         chosen, fate_codes = _fixed_choice(tokens, positions, fates)
@@ -135,6 +137,7 @@ def mlm_sample(
         word_ids=word_ids,
         selected=chosen,
         fates=fate_codes,
+        replacement_ids=pool,
         generator=torch.Generator().manual_seed(seed),
     )
     return MlmSample(

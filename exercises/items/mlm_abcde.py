@@ -7,10 +7,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-import torch
-
-from engine.mlm import KEPT, MASKED, RANDOM, mask_tokens
-from engine.tokens import MASK, Vocab
+from engine.samples import mlm_sample
+from engine.tokens import MASK
 from exercises import parsing
 from exercises.banks import EN_REPLACEMENTS, LETTERS, ZH_REPLACEMENTS, rng_for, sentence_tokens
 from exercises.model import Exercise, Parsed, Part, PartResult, Variant
@@ -26,7 +24,6 @@ from exercises.scoring import (
 from exercises.text import L, fmt
 
 ID = "mlm-abcde"
-FATE_CODES = {"mask": MASKED, "random": RANDOM, "keep": KEPT}
 
 
 def _fate_phrase(token: str, fate: str, replacement: str) -> dict[str, str]:
@@ -90,27 +87,12 @@ def _generate(seed: int) -> Variant:
 def _engine_answer(tokens: list[str], selected: list[int], fates: list[str], replacement: str) -> dict:
     """The engine applies the fates: BERT's rule with the selection and fates fixed
     and the random draw confined to the stated replacement token."""
-    vocab = Vocab.from_tokens([*tokens, replacement], n_sentinels=0)
-    ids = torch.tensor(vocab.encode(tokens))
-    chosen = torch.zeros(len(tokens), dtype=torch.bool)
-    fate_codes = torch.zeros(len(tokens), dtype=torch.long)
-    for position, fate in zip(selected, fates, strict=True):
-        chosen[position] = True
-        fate_codes[position] = FATE_CODES[fate]
-    batch = mask_tokens(
-        ids,
-        mask_id=vocab.mask_id,
-        vocab_size=len(vocab),
-        special_ids=vocab.special_ids(),
-        selected=chosen,
-        fates=fate_codes,
-        replacement_ids=torch.tensor([vocab.id_of(replacement)]),
-    )
-    loss_positions = [i for i, label in enumerate(batch.labels.tolist()) if label != -100]
+    sample = mlm_sample(" ".join(tokens), positions=selected, fates=fates, replacements=[replacement])
+    loss_positions = [i for i, label in enumerate(sample.labels) if label is not None]
     return {
-        "inputs": vocab.decode(batch.input_ids),
+        "inputs": sample.inputs,
         "loss_positions": loss_positions,
-        "labels": {str(i): vocab.tokens[int(batch.labels[i])] for i in loss_positions},
+        "labels": {str(i): sample.labels[i] for i in loss_positions},
     }
 
 

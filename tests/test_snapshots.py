@@ -61,3 +61,21 @@ def test_mlm_abcde_wrong_answer(snap_compare, lang):
     app = TutorApp(lang=lang, still=True)
     run_before = _opening("mlm", exercise="mlm-abcde", answers=answers)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_exam_screen(snap_compare, lang, tmp_path):
+    from exercises.exam import ExamSession
+    from exercises.quiz import Quiz
+
+    quiz = Quiz("quiz-snap", "Week 7", "snap-salt", ("mlm-abcde", "mask-matrix"), None)
+    app = TutorApp(lang=lang, still=True, exam=ExamSession.open(quiz, "s01", tmp_path))
+
+    async def run_before(pilot) -> None:
+        for _ in range(600):
+            if pilot.app.engine_loaded and pilot.app.screen.query("QuestionView"):
+                break
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -3,6 +3,7 @@ where I left off", the review queue, the history and the settings."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
@@ -40,6 +41,9 @@ class HomeScreen(Screen):
     def on_screen_resume(self) -> None:
         self.refresh_list()
 
+    def on_resize(self) -> None:
+        self.refresh_list()
+
     def _engine_state(self, state: str) -> None:
         lang = self.app.lang
         message = {"loading": t("engine-loading", lang), "ready": t("engine-ready", lang)}.get(
@@ -67,14 +71,20 @@ class HomeScreen(Screen):
         for number, objective in enumerate(OBJECTIVES, start=1):
             solved, mastered = progress.done_in(objective.exercises)
             total = len(objective.exercises)
-            line = Text()
-            line.append(f"{number}. ", style="bold")
-            line.append(_pick(objective.title, lang), style="bold")
-            line.append(f" — {_pick(objective.summary, lang)}")
             status = t("progress", lang, done=solved, total=total)
             if mastered:
                 status += t("progress-mastered", lang, mastered=mastered)
+            line = Text()
+            line.append(f"{number}. ", style="bold")
+            line.append(_pick(objective.title, lang), style="bold")
             line.append(f"  [{status}]", style="green" if solved == total else "dim")
+            # One line per lesson: the summary is cut to fit, so the review, history
+            # and settings entries stay on screen at 80×24.
+            room = options.size.width - 4 - line.cell_len
+            summary = f" — {_pick(objective.summary, lang)}"
+            if room < cell_len(summary):
+                summary = set_cell_size(summary, max(room - 1, 0)) + "…" if room > 4 else ""
+            line.append(summary, style="dim")
             options.add_option(Option(line, id=objective.id))
         due = len(progress.due())
         review = t("home-review", lang, n=due) if due else t("home-review-none", lang)

@@ -144,7 +144,7 @@ class Exercise(ABC):
                     0.0,
                     False,
                     L(
-                        f"No answer for '{part.name}'. Expected something like: {part.example['en']}",
+                        f"No answer for '{part.label['en']}'. Expected something like: {part.example['en']}",
                         f"“{part.label['zh']}”没有作答。格式示例：{part.example['zh']}",
                     ),
                 )
@@ -176,7 +176,7 @@ def _unique(codes: list[str]) -> list[str]:
 
 def _unreadable(part: Part) -> Bilingual:
     return L(
-        f"Could not read '{part.name}'. Expected something like: {part.example['en']}",
+        f"Could not read '{part.label['en']}'. Expected something like: {part.example['en']}",
         f"无法读懂“{part.label['zh']}”。格式示例：{part.example['zh']}",
     )
 

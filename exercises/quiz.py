@@ -86,8 +86,8 @@ def dump_toml(quiz: Quiz) -> str:
     """The quiz as TOML a teacher can read and edit (the format is in the README)."""
     lines = [
         "# objectives-tutor quiz. Every student gets their own variant of each question,",
-        "# derived from (salt, student id, question number): keep the salt secret, and do",
-        "# not change it once the quiz has been handed out.",
+        "# derived from (salt, student id, question number): do not change the salt once",
+        "# the quiz has been handed out.",
         f"id = {_toml_string(quiz.id)}",
         f"title = {_toml_string(quiz.title)}",
         f"salt = {_toml_string(quiz.salt)}",
@@ -347,7 +347,9 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en") -> str:
             f"- **{code}** × {count} — {pick(explain(code), lang)} ({'学生' if zh else 'students'}: {students})"
         )
     lines += ["", "## " + ("答错最多的题" if zh else "Questions most students got wrong"), ""]
-    ranked = sorted((w for w in wrong_counts if w[0] > 0), key=lambda w: (-w[0], w[1]))
+    ranked = sorted(
+        (w for w in wrong_counts if w[0] and 2 * w[0] >= len(grades)), key=lambda w: (-w[0], w[1])
+    )
     if not ranked:
         lines.append("-")
     for wrong, index, exercise in ranked[:5]:

@@ -156,3 +156,34 @@ def test_an_unreadable_autosave_is_kept_aside(tmp_path):
     session = ExamSession.open(QUIZ, "eve", tmp_path)
     assert session.answers == {} and "kept as" in session.notice
     assert list(tmp_path.glob("eve.quiz-autosave.json.*.bad"))
+
+
+async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):
+    session = ExamSession.open(QUIZ, "fay", tmp_path)
+    app = TutorApp(lang="en", still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ExamScreen"  # no command palette
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert app.lang == "en"
+        await pilot.press("f1")
+        await pilot.pause()
+        assert "Exam keys" in app.screen.query_one("Markdown").source
+
+
+async def test_typing_a_letter_answers_exam_multiple_choice(tmp_path):
+    session = ExamSession.open(QUIZ, "gus", tmp_path)
+    app = TutorApp(lang="en", still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app)
+        await pilot.press("pagedown", "pagedown", "pagedown")  # question 4, concept-task
+        await pilot.pause()
+        assert app.screen.query_one("Tabs").active == "q3"
+        app.screen.query_one("#view-q3 #part-choice").focus()
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+    assert session.answers[3] == {"choice": "B"}

@@ -62,9 +62,11 @@ def test_serve_answers_its_page_and_stops_cleanly():
 def test_serving_beyond_loopback_warns(capsys, monkeypatch):
     from tui import serve_command
 
+    seen = {}
+
     class FakeServer:
-        def __init__(self, command, host, port, title):
-            self.host = host
+        def __init__(self, command, host, port, title, public_url):
+            seen["public_url"] = public_url
 
         def serve(self):
             pass
@@ -72,5 +74,8 @@ def test_serving_beyond_loopback_warns(capsys, monkeypatch):
     monkeypatch.setattr("textual_serve.server.Server", FakeServer)
     from argparse import Namespace
 
-    assert serve_command.run_serve(Namespace(host="0.0.0.0", port=8000), None) == 0
+    assert serve_command.run_serve(Namespace(host="0.0.0.0", port=8000, public_url=None), None) == 0
     assert "warning: listening on 0.0.0.0" in capsys.readouterr().err
+    assert "0.0.0.0" not in seen["public_url"] and seen["public_url"].endswith(":8000")
+    assert serve_command.public_url("127.0.0.1", 8000) == "http://127.0.0.1:8000"
+    assert serve_command.public_url("::1", 9) == "http://[::1]:9"

@@ -258,3 +258,31 @@ def test_progress_refuses_two_outputs(flags, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["progress", *flags])
     assert exit_info.value.code == 2
+
+
+def test_reset_prompt_treats_end_of_input_as_no(capsys, monkeypatch):
+    from tui.cli import main
+
+    main(["check", "clm-shift", "--answer", "inputs=a b", "--answer", "labels=b c", "--record"])
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+
+    def end_of_input(prompt):
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", end_of_input)
+    assert main(["progress", "--reset"]) == 0
+    assert "Nothing erased" in capsys.readouterr().out
+
+
+def test_the_saved_language_is_used_when_no_lang_is_given(tmp_path, monkeypatch):
+    from tui import cli
+
+    Progress(ProgressStore()).set("lang", "zh")
+    started = {}
+    monkeypatch.setattr("tui.app.run_app", lambda lang=None, exam=None: started.setdefault("lang", lang))
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    assert cli.main([]) == 0
+    assert started["lang"] is None  # the app then reads the saved language
+    from tui.app import TutorApp
+
+    assert TutorApp(lang=None).lang == "zh"

@@ -54,6 +54,8 @@ class TutorApp(App[None]):
         ExamSession) opens the app in exam mode on that quiz."""
         super().__init__()
         self.exam = exam
+        if exam is not None:  # no way out of the exam into lessons, solutions or hints
+            self.use_command_palette = False
         self.progress = Progress(store if store is not None else ProgressStore())
         saved_lang = self.progress.setting("lang")
         self.set_reactive(
@@ -139,7 +141,11 @@ class TutorApp(App[None]):
         from tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(exam=self.exam is not None))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # An exam stays as it was handed out: no palette, language or theme switches.
+        return self.exam is None or action not in ("toggle_language", "command_palette", "change_theme")
 
     def action_toggle_language(self) -> None:
         self.lang = "en" if self.lang == "zh" else "zh"

@@ -183,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
     )
     serve.add_argument("--port", type=_integer, default=8000, help="port (default 8000)")
+    serve.add_argument(
+        "--public-url", help="the URL browsers use to reach this server (default: from --host)"
+    )
 
     quiz = commands.add_parser("quiz", parents=[common], help="classroom quizzes: new, take, key, grade")
     quiz_actions = quiz.add_subparsers(
@@ -236,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             from tui.app import run_app
 
-            run_app(lang)
+            run_app(args.lang)  # without --lang the app uses the saved language, then the locale
             return 0
         if args.command == "show":
             from tui.show_commands import run_show

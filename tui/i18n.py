@@ -329,6 +329,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "你的成绩：{total:.2f} / {count}（{percent:.0f}%）",
     },
     "exam-unanswered": {"en": "not answered", "zh": "未作答"},
+    "exam-done": {"en": "submitted ✓", "zh": "已交卷 ✓"},
     "not-graded": {
         "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",

@@ -116,7 +116,10 @@ def _reset(store, confirmed: bool, lang: str) -> None:
     if not confirmed:
         if not sys.stdin.isatty():
             raise UsageError("objectives-tutor progress --reset: confirm with --yes (no terminal to ask)")
-        reply = input(t("reset-confirm", lang, path=store.path))
+        try:
+            reply = input(t("reset-confirm", lang, path=store.path))
+        except EOFError:  # Ctrl+D: no
+            reply = ""
         if reply.strip().lower() not in ("yes", "y", "是"):
             sys.stdout.write(t("reset-kept", lang) + "\n")
             return

@@ -58,7 +58,7 @@ def _take(args: argparse.Namespace, lang: str) -> int:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"objectives-tutor quiz take: cannot use {folder}: {error}") from None
-    run_app(lang, exam=ExamSession.open(quiz, args.student, folder))
+    run_app(args.lang, exam=ExamSession.open(quiz, args.student, folder))
     return 0
 
 

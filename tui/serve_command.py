@@ -23,6 +23,19 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def public_url(host: str, port: int) -> str:
+    """The address the served page tells browsers to connect back to. A wildcard
+    bind (0.0.0.0, ::) is not an address a browser can reach, so use this
+    machine's name there (--public-url overrides, e.g. behind a proxy)."""
+    import socket
+
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.getfqdn() or socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
 def app_command(lang: str | None) -> str:
     """The command each browser session runs: this same Python, this same app."""
     parts = [sys.executable, "-m", "tui.cli"]
@@ -44,6 +57,12 @@ def run_serve(args: argparse.Namespace, lang_flag: str | None) -> int:
         sys.stderr.write(
             f"objectives-tutor serve: warning: listening on {args.host}: anyone who can reach this machine can open the app\n"
         )
-    server = Server(app_command(lang_flag), host=args.host, port=args.port, title="objectives-tutor")
+    server = Server(
+        app_command(lang_flag),
+        host=args.host,
+        port=args.port,
+        title="objectives-tutor",
+        public_url=args.public_url or public_url(args.host, args.port),
+    )
     server.serve()
     return 0

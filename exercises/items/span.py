@@ -94,10 +94,11 @@ def _diagnose(part: str, given: list[str], data: dict, n_spans: int) -> list[str
         codes.append("sentinel-numbering-from-1")
     if part == "inputs":
         hidden = sum(end - start for start, end in data["spans"])
-        if len(given) == len(tokens):
-            per_token = len(sentinels_given) == hidden > n_spans
-            codes.append("one-sentinel-per-token" if per_token else "span-kept-in-input")
-        elif len(given) == len(tokens) + n_spans:
+        hidden_tokens = [tokens[i] for start, end in data["spans"] for i in range(start, end)]
+        kept = all(given.count(token) >= hidden_tokens.count(token) for token in set(hidden_tokens))
+        if len(given) == len(tokens) and len(sentinels_given) == hidden > n_spans:
+            codes.append("one-sentinel-per-token")
+        elif kept and len(given) in (len(tokens), len(tokens) + n_spans):
             codes.append("span-kept-in-input")
         elif len(given) == len(data["inputs"]) - n_spans:
             codes.append("span-end-inclusive")

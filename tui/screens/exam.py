@@ -13,7 +13,7 @@ from textual.widgets import Button, ContentSwitcher, Footer, Header, Input, Radi
 
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
-from tui.widgets.parts import part_widgets, read_answers, restore_answers
+from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, restore_answers
 
 
 def _pick(text: dict[str, str], lang: str) -> str:
@@ -70,6 +70,10 @@ class QuestionView(VerticalScroll):
         event.stop()
         self.screen.action_move(1)
 
+    def on_key(self, event) -> None:
+        if choose_by_letter(self.app.focused, event.character):
+            event.stop()
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         boxes = list(self.query(Input))
@@ -91,8 +95,8 @@ class ExamScreen(Screen):
     ExamScreen #results { padding: 0 1; }
     """
     BINDINGS = [
-        Binding("pagedown", "move(1)", "next", show=False),
-        Binding("pageup", "move(-1)", "previous", show=False),
+        Binding("pagedown", "move(1)", "next", show=False, priority=True),
+        Binding("pageup", "move(-1)", "previous", show=False, priority=True),
         Binding("ctrl+s", "submit", "submit"),
     ]
 
@@ -151,7 +155,7 @@ class ExamScreen(Screen):
                 self.mark_answered(question.index)
         first = next(iter(views[0].query("Input, MatrixEditor, RadioSet")), None) if views else None
         if first is not None:
-            first.focus()
+            first.focus(scroll_visible=False)  # the question stays in view, from its first line
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         switcher = self.query_one(ContentSwitcher)
@@ -164,6 +168,7 @@ class ExamScreen(Screen):
         tab.label = f"{index + 1} ✓" if self.session.answers.get(index) else str(index + 1)
 
     def action_move(self, step: int) -> None:
+        self._disarm()
         tabs = self.query_one(Tabs)
         total = len(self.session.quiz.exercises)
         current = int((tabs.active or "q0")[1:])
@@ -171,7 +176,8 @@ class ExamScreen(Screen):
         view = next(iter(self.query(f"#view-q{tabs.active[1:]}")), None)
         first = next(iter(view.query("Input, MatrixEditor, RadioSet")), None) if view else None
         if first is not None:
-            first.focus()
+            first.focus(scroll_visible=False)
+            view.scroll_home(animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {
@@ -192,6 +198,11 @@ class ExamScreen(Screen):
             return
         self._hand_in()
 
+    def _disarm(self) -> None:
+        if self.confirming:
+            self.confirming = False
+            self.query_one("#exam-status", Static).update("")
+
     def _hand_in(self) -> None:
         path = self.session.submit()
         self.notify(t("exam-submitted", self.app.lang, path=path), timeout=10)
@@ -200,7 +211,7 @@ class ExamScreen(Screen):
     def _tick(self) -> None:
         lang = self.app.lang
         if self.session.submitted_at is not None:
-            self.app.sub_title = f"{self.session.student} · {t('exam-submit', lang)} ✓"
+            self.app.sub_title = f"{self.session.student} · {t('exam-done', lang)}"
             return
         left = self.session.seconds_left()
         if left is None:

@@ -55,6 +55,40 @@ in masks 1 = blocked.
 }
 
 
+EXAM_HELP = {
+    "en": """# Exam keys
+
+| key | what it does |
+| --- | --- |
+| Tab / Shift+Tab | move between answer boxes and buttons |
+| Enter | next part; after the last part, the next question |
+| PgDn / PgUp | next / previous question (or the tabs 1…N) |
+| arrows, Space | mask matrices: move, toggle a cell |
+| a letter | multiple choice: choose that option |
+| Ctrl+S | submit (press twice to confirm) |
+| F1 or ? | this help |
+| Ctrl+Q | quit: answers are saved, the clock keeps running |
+
+Answers are saved as you type. There is no feedback, hint or solution until you submit.
+""",
+    "zh": """# 考试按键
+
+| 按键 | 作用 |
+| --- | --- |
+| Tab / Shift+Tab | 在答题框和按钮之间移动 |
+| 回车 | 下一项；最后一项之后到下一题 |
+| PgDn / PgUp | 下一题 / 上一题（或点标签 1…N） |
+| 方向键、空格 | 掩码矩阵：移动、切换格子 |
+| 字母 | 选择题：选择该选项 |
+| Ctrl+S | 交卷（按两次确认） |
+| F1 或 ? | 本帮助 |
+| Ctrl+Q | 退出：答案已保存，计时继续 |
+
+答案随输随存。交卷前没有反馈、提示或答案。
+""",
+}
+
+
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -62,6 +96,10 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,f1,question_mark,q", "dismiss", "close")]
 
+    def __init__(self, exam: bool = False) -> None:
+        super().__init__()
+        self.texts = EXAM_HELP if exam else HELP
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(HELP.get(self.app.lang, HELP["en"]))
+            yield Markdown(self.texts.get(self.app.lang, self.texts["en"]))

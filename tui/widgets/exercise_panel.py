@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key
-from textual.widgets import Button, Input, RadioButton, RadioSet, Select, Static
+from textual.widgets import Button, Input, RadioSet, Select, Static
 
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
-from tui.widgets.parts import LETTERS, part_widgets, read_answers, relabel_parts
+from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, relabel_parts
 
 # Shortcuts that would steal letters from a learner who is typing: they work
 # only when the panel itself has the focus (Esc gives it back).
@@ -237,13 +237,8 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
     def on_key(self, event: Key) -> None:
         """In a multiple-choice list, typing the option's letter chooses it."""
-        focused = self.app.focused
-        if isinstance(focused, RadioSet) and focused.id == "part-choice" and event.character:
-            letter = event.character.upper()
-            buttons = list(focused.query(RadioButton))
-            if letter in LETTERS[: len(buttons)]:
-                event.stop()
-                buttons[LETTERS.index(letter)].value = True
+        if choose_by_letter(self.app.focused, event.character):
+            event.stop()
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -54,6 +54,18 @@ def relabel_parts(root: Widget, exercise, lang: str) -> None:
         radio.label = t(f"mark-{mark}", lang)
 
 
+def choose_by_letter(focused, character: str | None) -> bool:
+    """In a multiple-choice list, typing an option's letter picks it; True if it did."""
+    if not isinstance(focused, RadioSet) or focused.id != "part-choice" or not character:
+        return False
+    buttons = list(focused.query(RadioButton))
+    letter = character.upper()
+    if letter not in LETTERS[: len(buttons)]:
+        return False
+    buttons[LETTERS.index(letter)].value = True
+    return True
+
+
 def read_answers(root: Widget, exercise) -> dict[str, str]:
     """What the learner has entered, part by part (empty parts left out)."""
     answer: dict[str, str] = {}

@@ -105,13 +105,27 @@ def loads(text: str) -> Quiz:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise QuizFileError(f"not valid TOML: {error}") from None
+    known = {"id", "title", "salt", "time_limit_minutes", "questions"}
+    for key in data:
+        if key not in known:
+            raise QuizFileError(
+                f"{_line_of(text, key)}unknown key {key!r} (known: {', '.join(sorted(known))})"
+            )
+    for question in data.get("questions", []) if isinstance(data.get("questions"), list) else []:
+        for key in question if isinstance(question, dict) else ():
+            if key != "exercise":
+                raise QuizFileError(
+                    f"{_line_of(text, key)}unknown key {key!r} in [[questions]] (only exercise)"
+                )
     for key, kind in (("id", str), ("title", str), ("salt", str)):
         if not isinstance(data.get(key), kind) or not data[key].strip():
-            raise QuizFileError(f"{_line_of(text, key + ' ') or ''}'{key}' must be a non-empty string")
+            raise QuizFileError(f"{_line_of(text, key + ' =') or ''}'{key}' must be a non-empty string")
     limit = data.get("time_limit_minutes")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+    if limit is not None and (
+        not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 24 * 60
+    ):
         raise QuizFileError(
-            f"{_line_of(text, 'time_limit_minutes')}time_limit_minutes must be a whole number >= 1"
+            f"{_line_of(text, 'time_limit_minutes')}time_limit_minutes must be a whole number from 1 to 1440"
         )
     questions = data.get("questions")
     if not isinstance(questions, list) or not all(isinstance(q, dict) for q in questions):
@@ -185,7 +199,9 @@ def load_submission(path: Path) -> Submission:
     except (OSError, UnicodeDecodeError) as error:
         raise SubmissionError(f"cannot read it: {error}") from None
     except json.JSONDecodeError as error:
-        raise SubmissionError(f"not valid JSON (line {error.lineno}: {error.msg})") from None
+        raise SubmissionError(
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
+        ) from None
     return parse_submission(payload)
 
 

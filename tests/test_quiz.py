@@ -64,6 +64,15 @@ def test_toml_round_trip_and_new_quizzes_differ():
             'id = "q"\ntitle = "t"\nsalt = "s"\ntime_limit_minutes = 0\n[[questions]]\nexercise = "clm-shift"\n',
             "line 4",
         ),
+        (
+            'id = "q"\ntitle = "t"\nsalt = "s"\ntime_limt_minutes = 15\n[[questions]]\nexercise = "clm-shift"\n',
+            "line 4: unknown key 'time_limt_minutes'",
+        ),
+        ('id = "q"\ntitle = "t"\nsalt = ""\n[[questions]]\nexercise = "clm-shift"\n', "line 3: 'salt'"),
+        (
+            'id = "q"\ntitle = "t"\nsalt = "s"\ntime_limit_minutes = 100000000\n[[questions]]\nexercise = "clm-shift"\n',
+            "1 to 1440",
+        ),
     ],
 )
 def test_malformed_quiz_files_name_the_problem_and_line(text, fragment):
@@ -144,7 +153,10 @@ def test_bad_files_are_rejected_one_by_one_and_the_rest_graded(tmp_path):
     reasons = dict((path.rsplit("/", 1)[-1], why) for path, why in result.rejected)
     assert "already submitted" in reasons["again.json"]
     assert "quiz-other" in reasons["other.json"]
-    assert "not valid JSON (line 1" in reasons["broken.json"]
+    assert (
+        "not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2"
+        in reasons["broken.json"]
+    )
     assert "answers" in reasons["shape.json"]
 
 

@@ -277,7 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _fail(f"{PROG}: {t('error', lang)}: {error_text(error, lang)}")
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # `| head`: stop quietly, and keep Python from complaining at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as error:  # never a traceback for the user
         if os.environ.get("OBJECTIVES_TUTOR_DEBUG"):

@@ -68,7 +68,14 @@ class ReviewScreen(Page):
                 else t("review-due-in", lang, days=(item.due - now) / 86400)
             )
             last = t("review-last", lang, code=", ".join(item.last_diagnoses)) if item.last_diagnoses else ""
-            line = t("review-line", lang, exercise=item.exercise, misses=item.misses, when=when, last=last)
+            line = t(
+                "review-line",
+                lang,
+                exercise=self.app._exercise_title(item.exercise),
+                misses=item.misses,
+                when=when,
+                last=last,
+            )
             options.add_option(
                 Option(Text(line, style="bold" if item.due <= now else "dim"), id=item.exercise)
             )

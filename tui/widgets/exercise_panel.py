@@ -309,8 +309,10 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         policy = self.app.progress.setting("hints")
         if policy == "never" or (policy == "after-first-try" and not self.tried):
             key = "hints-off" if policy == "never" else "hints-locked"
-            self.query_one("#hints", Static).update(t(key, self.lang))
-            self.query_one("#hints", Static).remove_class("-empty")
+            hints = self.query_one("#hints", Static)
+            hints.update(t(key, self.lang))
+            hints.remove_class("-empty")
+            self.call_after_refresh(hints.scroll_visible)
             return
         if self.hints_shown < len(self._exercise().hints(self.variant)):
             self.hints_shown += 1

@@ -5,7 +5,7 @@ solved, mastered and due for review, and the persisted settings."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from exercises import review
 from exercises.store import Attempt, ProgressStore
@@ -61,12 +61,6 @@ class Progress:
 
     def mastered(self) -> set[str]:
         return review.mastered(self.attempts)
-
-    def done_in(self, exercise_ids: Iterable[str]) -> tuple[int, int]:
-        """(solved, mastered) among ``exercise_ids``."""
-        ids = list(exercise_ids)
-        solved, mastered = self.solved(), self.mastered()
-        return sum(i in solved for i in ids), sum(i in mastered for i in ids)
 
     def due(self, now: float | None = None) -> list[review.ReviewItem]:
         return review.due_now(self.attempts, time.time() if now is None else now)

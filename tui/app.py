@@ -14,16 +14,13 @@ from textual.screen import Screen
 
 from exercises.progress import Progress
 from exercises.store import ProgressStore
+from exercises.text import pick
 from tui import cjk_wrap
 from tui.i18n import detect_language, t
 
 cjk_wrap.install()
 
 MIN_WIDTH, MIN_HEIGHT = 60, 18
-
-
-def _pick(text: dict[str, str], lang: str) -> str:
-    return text.get(lang) or text["en"]
 
 
 class TutorApp(App[None]):
@@ -175,28 +172,28 @@ class TutorApp(App[None]):
 
     # -- command palette -----------------------------------------------------
 
-    def _exercise_title(self, exercise_id: str) -> str:
+    def exercise_title(self, exercise_id: str) -> str:
         """The exercise's title once the engine is in (titles live with the exercises), else its id."""
         if not self.engine_loaded:
             return exercise_id
         from exercises.catalogue import get
 
-        return _pick(get(exercise_id).title, self.lang)
+        return pick(get(exercise_id).title, self.lang)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from exercises.objectives import OBJECTIVES
 
         lang = self.lang
         for objective in OBJECTIVES:
-            title = _pick(objective.title, lang)
+            title = pick(objective.title, lang)
             yield SystemCommand(
                 f"{t('tab-lesson', lang)}: {title}",
-                _pick(objective.summary, lang),
+                pick(objective.summary, lang),
                 lambda objective_id=objective.id: self.open_lesson(objective_id),
             )
             for exercise_id in objective.exercises:
                 yield SystemCommand(
-                    f"{t('tab-practice', lang)}: {self._exercise_title(exercise_id)}",
+                    f"{t('tab-practice', lang)}: {self.exercise_title(exercise_id)}",
                     f"{title} · {exercise_id}",
                     lambda objective_id=objective.id, eid=exercise_id: self.open_lesson(objective_id, eid),
                     discover=False,

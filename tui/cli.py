@@ -14,11 +14,11 @@ import unicodedata
 from collections.abc import Sequence
 from typing import NoReturn
 
+from exercises.banks import LESSON_SENTENCE
 from tui.errors import UsageError
 from tui.i18n import LANGUAGES, detect_language, error_text, t
 
 PROG = "objectives-tutor"
-LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -48,8 +48,11 @@ def _probability(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
-def _positive_float(text: str) -> float:
-    return _probability(text)
+def _number(text: str) -> float:
+    try:
+        return float(_normalise(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
 def _int_list(text: str) -> list[int]:
@@ -125,9 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument(
         "--density", type=_probability, default=0.15, help="span: noise density (default 0.15)"
     )
-    sample.add_argument(
-        "--mean-span", type=_positive_float, default=3.0, help="span: mean span length (default 3)"
-    )
+    sample.add_argument("--mean-span", type=_number, default=3.0, help="span: mean span length (default 3)")
     sample.add_argument("--prefix", type=_integer, help="prefix: prefix length (default: half the tokens)")
     sample.add_argument("--json", action="store_true", help="print JSON instead of tables")
 

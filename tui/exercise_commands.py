@@ -4,7 +4,6 @@ variant, and grading an answer, as text or JSON."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rich.console import Console
@@ -13,10 +12,7 @@ from rich.text import Text
 
 from tui.errors import UsageError
 from tui.i18n import t
-
-
-def _emit_json(payload: dict) -> None:
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+from tui.render import emit_json
 
 
 def _exercise(exercise_id: str):
@@ -53,7 +49,7 @@ def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None
         for exercise in EXERCISES
     ]
     if args.json:
-        _emit_json({"exercises": rows})
+        emit_json({"exercises": rows})
         return
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header in ("id", t("objective", lang), t("title", lang)):
@@ -104,7 +100,7 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
     variant = exercise.generate(args.seed)
     payload = describe(exercise, variant, lang, args.solution)
     if args.json:
-        _emit_json(payload)
+        emit_json(payload)
         return
     console.print(Text(f"{payload['title']}  [{exercise.id} · seed {args.seed}]", style="bold"))
     console.print(payload["prompt"])
@@ -170,7 +166,7 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
     if args.record:
         payload["recorded"] = _record(exercise, variant, answers, result)
     if args.json:
-        _emit_json(payload)
+        emit_json(payload)
         return
     if not result.graded:
         console.print(Text(t("not-graded", lang), style="bold"))

@@ -7,6 +7,8 @@ well as a colour, so the output reads the same with NO_COLOR.
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
@@ -115,3 +117,8 @@ def token_line(label: str, tokens: Sequence[str]) -> Text:
         style = "magenta" if token.startswith("<extra_id_") else "cyan" if token.startswith("[") else ""
         line.append(token, style=style)
     return line
+
+
+def emit_json(payload: dict) -> None:
+    """One JSON object on one line, Chinese kept readable."""
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from rich.console import Console
 from rich.text import Text
 
 from tui.errors import UsageError
 from tui.i18n import t
-from tui.render import mask_grid, token_line, token_table
+from tui.render import emit_json, mask_grid, token_line, token_table
 
 _SAMPLE_ONLY = {
     "mlm": ("p", "positions", "fates", "whole_word", "cls_sep"),
@@ -19,10 +17,6 @@ _SAMPLE_ONLY = {
     "prefix": ("prefix",),
 }
 _DEFAULTS = {"p": 0.15, "density": 0.15, "mean_span": 3.0, "whole_word": False, "cls_sep": False}
-
-
-def _emit_json(payload: dict) -> None:
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
 
 
 def run_show(args: argparse.Namespace, lang: str, console: Console) -> None:
@@ -57,7 +51,7 @@ def _show_mask(args: argparse.Namespace, lang: str, console: Console) -> None:
         prefix = max(args.n, 0) // 2
     matrix = mask_for(args.kind, args.n, prefix or 0).to(int).tolist()
     if args.json:
-        _emit_json({"kind": args.kind, "n": args.n, "prefix": prefix, "mask": matrix})
+        emit_json({"kind": args.kind, "n": args.n, "prefix": prefix, "mask": matrix})
         return
     console.print(Text(t(f"mask-title-{args.kind}", lang, prefix=prefix), style="bold"))
     console.print(mask_grid(matrix, width=console.width, lang=lang))
@@ -69,7 +63,7 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
     if args.objective == "clm":
         sample = samples.clm_sample(args.text)
         if args.json:
-            _emit_json(sample.to_json())
+            emit_json(sample.to_json())
             return
         console.print(Text(t("clm-heading", lang), style="bold"))
         console.print(
@@ -95,7 +89,7 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
             add_cls_sep=args.cls_sep,
         )
         if args.json:
-            _emit_json(sample.to_json())
+            emit_json(sample.to_json())
             return
         _print_mlm(sample, args.p, lang, console)
     elif args.objective == "span":
@@ -103,7 +97,7 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
             args.text, spans=args.spans, density=args.density, mean_span=args.mean_span, seed=args.seed
         )
         if args.json:
-            _emit_json(sample.to_json())
+            emit_json(sample.to_json())
             return
         spans = ", ".join(f"{start}:{end}" for start, end in sample.spans)
         console.print(Text(t("span-heading", lang, spans=spans), style="bold"))
@@ -112,7 +106,7 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
     else:
         sample = samples.prefix_sample(args.text, args.prefix)
         if args.json:
-            _emit_json(sample.to_json())
+            emit_json(sample.to_json())
             return
         console.print(Text(t("prefix-heading", lang, prefix=sample.prefix), style="bold"))
         console.print(

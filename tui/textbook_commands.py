@@ -4,15 +4,13 @@ print them (or as JSON)."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from rich.console import Console
 from rich.text import Text
 
 from tui.errors import UsageError
 from tui.i18n import t
-from tui.render import ALLOWED_STYLE, BLOCKED_STYLE, value_grid
+from tui.render import ALLOWED_STYLE, BLOCKED_STYLE, emit_json, value_grid
 
 _APPLIES = {
     "batch": ("clm", "mlm"),
@@ -20,10 +18,6 @@ _APPLIES = {
     "p": ("mlm",),
     "text": ("three-samples",),
 }
-
-
-def _emit_json(payload: dict) -> None:
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -52,7 +46,7 @@ def run_textbook(args: argparse.Namespace, lang: str, console: Console) -> None:
     if args.run == "clm":
         run = textbook.clm_run(seed=args.seed, batch=args.batch or 2, seq_len=args.seq_len or 8)
         if args.json:
-            _emit_json(
+            emit_json(
                 {
                     "run": "clm",
                     "seed": args.seed,
@@ -92,7 +86,7 @@ def run_textbook(args: argparse.Namespace, lang: str, console: Console) -> None:
         run = textbook.mlm_run(seed=args.seed, batch=args.batch or 4, seq_len=args.seq_len or 8, p=p)
         counts = run.counts()
         if args.json:
-            _emit_json(
+            emit_json(
                 {
                     "run": "mlm",
                     "seed": args.seed,
@@ -125,7 +119,7 @@ def run_textbook(args: argparse.Namespace, lang: str, console: Console) -> None:
     elif args.run == "visibility":
         run = textbook.visibility_run(seq_len=args.seq_len or 6)
         if args.json:
-            _emit_json(
+            emit_json(
                 {
                     "run": "visibility",
                     "causal_mask": run.causal_mask.to(int).tolist(),
@@ -163,7 +157,7 @@ def run_textbook(args: argparse.Namespace, lang: str, console: Console) -> None:
             "span_target": run.span_target,
         }
         if args.json:
-            _emit_json(payload)
+            emit_json(payload)
             return
         for label, key in (
             ("causal inputs :", "causal_inputs"),

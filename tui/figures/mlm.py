@@ -10,11 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from exercises.banks import LESSON_SENTENCE
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.text_input import TextInput
 
-LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 BATCHES = (4, 16, 64, 256, 1024, 4096)
 FATE_STYLE = {"mask": "bold cyan", "random": "bold magenta", "keep": "bold yellow"}
 

@@ -7,12 +7,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
+from exercises.banks import LESSON_SENTENCE
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.render import token_line
 from tui.widgets.text_input import TextInput
-
-LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
 
 class SamplesFigure(Figure):

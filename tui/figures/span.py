@@ -8,12 +8,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Static
 
+from exercises.banks import LESSON_SENTENCE
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.render import token_line
 from tui.widgets.text_input import TextInput
-
-LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
 
 def parse_spans(text: str) -> list[tuple[int, int]] | None:

@@ -11,13 +11,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer, Header, Input, RadioSet, Static, Tab, Tabs
 
+from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, restore_answers
-
-
-def _pick(text: dict[str, str], lang: str) -> str:
-    return text.get(lang) or text["en"]
 
 
 class QuestionView(VerticalScroll):
@@ -45,7 +42,7 @@ class QuestionView(VerticalScroll):
         yield Static(
             t("exam-question", lang, n=self.question.index + 1, total=total), markup=False, classes="heading"
         )
-        yield Static(_pick(self.variant.prompt, lang), markup=False, classes="prompt")
+        yield Static(pick(self.variant.prompt, lang), markup=False, classes="prompt")
         yield from part_widgets(self.exercise, self.variant, lang, with_self_mark=False)
 
     def on_mount(self) -> None:
@@ -240,7 +237,7 @@ class ExamScreen(Screen):
             exercise = get(question.exercise)
             style = "green" if question.score >= 1 else "yellow" if question.score > 0 else "red"
             out.append(
-                f"\n{question.index + 1}. {_pick(exercise.title, lang)}: {question.score:.0%}\n",
+                f"\n{question.index + 1}. {pick(exercise.title, lang)}: {question.score:.0%}\n",
                 style="bold " + style,
             )
             answer = self.session.answers.get(question.index)
@@ -248,11 +245,11 @@ class ExamScreen(Screen):
                 out.append("   " + t("exam-unanswered", lang) + "\n", style="dim")
                 continue
             result = exercise.grade(exercise.generate(question.seed), answer)
-            labels = {part.name: _pick(part.label, lang) for part in exercise.parts}
+            labels = {part.name: pick(part.label, lang) for part in exercise.parts}
             for name, part in result.parts.items():
-                out.append(f"   {labels.get(name, name)}: {_pick(part.feedback, lang)}\n")
+                out.append(f"   {labels.get(name, name)}: {pick(part.feedback, lang)}\n")
             for code in result.diagnoses:
-                out.append(f"   ! {_pick(explain(code), lang)}\n", style="magenta")
+                out.append(f"   ! {pick(explain(code), lang)}\n", style="magenta")
         for widget_id in ("#questions", "#switcher", "#exam-help", "#exam-buttons", "#exam-status"):
             self.query_one(widget_id).display = False
         self.query_one("#results-text", Static).update(out)

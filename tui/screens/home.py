@@ -11,11 +11,8 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from exercises.objectives import BY_ID, OBJECTIVES
+from exercises.text import pick
 from tui.i18n import t
-
-
-def _pick(text: dict[str, str], lang: str) -> str:
-    return text.get(lang) or text["en"]
 
 
 class HomeScreen(Screen):
@@ -56,6 +53,7 @@ class HomeScreen(Screen):
     def refresh_list(self) -> None:
         lang = self.app.lang
         progress = self.app.progress
+        solved_ids, mastered_ids = progress.solved(), progress.mastered()  # once, not per lesson
         self.app.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
         options = self.query_one(OptionList)
@@ -64,24 +62,25 @@ class HomeScreen(Screen):
         options.clear_options()
         last = progress.last_objective
         if last in BY_ID:
-            title = _pick(BY_ID[last].title, lang)
+            title = pick(BY_ID[last].title, lang)
             options.add_option(
                 Option(Text(t("continue", lang, title=title), style="bold"), id=f"continue:{last}")
             )
         for number, objective in enumerate(OBJECTIVES, start=1):
-            solved, mastered = progress.done_in(objective.exercises)
+            solved = sum(exercise in solved_ids for exercise in objective.exercises)
+            mastered = sum(exercise in mastered_ids for exercise in objective.exercises)
             total = len(objective.exercises)
             status = t("progress", lang, done=solved, total=total)
             if mastered:
                 status += t("progress-mastered", lang, mastered=mastered)
             line = Text()
             line.append(f"{number}. ", style="bold")
-            line.append(_pick(objective.title, lang), style="bold")
+            line.append(pick(objective.title, lang), style="bold")
             line.append(f"  [{status}]", style="green" if solved == total else "dim")
             # One line per lesson: the summary is cut to fit, so the review, history
             # and settings entries stay on screen at 80×24.
             room = options.size.width - 4 - line.cell_len
-            summary = f" — {_pick(objective.summary, lang)}"
+            summary = f" — {pick(objective.summary, lang)}"
             if room < cell_len(summary):
                 summary = set_cell_size(summary, max(room - 1, 0)) + "…" if room > 4 else ""
             line.append(summary, style="dim")

@@ -10,13 +10,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
 
 from exercises.objectives import BY_ID, lesson_text
+from exercises.text import pick
 from tui.figures import figure_for
 from tui.i18n import t
 from tui.widgets.exercise_panel import ExercisePanel
-
-
-def _pick(text: dict[str, str], lang: str) -> str:
-    return text.get(lang) or text["en"]
 
 
 class LessonScreen(Screen):
@@ -65,7 +62,7 @@ class LessonScreen(Screen):
         localise_bindings(self, lang)
         for node in self.query("ExercisePanel, Figure"):
             localise_bindings(node, lang)
-        self.app.sub_title = _pick(self.objective.title, lang)
+        self.app.sub_title = pick(self.objective.title, lang)
         tabs = self.query_one(TabbedContent)
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
             tabs.get_tab(pane).label = t(key, lang)

@@ -71,7 +71,7 @@ class ReviewScreen(Page):
             line = t(
                 "review-line",
                 lang,
-                exercise=self.app._exercise_title(item.exercise),
+                exercise=self.app.exercise_title(item.exercise),
                 misses=item.misses,
                 when=when,
                 last=last,

@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key
 from textual.widgets import Button, Input, RadioSet, Select, Static
 
+from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, relabel_parts
@@ -22,10 +23,6 @@ from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, rela
 # Shortcuts that would steal letters from a learner who is typing: they work
 # only when the panel itself has the focus (Esc gives it back).
 LETTER_ACTIONS = {"hint", "solution", "new_variant"}
-
-
-def _pick(text: dict[str, str], lang: str) -> str:
-    return text.get(lang) or text["en"]
 
 
 class ExercisePanel(VerticalScroll, can_focus=True):
@@ -139,7 +136,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         from exercises.catalogue import get
 
         select = self.query_one("#exercise-select", Select)
-        titles = {eid: Text(_pick(get(eid).title, lang)) for eid in self.exercise_ids}
+        titles = {eid: Text(pick(get(eid).title, lang)) for eid in self.exercise_ids}
         with select.prevent(Select.Changed):
             select.set_options([(titles[eid], eid) for eid in self.exercise_ids])
             select.value = self.exercise_id
@@ -200,10 +197,10 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         exercise = self._exercise()
         self.query_one("#title", Static).update(
             Text.assemble(
-                (_pick(exercise.title, lang), "bold"), ("  " + t("variant", lang, seed=self.seed), "dim")
+                (pick(exercise.title, lang), "bold"), ("  " + t("variant", lang, seed=self.seed), "dim")
             )
         )
-        self.query_one("#prompt", Static).update(_pick(self.variant.prompt, lang))
+        self.query_one("#prompt", Static).update(pick(self.variant.prompt, lang))
         relabel_parts(self.query_one("#parts"), exercise, lang)
         help_key = {"matrix": "matrix-help", "reflection": "self-mark", "choice": "choice-help"}.get(
             exercise.kind, "answer-enter"
@@ -275,7 +272,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
         self.shown = ("result", result)
         lang = self.lang
-        labels = {part.name: _pick(part.label, lang) for part in self._exercise().parts}
+        labels = {part.name: pick(part.label, lang) for part in self._exercise().parts}
         out = Text()
         if result.graded:
             style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
@@ -284,12 +281,12 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             for name, part in result.parts.items():
                 glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
                 out.append(f"{glyph} {labels.get(name, name)}: ", style="bold")
-                out.append(_pick(part.feedback, lang) + "\n")
+                out.append(pick(part.feedback, lang) + "\n")
             for code in result.diagnoses:
                 out.append("! ", style="bold magenta")
-                out.append(_pick(explain(code), lang) + "\n", style="magenta")
+                out.append(pick(explain(code), lang) + "\n", style="magenta")
         else:
-            out.append(_pick(result.feedback, lang))
+            out.append(pick(result.feedback, lang))
             if result.score is not None:
                 out.append("\n" + t("self-marked-as", lang, mark=f"{result.score:.0%}"), style="bold")
         feedback = self.query_one("#feedback", Static)
@@ -326,7 +323,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         lang = self.lang
         hints = self._exercise().hints(self.variant)
         lines = [
-            t("hint-n", lang, n=i + 1, total=len(hints), text=_pick(hint, lang))
+            t("hint-n", lang, n=i + 1, total=len(hints), text=pick(hint, lang))
             for i, hint in enumerate(hints[: self.hints_shown])
         ]
         if self.hints_shown >= len(hints):
@@ -341,7 +338,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     def _show_solution(self) -> None:
         self.shown = ("solution", None)
         lang = self.lang
-        labels = {part.name: _pick(part.label, lang) for part in self._exercise().parts}
+        labels = {part.name: pick(part.label, lang) for part in self._exercise().parts}
         solution = self._exercise().solve(self.variant)
         out = Text(t("solution-shown", lang) + "\n", style="bold green")
         for name, text in solution.items():

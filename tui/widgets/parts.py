@@ -7,16 +7,13 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
+from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.text_input import TextInput
 
 LETTERS = "ABCDEF"
 SELF_MARKS = ("yes", "partly", "no")
-
-
-def _pick(text: dict[str, str], lang: str) -> str:
-    return text.get(lang) or text["en"]
 
 
 def part_widgets(exercise, variant, lang: str, with_self_mark: bool = True) -> list[Widget]:
@@ -26,7 +23,7 @@ def part_widgets(exercise, variant, lang: str, with_self_mark: bool = True) -> l
         if part.name == "self_mark" and not with_self_mark:
             continue
         widgets.append(
-            Label(_pick(part.label, lang), markup=False, classes="part-label", id=f"label-{part.name}")
+            Label(pick(part.label, lang), markup=False, classes="part-label", id=f"label-{part.name}")
         )
         if exercise.kind == "matrix":
             widgets.append(MatrixEditor(variant.data["n"], id=f"part-{part.name}"))
@@ -38,7 +35,7 @@ def part_widgets(exercise, variant, lang: str, with_self_mark: bool = True) -> l
                 RadioSet(*(RadioButton(t(f"mark-{m}", lang)) for m in SELF_MARKS), id="part-self_mark")
             )
         else:
-            widgets.append(TextInput(placeholder=_pick(part.example, lang), id=f"part-{part.name}"))
+            widgets.append(TextInput(placeholder=pick(part.example, lang), id=f"part-{part.name}"))
     return widgets
 
 
@@ -46,9 +43,9 @@ def relabel_parts(root: Widget, exercise, lang: str) -> None:
     """Labels, placeholders and self-mark choices in ``lang``."""
     for part in exercise.parts:
         for label in root.query(f"#label-{part.name}").results(Label):
-            label.update(_pick(part.label, lang))
+            label.update(pick(part.label, lang))
         for box in root.query(f"#part-{part.name}").results(Input):
-            box.placeholder = _pick(part.example, lang)
+            box.placeholder = pick(part.example, lang)
     radios = root.query("#part-self_mark RadioButton").results(RadioButton)
     for radio, mark in zip(radios, SELF_MARKS, strict=False):
         radio.label = t(f"mark-{mark}", lang)

@@ -20,7 +20,7 @@ sys.path[:] = [
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from exercises.catalogue import get  # noqa: E402
-from exercises.quiz import Quiz, grade_class, gradebook_csv, questions_for, report_markdown  # noqa: E402
+from exercises.classroom.quiz import Quiz, grade_class, gradebook_csv, questions_for, report_markdown  # noqa: E402
 
 EXERCISES = (
     "mlm-abcde",

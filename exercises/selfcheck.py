@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from exercises.catalogue import EXERCISES
-from exercises.diagnoses import DIAGNOSES
+from exercises.grading.diagnoses import DIAGNOSES
+from exercises.grading.model import Exercise
 from exercises.items.choice import ChoiceExercise
 from exercises.items.reflection import Reflection
-from exercises.model import Exercise
 from exercises.text import LANGS
 
 MAX_HINTS = 3

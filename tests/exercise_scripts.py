@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from exercises.model import Variant
+from exercises.grading.model import Variant
 
 Script = Callable[[Variant, dict[str, str]], dict[str, str] | None]
 

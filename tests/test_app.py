@@ -347,7 +347,7 @@ async def test_multiple_choice_takes_a_typed_letter():
 async def test_a_wrong_answer_comes_back_in_the_review_queue_as_a_new_variant():
     import time
 
-    from exercises.store import Attempt
+    from exercises.learner.store import Attempt
     from tui.screens.pages import HistoryScreen, ReviewScreen
 
     app = TutorApp(lang="en", still=True)

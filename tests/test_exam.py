@@ -6,8 +6,8 @@ import io
 import json
 
 from exercises.catalogue import get
-from exercises.exam import ExamSession
-from exercises.quiz import Quiz, grade_class, gradebook_csv, questions_for, report_markdown
+from exercises.classroom.exam import ExamSession
+from exercises.classroom.quiz import Quiz, grade_class, gradebook_csv, questions_for, report_markdown
 from tui.app import TutorApp
 from tui.widgets.matrix_editor import MatrixEditor
 
@@ -39,7 +39,7 @@ async def fill(pilot, app, index: int, answer: dict[str, str]) -> None:
     for part, text in answer.items():
         widget = view.query_one(f"#part-{part}")
         if isinstance(widget, MatrixEditor):
-            from exercises.parsing import matrix
+            from exercises.grading.parsing import matrix
 
             target = matrix(text, widget.n)
             widget.focus()

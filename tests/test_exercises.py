@@ -6,11 +6,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exercises import parsing
 from exercises.catalogue import EXERCISES, UnknownExercise, get
-from exercises.diagnoses import DIAGNOSES
+from exercises.grading import parsing
+from exercises.grading.diagnoses import DIAGNOSES
+from exercises.grading.model import UnknownPart
 from exercises.items.choice import LETTERS, ChoiceExercise
-from exercises.model import UnknownPart
 from exercises.selfcheck import problems
 from tests.exercise_scripts import SCRIPTS
 

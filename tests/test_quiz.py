@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exercises.catalogue import get
-from exercises.quiz import (
+from exercises.classroom.quiz import (
     Quiz,
     QuizFileError,
     dump_toml,
@@ -171,7 +171,7 @@ def test_quiz_commands_end_to_end(tmp_path, capsys):
     key = json.loads(capsys.readouterr().out)
     assert [q["index"] for q in key["questions"]] == [0, 1]
     answers = {str(q["index"]): q["solution"] for q in key["questions"]}
-    from exercises.quiz import load
+    from exercises.classroom.quiz import load
 
     quiz = load(quiz_file)
     sub = tmp_path / "ann.submission.json"

@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from tui.serve_command import app_command, is_loopback
+from tui.commands.serve import app_command, is_loopback
 
 pytest.importorskip("textual_serve")
 
@@ -60,7 +60,7 @@ def test_serve_answers_its_page_and_stops_cleanly():
 
 
 def test_serving_beyond_loopback_warns(capsys, monkeypatch):
-    from tui import serve_command
+    from tui.commands import serve as serve_command
 
     seen = {}
 

@@ -65,8 +65,8 @@ def test_mlm_abcde_wrong_answer(snap_compare, lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_exam_screen(snap_compare, lang, tmp_path):
-    from exercises.exam import ExamSession
-    from exercises.quiz import Quiz
+    from exercises.classroom.exam import ExamSession
+    from exercises.classroom.quiz import Quiz
 
     quiz = Quiz("quiz-snap", "Week 7", "snap-salt", ("mlm-abcde", "mask-matrix"), None)
     app = TutorApp(lang=lang, still=True, exam=ExamSession.open(quiz, "s01", tmp_path))

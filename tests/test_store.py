@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from exercises import review
-from exercises.progress import Progress
-from exercises.store import FILE_NAME, MIGRATIONS, SCHEMA_VERSION, Attempt, ProgressStore
+from exercises.learner import review
+from exercises.learner.progress import Progress
+from exercises.learner.store import FILE_NAME, MIGRATIONS, SCHEMA_VERSION, Attempt, ProgressStore
 
 
 def attempt(
@@ -128,7 +128,7 @@ def test_a_full_disk_is_reported_once_and_the_attempt_is_kept_in_memory(tmp_path
 WRITER = """
 import sys, time
 from pathlib import Path
-from exercises.store import Attempt, ProgressStore
+from exercises.learner.store import Attempt, ProgressStore
 store = ProgressStore(Path(sys.argv[1]))
 for i in range(int(sys.argv[2])):
     ok = store.record(Attempt("clm-shift", "clm", i, {"inputs": "x"}, 1.0, True, True, True))

@@ -12,8 +12,8 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from exercises.progress import Progress
-from exercises.store import ProgressStore
+from exercises.learner.progress import Progress
+from exercises.learner.store import ProgressStore
 from exercises.text import pick
 from tui import cjk_wrap
 from tui.i18n import detect_language, t
@@ -181,7 +181,7 @@ class TutorApp(App[None]):
         return pick(get(exercise_id).title, self.lang)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        from exercises.objectives import OBJECTIVES
+        from exercises.curriculum import OBJECTIVES
 
         lang = self.lang
         for objective in OBJECTIVES:

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import NoReturn
 
-from exercises.banks import LESSON_SENTENCE
+from exercises.items.banks import LESSON_SENTENCE
 from tui.errors import UsageError
 from tui.i18n import LANGUAGES, detect_language, error_text, t
 
@@ -243,15 +243,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_app(args.lang)  # without --lang the app uses the saved language, then the locale
             return 0
         if args.command == "show":
-            from tui.show_commands import run_show
+            from tui.commands.show import run_show
 
             run_show(args, lang, _console())
         elif args.command == "textbook":
-            from tui.textbook_commands import run_textbook
+            from tui.commands.textbook import run_textbook
 
             run_textbook(args, lang, _console())
         elif args.command in ("exercises", "exercise", "check"):
-            from tui import exercise_commands
+            from tui.commands import exercise as exercise_commands
 
             runner = {
                 "exercises": exercise_commands.run_catalogue,
@@ -260,15 +260,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             }[args.command]
             runner(args, lang, _console())
         elif args.command == "progress":
-            from tui.progress_commands import run_progress
+            from tui.commands.progress import run_progress
 
             run_progress(args, lang, _console())
         elif args.command == "serve":
-            from tui.serve_command import run_serve
+            from tui.commands.serve import run_serve
 
             return run_serve(args, args.lang)
         elif args.command == "quiz":
-            from tui.quiz_commands import run_quiz
+            from tui.commands.quiz import run_quiz
 
             return run_quiz(args, lang, _console())
         return 0

@@ -8,9 +8,9 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from exercises import parsing
-from exercises.banks import rng_for
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.items.banks import rng_for
 from exercises.text import Bilingual, L
 
 LETTERS = "ABCDEF"
@@ -89,14 +89,12 @@ def _generate(exercise: ChoiceExercise, seed: int) -> Variant:
 
 def choice_exercise(
     exercise_id: str,
-    objective: str,
     title: Bilingual,
     questions: tuple[Question, ...],
     hints: tuple[Bilingual, ...],
 ) -> ChoiceExercise:
     return ChoiceExercise(
         id=exercise_id,
-        objective=objective,
         kind="choice",
         title=title,
         parts=(Part("choice", L("your choice", "你的选择"), L("one letter", "一个字母")),),

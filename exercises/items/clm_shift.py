@@ -7,9 +7,9 @@ import functools
 from collections.abc import Mapping
 
 from engine.samples import clm_sample
-from exercises.banks import LESSON_SENTENCE, rng_for, sentence_tokens
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import mismatches, read_tokens, right, same_token, sequence_score
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import mismatches, read_tokens, right, same_token, sequence_score
+from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "clm-shift"
@@ -91,29 +91,30 @@ def _same(given: list[str], expected: list[str]) -> bool:
     return len(given) == len(expected) and all(same_token(a, b) for a, b in zip(given, expected, strict=True))
 
 
-EXERCISE = ClmShift(
-    id=ID,
-    make_variant=_generate,
-    objective="clm",
-    kind="parts",
-    title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个词"),
-    parts=(
-        Part("inputs", L("inputs", "输入"), L("tokens separated by spaces", "用空格分隔的 token")),
-        Part("labels", L("labels", "标签"), L("tokens separated by spaces", "用空格分隔的 token")),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L(
-            "Each position predicts the token that comes right after it.",
-            "每个位置预测紧跟在它后面的那个 token。",
+EXERCISES = (
+    ClmShift(
+        id=ID,
+        make_variant=_generate,
+        kind="parts",
+        title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个词"),
+        parts=(
+            Part("inputs", L("inputs", "输入"), L("tokens separated by spaces", "用空格分隔的 token")),
+            Part("labels", L("labels", "标签"), L("tokens separated by spaces", "用空格分隔的 token")),
         ),
-        L(
-            "The last token has nothing after it, and the first has nothing before it.",
-            "最后一个 token 后面没有词，第一个 token 前面也没有词。",
-        ),
-        L(
-            "Both lists are one token shorter than the sentence.",
-            "两个列表都比句子短一个 token。",
+        from_lesson=True,
+        hint_texts=(
+            L(
+                "Each position predicts the token that comes right after it.",
+                "每个位置预测紧跟在它后面的那个 token。",
+            ),
+            L(
+                "The last token has nothing after it, and the first has nothing before it.",
+                "最后一个 token 后面没有词，第一个 token 前面也没有词。",
+            ),
+            L(
+                "Both lists are one token shorter than the sentence.",
+                "两个列表都比句子短一个 token。",
+            ),
         ),
     ),
 )

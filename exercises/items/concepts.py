@@ -10,7 +10,6 @@ RIGHT = L("Right.", "正确。")
 
 ARCHITECTURE = choice_exercise(
     "concept-architecture",
-    "architecture",
     L("Objective ↔ architecture", "目标 ↔ 架构"),
     (
         Question(
@@ -122,7 +121,6 @@ ARCHITECTURE = choice_exercise(
 
 TASKS = choice_exercise(
     "concept-task",
-    "architecture",
     L("Which objective for which task?", "什么任务配什么目标？"),
     (
         Question(
@@ -237,7 +235,6 @@ TASKS = choice_exercise(
 
 MISCONCEPTIONS = choice_exercise(
     "concept-misconceptions",
-    "misconceptions",
     L("The three common misconceptions", "三个常见误区"),
     (
         Question(
@@ -354,7 +351,6 @@ MISCONCEPTIONS = choice_exercise(
 
 EIGHTY_TEN_TEN = choice_exercise(
     "concept-80-10-10",
-    "mlm",
     L("Why 80/10/10?", "为什么是 80/10/10？"),
     (
         Question(
@@ -456,7 +452,6 @@ EIGHTY_TEN_TEN = choice_exercise(
 
 PREFIX = choice_exercise(
     "concept-prefix-lm",
-    "prefix-lm",
     L("Prefix LM", "前缀 LM"),
     (
         Question(
@@ -555,7 +550,6 @@ PREFIX = choice_exercise(
 
 SELF_SUPERVISION = choice_exercise(
     "concept-self-supervision",
-    "self-supervision",
     L("Self-supervision", "自监督"),
     (
         Question(
@@ -623,4 +617,4 @@ SELF_SUPERVISION = choice_exercise(
     ),
 )
 
-ALL = (ARCHITECTURE, TASKS, MISCONCEPTIONS, EIGHTY_TEN_TEN, PREFIX, SELF_SUPERVISION)
+EXERCISES = (ARCHITECTURE, TASKS, MISCONCEPTIONS, EIGHTY_TEN_TEN, PREFIX, SELF_SUPERVISION)

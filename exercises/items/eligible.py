@@ -8,10 +8,10 @@ from collections.abc import Mapping
 
 from engine.samples import mlm_sample
 from engine.tokens import CLS, PAD, SEP
-from exercises import parsing
-from exercises.banks import rng_for, sentence_tokens
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import jaccard, right
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import jaccard, right
+from exercises.items.banks import rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "mlm-eligible"
@@ -73,29 +73,30 @@ class Eligible(Exercise):
         }, codes
 
 
-EXERCISE = Eligible(
-    id=ID,
-    make_variant=_generate,
-    objective="mlm",
-    kind="parts",
-    title=L("[CLS] and [SEP] are never masked", "[CLS] 和 [SEP] 从不被掩码"),
-    parts=(
-        Part(
-            "positions",
-            L("eligible positions", "可被选中的位置"),
-            L("positions, e.g. 2, 3, 7", "位置，如 2, 3, 7"),
+EXERCISES = (
+    Eligible(
+        id=ID,
+        make_variant=_generate,
+        kind="parts",
+        title=L("[CLS] and [SEP] are never masked", "[CLS] 和 [SEP] 从不被掩码"),
+        parts=(
+            Part(
+                "positions",
+                L("eligible positions", "可被选中的位置"),
+                L("positions, e.g. 2, 3, 7", "位置，如 2, 3, 7"),
+            ),
         ),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L(
-            "Masking asks the model to recover text. Which tokens are not text?",
-            "掩码是让模型还原文本。哪些 token 不是文本？",
+        from_lesson=True,
+        hint_texts=(
+            L(
+                "Masking asks the model to recover text. Which tokens are not text?",
+                "掩码是让模型还原文本。哪些 token 不是文本？",
+            ),
+            L(
+                "[CLS], [SEP] and [PAD] are added by the tokenizer, not written by anyone.",
+                "[CLS]、[SEP]、[PAD] 是分词器加上的，不是谁写出来的。",
+            ),
+            L("Count positions from 0: [CLS] is position 0.", "位置从 0 开始数：[CLS] 是位置 0。"),
         ),
-        L(
-            "[CLS], [SEP] and [PAD] are added by the tokenizer, not written by anyone.",
-            "[CLS]、[SEP]、[PAD] 是分词器加上的，不是谁写出来的。",
-        ),
-        L("Count positions from 0: [CLS] is position 0.", "位置从 0 开始数：[CLS] 是位置 0。"),
     ),
 )

@@ -8,10 +8,10 @@ import functools
 from collections.abc import Mapping
 
 from engine.mlm import expected_counts
-from exercises import parsing
-from exercises.banks import rng_for
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import close_enough, right
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import close_enough, right
+from exercises.items.banks import rng_for
 from exercises.text import L
 
 ID = "expected-counts"
@@ -94,22 +94,33 @@ class ExpectedCounts(Exercise):
         return results, codes
 
 
-EXERCISE = ExpectedCounts(
-    id=ID,
-    make_variant=_generate,
-    objective="mlm",
-    kind="parts",
-    title=L("How many tokens does masking touch?", "掩码平均会动多少个 token？"),
-    parts=(
-        Part("selected", L("selected", "被选中"), L("a number, e.g. 12.5", "一个数，如 12.5")),
-        Part("mask", L("become [MASK]", "变成 [MASK]"), L("a number, e.g. 12.5", "一个数，如 12.5")),
-        Part("random", L("become a random token", "变成随机词"), L("a number, e.g. 12.5", "一个数，如 12.5")),
-        Part("keep", L("stay unchanged", "保持不变"), L("a number, e.g. 12.5", "一个数，如 12.5")),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L("Every token of the batch is a candidate, independently.", "批次里的每个 token 都独立地是候选。"),
-        L("The expected number selected is (number of tokens) × p.", "被选中的期望数量 =（token 总数）× p。"),
-        L("80/10/10 applies to the selected tokens only.", "80/10/10 只作用在被选中的 token 上。"),
+EXERCISES = (
+    ExpectedCounts(
+        id=ID,
+        make_variant=_generate,
+        kind="parts",
+        title=L("How many tokens does masking touch?", "掩码平均会动多少个 token？"),
+        parts=(
+            Part("selected", L("selected", "被选中"), L("a number, e.g. 12.5", "一个数，如 12.5")),
+            Part("mask", L("become [MASK]", "变成 [MASK]"), L("a number, e.g. 12.5", "一个数，如 12.5")),
+            Part(
+                "random",
+                L("become a random token", "变成随机词"),
+                L("a number, e.g. 12.5", "一个数，如 12.5"),
+            ),
+            Part("keep", L("stay unchanged", "保持不变"), L("a number, e.g. 12.5", "一个数，如 12.5")),
+        ),
+        from_lesson=True,
+        hint_texts=(
+            L(
+                "Every token of the batch is a candidate, independently.",
+                "批次里的每个 token 都独立地是候选。",
+            ),
+            L(
+                "The expected number selected is (number of tokens) × p.",
+                "被选中的期望数量 =（token 总数）× p。",
+            ),
+            L("80/10/10 applies to the selected tokens only.", "80/10/10 只作用在被选中的 token 上。"),
+        ),
     ),
 )

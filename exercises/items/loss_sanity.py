@@ -9,10 +9,10 @@ import math
 from collections.abc import Mapping
 
 from engine.textbook import clm_run
-from exercises import parsing
-from exercises.banks import rng_for
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import close_enough, right
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import close_enough, right
+from exercises.items.banks import rng_for
 from exercises.text import L
 
 ID = "loss-sanity"
@@ -103,34 +103,35 @@ class LossSanity(Exercise):
         return results, codes
 
 
-EXERCISE = LossSanity(
-    id=ID,
-    make_variant=_generate,
-    objective="clm",
-    kind="parts",
-    title=L("Is this loss plausible?", "这个损失值合理吗？"),
-    parts=(
-        Part(
-            "baseline",
-            L("uniform-guess loss", "均匀猜测的损失"),
-            L("a number, e.g. 1.23, or ln 42", "一个数，如 1.23，或 ln 42"),
+EXERCISES = (
+    LossSanity(
+        id=ID,
+        make_variant=_generate,
+        kind="parts",
+        title=L("Is this loss plausible?", "这个损失值合理吗？"),
+        parts=(
+            Part(
+                "baseline",
+                L("uniform-guess loss", "均匀猜测的损失"),
+                L("a number, e.g. 1.23, or ln 42", "一个数，如 1.23，或 ln 42"),
+            ),
+            Part("verdict", L("verdict (A or B)", "判断（A 或 B）"), L("A or B", "A 或 B")),
         ),
-        Part("verdict", L("verdict (A or B)", "判断（A 或 B）"), L("A or B", "A 或 B")),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L(
-            "A uniform guess gives each of the V tokens probability 1/V.",
-            "均匀猜测给 V 个 token 中的每一个概率 1/V。",
-        ),
-        L(
-            "Cross-entropy is −ln(probability of the right token), in natural log.",
-            "交叉熵是 −ln(正确 token 的概率)，用自然对数。",
-        ),
-        L(
-            "Random logits of size about 1 give a loss a little above the uniform one; much larger logits saturate "
-            "the softmax.",
-            "量级约为 1 的随机 logits 会让损失略高于均匀猜测；大得多的 logits 会让 softmax 饱和。",
+        from_lesson=True,
+        hint_texts=(
+            L(
+                "A uniform guess gives each of the V tokens probability 1/V.",
+                "均匀猜测给 V 个 token 中的每一个概率 1/V。",
+            ),
+            L(
+                "Cross-entropy is −ln(probability of the right token), in natural log.",
+                "交叉熵是 −ln(正确 token 的概率)，用自然对数。",
+            ),
+            L(
+                "Random logits of size about 1 give a loss a little above the uniform one; much larger logits saturate "
+                "the softmax.",
+                "量级约为 1 的随机 logits 会让损失略高于均匀猜测；大得多的 logits 会让 softmax 饱和。",
+            ),
         ),
     ),
 )

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 import torch
 
 from engine.masks import mask_for
-from exercises import parsing
-from exercises.banks import rng_for
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import right
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import right
+from exercises.items.banks import rng_for
 from exercises.text import L
 
 ID = "mask-matrix"
@@ -108,27 +108,34 @@ class MaskMatrix(Exercise):
         }, codes
 
 
-EXERCISE = MaskMatrix(
-    id=ID,
-    make_variant=_generate,
-    objective="visibility",
-    kind="matrix",
-    title=L("Draw the mask matrix", "画出掩码矩阵"),
-    parts=(
-        Part(
-            "matrix",
-            L("mask matrix", "掩码矩阵"),
-            L("one row per line (or split by ;), e.g. 0 1 / 1 0", "每行一行（或用 ; 分隔），如 0 1 / 1 0"),
+EXERCISES = (
+    MaskMatrix(
+        id=ID,
+        make_variant=_generate,
+        kind="matrix",
+        title=L("Draw the mask matrix", "画出掩码矩阵"),
+        parts=(
+            Part(
+                "matrix",
+                L("mask matrix", "掩码矩阵"),
+                L(
+                    "one row per line (or split by ;), e.g. 0 1 / 1 0",
+                    "每行一行（或用 ; 分隔），如 0 1 / 1 0",
+                ),
+            ),
         ),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L("Row q, column k: may position q look at position k?", "第 q 行第 k 列：位置 q 能不能看位置 k？"),
-        L("A position always sees itself: the diagonal is 0.", "位置总能看到自己：对角线都是 0。"),
-        L(
-            "Causal: 1 exactly where the column is greater than the row. Prefix LM: also 0 in every column inside "
-            "the prefix.",
-            "因果：恰好在列号大于行号的地方为 1。前缀 LM：前缀内的每一列也都是 0。",
+        from_lesson=True,
+        hint_texts=(
+            L(
+                "Row q, column k: may position q look at position k?",
+                "第 q 行第 k 列：位置 q 能不能看位置 k？",
+            ),
+            L("A position always sees itself: the diagonal is 0.", "位置总能看到自己：对角线都是 0。"),
+            L(
+                "Causal: 1 exactly where the column is greater than the row. Prefix LM: also 0 in every column inside "
+                "the prefix.",
+                "因果：恰好在列号大于行号的地方为 1。前缀 LM：前缀内的每一列也都是 0。",
+            ),
         ),
     ),
 )

@@ -9,10 +9,9 @@ from collections.abc import Mapping
 
 from engine.samples import mlm_sample
 from engine.tokens import MASK
-from exercises import parsing
-from exercises.banks import EN_REPLACEMENTS, LETTERS, ZH_REPLACEMENTS, rng_for, sentence_tokens
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import (
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import (
     counted_from_one,
     jaccard,
     mismatches,
@@ -21,6 +20,7 @@ from exercises.scoring import (
     same_token,
     sequence_score,
 )
+from exercises.items.banks import EN_REPLACEMENTS, LETTERS, ZH_REPLACEMENTS, rng_for, sentence_tokens
 from exercises.text import L, fmt
 
 ID = "mlm-abcde"
@@ -243,43 +243,44 @@ def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) ->
     )
 
 
-EXERCISE = MaskedFill(
-    id=ID,
-    make_variant=_generate,
-    objective="mlm",
-    kind="parts",
-    title=L("BERT's 80/10/10 on a short sequence", "短序列上的 BERT 80/10/10"),
-    parts=(
-        Part(
-            "input",
-            L("the model's input", "模型的输入序列"),
-            L("tokens separated by spaces", "用空格分隔的 token"),
+EXERCISES = (
+    MaskedFill(
+        id=ID,
+        make_variant=_generate,
+        kind="parts",
+        title=L("BERT's 80/10/10 on a short sequence", "短序列上的 BERT 80/10/10"),
+        parts=(
+            Part(
+                "input",
+                L("the model's input", "模型的输入序列"),
+                L("tokens separated by spaces", "用空格分隔的 token"),
+            ),
+            Part(
+                "loss_positions",
+                L("positions in the loss", "参与损失的位置"),
+                L("positions, e.g. 0, 3", "位置，如 0, 3"),
+            ),
+            Part(
+                "labels",
+                L("label at each of them", "这些位置的标签"),
+                L("position: token, e.g. 0: P, 3: Q", "位置: token，如 0: P, 3: Q"),
+            ),
         ),
-        Part(
-            "loss_positions",
-            L("positions in the loss", "参与损失的位置"),
-            L("positions, e.g. 0, 3", "位置，如 0, 3"),
-        ),
-        Part(
-            "labels",
-            L("label at each of them", "这些位置的标签"),
-            L("position: token, e.g. 0: P, 3: Q", "位置: token，如 0: P, 3: Q"),
-        ),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L(
-            "Only the selected positions change, and only in the way their fate says.",
-            "只有被选中的位置会变化，并且按它的命运来变。",
-        ),
-        L(
-            "The loss does not care what the input shows at a selected position: [MASK], a random word or the "
-            "original all count.",
-            "损失不管被选中位置的输入显示什么：[MASK]、随机词、原词都要计算。",
-        ),
-        L(
-            "A label answers 'what was really here?' — so it is never [MASK] and never the random word.",
-            "标签回答的是“这里原本是什么”——所以它既不是 [MASK]，也不是随机词。",
+        from_lesson=True,
+        hint_texts=(
+            L(
+                "Only the selected positions change, and only in the way their fate says.",
+                "只有被选中的位置会变化，并且按它的命运来变。",
+            ),
+            L(
+                "The loss does not care what the input shows at a selected position: [MASK], a random word or the "
+                "original all count.",
+                "损失不管被选中位置的输入显示什么：[MASK]、随机词、原词都要计算。",
+            ),
+            L(
+                "A label answers 'what was really here?' — so it is never [MASK] and never the random word.",
+                "标签回答的是“这里原本是什么”——所以它既不是 [MASK]，也不是随机词。",
+            ),
         ),
     ),
 )

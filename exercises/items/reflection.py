@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from exercises import parsing
-from exercises.model import Exercise, GradeResult, Parsed, Part, PartResult, Variant
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, GradeResult, Parsed, Part, PartResult, Variant
 from exercises.text import Bilingual, L
 
 SELF_MARK = Part(
@@ -41,7 +41,7 @@ class Reflection(Exercise):
     def grade(self, variant: Variant, answer: Mapping[str, str]) -> GradeResult:
         unknown = [name for name in answer if name not in ("answer", "self_mark")]
         if unknown:
-            from exercises.model import UnknownPart
+            from exercises.grading.model import UnknownPart
 
             raise UnknownPart(
                 f"exercise {self.id} has no part {unknown[0]!r}; its parts are answer, self_mark"
@@ -69,7 +69,6 @@ class Reflection(Exercise):
 
 def reflection(
     exercise_id: str,
-    objective: str,
     title: Bilingual,
     question: Bilingual,
     model_answer: Bilingual,
@@ -77,7 +76,6 @@ def reflection(
 ) -> Reflection:
     return Reflection(
         id=exercise_id,
-        objective=objective,
         kind="reflection",
         title=title,
         parts=(Part("answer", L("your explanation", "你的解释"), L("free text", "自由作答")), SELF_MARK),
@@ -90,10 +88,9 @@ def reflection(
     )
 
 
-ALL = (
+EXERCISES = (
     reflection(
         "reflect-clm-generation",
-        "clm",
         L("Why causal LM suits open generation", "为什么因果 LM 适合开放式生成"),
         L(
             "In your own words: why is causal LM suited to open-ended generation?",
@@ -114,7 +111,6 @@ ALL = (
     ),
     reflection(
         "reflect-mlm-fill",
-        "mlm",
         L("Masked LM is a fill-in-the-blank exercise", "掩码 LM 是填空题"),
         L(
             "Why is masked LM more like a fill-in-the-blank exercise than a continuation exercise?",
@@ -136,7 +132,6 @@ ALL = (
     ),
     reflection(
         "reflect-summarisation",
-        "span",
         L("Objective for a summariser", "摘要模型的目标"),
         L(
             "If your goal is a strong summarisation model, which kind of pretraining objective would you favour, and why?",
@@ -157,7 +152,6 @@ ALL = (
     ),
     reflection(
         "reflect-mask-rate",
-        "mlm",
         L("Too much or too little masking", "掩码率过高或过低"),
         L(
             "The lesson suggests raising mask_prob from 0.15 to 0.3. What can go wrong when the masking rate is far "

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 
 from engine.samples import span_sample
 from engine.tokens import sentinel
-from exercises.banks import LESSON_SENTENCE, rng_for, sentence_tokens
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import read_tokens, right, sequence_score
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import read_tokens, right, sequence_score
+from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "span-corruption"
@@ -114,34 +114,35 @@ def _diagnose(part: str, given: list[str], data: dict, n_spans: int) -> list[str
     return codes
 
 
-EXERCISE = SpanCorruptionExercise(
-    id=ID,
-    make_variant=_generate,
-    objective="span",
-    kind="parts",
-    title=L("Span corruption with sentinels", "带哨兵的片段破坏"),
-    parts=(
-        Part(
-            "inputs",
-            L("corrupted input", "破坏后的输入"),
-            L("tokens and sentinels, e.g. a <extra_id_0> d", "token 和哨兵，如 a <extra_id_0> d"),
+EXERCISES = (
+    SpanCorruptionExercise(
+        id=ID,
+        make_variant=_generate,
+        kind="parts",
+        title=L("Span corruption with sentinels", "带哨兵的片段破坏"),
+        parts=(
+            Part(
+                "inputs",
+                L("corrupted input", "破坏后的输入"),
+                L("tokens and sentinels, e.g. a <extra_id_0> d", "token 和哨兵，如 a <extra_id_0> d"),
+            ),
+            Part(
+                "targets",
+                L("target", "目标序列"),
+                L("tokens and sentinels separated by spaces", "用空格分隔的 token 和哨兵"),
+            ),
         ),
-        Part(
-            "targets",
-            L("target", "目标序列"),
-            L("tokens and sentinels separated by spaces", "用空格分隔的 token 和哨兵"),
-        ),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L("A whole span becomes a single sentinel in the input.", "整个片段在输入里只变成一个哨兵。"),
-        L(
-            "The target lists each sentinel followed by the tokens it hid, in order.",
-            "目标序列依次写出每个哨兵，后面跟着它遮住的 token。",
-        ),
-        L(
-            "end is excluded, and the target closes with one more sentinel than there are spans.",
-            "终点不包含在内；目标序列最后再多写一个哨兵收尾。",
+        from_lesson=True,
+        hint_texts=(
+            L("A whole span becomes a single sentinel in the input.", "整个片段在输入里只变成一个哨兵。"),
+            L(
+                "The target lists each sentinel followed by the tokens it hid, in order.",
+                "目标序列依次写出每个哨兵，后面跟着它遮住的 token。",
+            ),
+            L(
+                "end is excluded, and the target closes with one more sentinel than there are spans.",
+                "终点不包含在内；目标序列最后再多写一个哨兵收尾。",
+            ),
         ),
     ),
 )

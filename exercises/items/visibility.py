@@ -8,10 +8,10 @@ import re
 from collections.abc import Mapping
 
 from engine.masks import mask_for, visible_keys
-from exercises import parsing
-from exercises.banks import rng_for
-from exercises.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.scoring import jaccard, right
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.scoring import jaccard, right
+from exercises.items.banks import rng_for
 from exercises.text import L
 
 ID = "visibility"
@@ -98,29 +98,34 @@ def _positions(text: str, n: int) -> list[int] | None:
     return sorted(set(numbers))
 
 
-EXERCISE = Visibility(
-    id=ID,
-    make_variant=_generate,
-    objective="visibility",
-    kind="parts",
-    title=L("Who may position i look at?", "位置 i 能看到谁？"),
-    parts=(
-        Part("visible", L("visible positions", "可见位置"), L("positions, e.g. 0, 2, 5", "位置，如 0, 2, 5")),
-    ),
-    from_lesson=True,
-    hint_texts=(
-        L(
-            "Rows are the position asking (query); columns the positions it may read (keys).",
-            "行是提问的位置（查询），列是它可以读的位置（键）。",
+EXERCISES = (
+    Visibility(
+        id=ID,
+        make_variant=_generate,
+        kind="parts",
+        title=L("Who may position i look at?", "位置 i 能看到谁？"),
+        parts=(
+            Part(
+                "visible",
+                L("visible positions", "可见位置"),
+                L("positions, e.g. 0, 2, 5", "位置，如 0, 2, 5"),
+            ),
         ),
-        L(
-            "Causal: only the past and itself. Bidirectional: everything. Prefix LM: the whole prefix, plus causal "
-            "after it.",
-            "因果：只能看过去和自己。双向：全部。前缀 LM：整个前缀，再加上前缀之后的因果部分。",
-        ),
-        L(
-            "Does a position see itself? Under every mask here, yes.",
-            "位置能看到自己吗？这里的每种掩码下都能。",
+        from_lesson=True,
+        hint_texts=(
+            L(
+                "Rows are the position asking (query); columns the positions it may read (keys).",
+                "行是提问的位置（查询），列是它可以读的位置（键）。",
+            ),
+            L(
+                "Causal: only the past and itself. Bidirectional: everything. Prefix LM: the whole prefix, plus causal "
+                "after it.",
+                "因果：只能看过去和自己。双向：全部。前缀 LM：整个前缀，再加上前缀之后的因果部分。",
+            ),
+            L(
+                "Does a position see itself? Under every mask here, yes.",
+                "位置能看到自己吗？这里的每种掩码下都能。",
+            ),
         ),
     ),
 )

@@ -6,7 +6,7 @@ from tui.figures.base import Figure
 
 
 def figure_for(name: str) -> Figure:
-    """A new figure widget by the name an objective gives (see exercises.objectives)."""
+    """A new figure widget by the name an objective gives (see exercises.curriculum)."""
     from tui.figures.clm import ClmFigure
     from tui.figures.mlm import MlmFigure
     from tui.figures.prefix import PrefixFigure

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
-from exercises.banks import LESSON_SENTENCE
+from exercises.items.banks import LESSON_SENTENCE
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.text_input import TextInput

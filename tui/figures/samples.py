@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
-from exercises.banks import LESSON_SENTENCE
+from exercises.items.banks import LESSON_SENTENCE
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.render import token_line

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Static
 
-from exercises.banks import LESSON_SENTENCE
+from exercises.items.banks import LESSON_SENTENCE
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.render import token_line

@@ -224,7 +224,7 @@ class ExamScreen(Screen):
     def show_results(self) -> None:
         """After submitting: the grade and feedback for every question."""
         from exercises.catalogue import get
-        from exercises.diagnoses import explain
+        from exercises.grading.diagnoses import explain
 
         lang = self.app.lang
         grade = self.session.results()

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from exercises.objectives import BY_ID, OBJECTIVES
+from exercises.curriculum import BY_ID, OBJECTIVES
 from exercises.text import pick
 from tui.i18n import t
 

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
 
-from exercises.objectives import BY_ID, lesson_text
+from exercises.curriculum import BY_ID, lesson_text
 from exercises.text import pick
 from tui.figures import figure_for
 from tui.i18n import t

@@ -22,7 +22,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from exercises.progress import HINT_POLICIES
+from exercises.learner.progress import HINT_POLICIES
 from tui.i18n import t
 
 

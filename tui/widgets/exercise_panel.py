@@ -268,7 +268,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self._show_result(result)
 
     def _show_result(self, result) -> None:
-        from exercises.diagnoses import explain
+        from exercises.grading.diagnoses import explain
 
         self.shown = ("result", result)
         lang = self.lang

@@ -88,7 +88,7 @@ def restore_answers(root: Widget, exercise, answer: dict[str, str]) -> None:
             if isinstance(widget, Input):
                 widget.value = text
             elif isinstance(widget, MatrixEditor):
-                from exercises.parsing import matrix
+                from exercises.grading.parsing import matrix
 
                 cells = matrix(text, widget.n)
                 if cells is not None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from exercises.model import PartResult
-from exercises.parsing import normalise_token
+from exercises.grading.model import PartResult
+from exercises.grading.parsing import normalise_token
 from exercises.text import L
 
 ONE_BASED_CODE = "one-based-positions"
@@ -48,7 +48,7 @@ def best_candidate(candidates: Sequence[Sequence[str]], expected: Sequence[str])
 def read_tokens(text: str, expected: Sequence[str], vocabulary: Sequence[str]) -> list[str] | None:
     """A token-sequence answer, or None when nothing in it resembles the
     exercise's tokens (then it is unreadable, not wrong)."""
-    from exercises.parsing import token_list_candidates
+    from exercises.grading.parsing import token_list_candidates
 
     candidates = token_list_candidates(text)
     if not candidates:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from exercises.store import Attempt
+from exercises.learner.store import Attempt
 
 DAY = 86_400.0
 INTERVALS_DAYS = (1, 3, 7)

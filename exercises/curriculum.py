@@ -1,6 +1,11 @@
-"""The curriculum's order: the objectives of both lessons, each with its lesson
-text and its exercises. Torch-free, so the app's first frame can list them
-before the engine has loaded."""
+"""The curriculum, declared once: the objectives in teaching order, each with its
+lesson text, its live figure and its exercises in order.
+
+This is the only place an exercise is placed in the course: its objective, its
+position and the catalogue's order all come from here (``exercises.catalogue``
+checks that every exercise module is declared, and every declared id exists).
+Torch-free, so the app's first frame can list the course before the engine loads.
+Adding an exercise: one module in ``exercises/items/`` plus its id below."""
 
 from __future__ import annotations
 
@@ -85,6 +90,15 @@ OBJECTIVES: tuple[Objective, ...] = (
 )
 
 BY_ID = {objective.id: objective for objective in OBJECTIVES}
+
+EXERCISE_IDS: tuple[str, ...] = tuple(eid for objective in OBJECTIVES for eid in objective.exercises)
+
+_OBJECTIVE_OF = {eid: objective.id for objective in OBJECTIVES for eid in objective.exercises}
+
+
+def objective_of(exercise_id: str) -> str:
+    """The objective whose lesson practises ``exercise_id``."""
+    return _OBJECTIVE_OF[exercise_id]
 
 
 def lesson_text(objective_id: str, lang: str) -> str:

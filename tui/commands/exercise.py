@@ -133,8 +133,8 @@ def parse_answers(pairs: list[str] | None) -> dict[str, str]:
 
 def _record(exercise, variant, answers: dict[str, str], result) -> bool:
     """Store the attempt exactly as the app does; a failure is reported, not fatal."""
-    from exercises.progress import Progress
-    from exercises.store import ProgressStore
+    from exercises.learner.progress import Progress
+    from exercises.learner.store import ProgressStore
 
     store = ProgressStore()
     saved = Progress(store).record_result(
@@ -147,7 +147,7 @@ def _record(exercise, variant, answers: dict[str, str], result) -> bool:
 
 
 def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
-    from exercises.model import UnknownPart
+    from exercises.grading.model import UnknownPart
     from exercises.text import pick
 
     exercise = _exercise(args.id)

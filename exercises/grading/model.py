@@ -68,7 +68,7 @@ class GradeResult:
         return self.graded and self.valid and self.score is not None and self.score >= 1.0 - 1e-9
 
     def to_json(self, lang: str) -> dict[str, Any]:
-        from exercises.diagnoses import explain
+        from exercises.grading.diagnoses import explain
 
         return {
             "exercise": self.exercise,
@@ -96,7 +96,6 @@ class Exercise(ABC):
     """One exercise of the catalogue. Subclasses fill in the four verbs."""
 
     id: str
-    objective: str
     kind: str  # "parts" | "choice" | "matrix" | "reflection"
     title: Bilingual
     parts: tuple[Part, ...]
@@ -104,6 +103,13 @@ class Exercise(ABC):
     graded: bool = True
     hint_texts: tuple[Bilingual, ...] = field(default=())
     make_variant: Callable[[int], Variant] | None = None  # seed -> variant (cached by the item)
+
+    @property
+    def objective(self) -> str:
+        """Where the curriculum places this exercise (declared once, in ``exercises.curriculum``)."""
+        from exercises.curriculum import objective_of
+
+        return objective_of(self.id)
 
     def generate(self, seed: int) -> Variant:
         if self.make_variant is None:
@@ -182,7 +188,7 @@ def _unreadable(part: Part) -> Bilingual:
 
 
 def _overall(score: float, valid: bool, diagnoses: list[str]) -> Bilingual:
-    from exercises.diagnoses import explain
+    from exercises.grading.diagnoses import explain
 
     if not valid:
         head = L(

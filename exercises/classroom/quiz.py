@@ -316,7 +316,7 @@ def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
 def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en") -> str:
     """The class report: mean per question, the commonest misconceptions with who
     hit them, and the questions most students got wrong."""
-    from exercises.diagnoses import explain
+    from exercises.grading.diagnoses import explain
 
     zh = lang == "zh"
     grades = result.grades

@@ -15,7 +15,7 @@ from tui.errors import UsageError
 
 
 def run_quiz(args: argparse.Namespace, lang: str, console: Console) -> int:
-    from exercises.quiz import QuizFileError
+    from exercises.classroom.quiz import QuizFileError
 
     try:
         if args.action == "new":
@@ -30,7 +30,7 @@ def run_quiz(args: argparse.Namespace, lang: str, console: Console) -> int:
 
 
 def _new(args: argparse.Namespace, console: Console) -> int:
-    from exercises.quiz import dump_toml, new_quiz
+    from exercises.classroom.quiz import dump_toml, new_quiz
 
     out = Path(args.output)
     if out.exists() and not args.force:
@@ -46,8 +46,8 @@ def _new(args: argparse.Namespace, console: Console) -> int:
 
 
 def _take(args: argparse.Namespace, lang: str) -> int:
-    from exercises.exam import ExamSession
-    from exercises.quiz import load
+    from exercises.classroom.exam import ExamSession
+    from exercises.classroom.quiz import load
     from tui.app import run_app
 
     if not args.student.strip():
@@ -64,7 +64,7 @@ def _take(args: argparse.Namespace, lang: str) -> int:
 
 def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.catalogue import get
-    from exercises.quiz import load, questions_for
+    from exercises.classroom.quiz import load, questions_for
     from exercises.text import pick
 
     quiz = load(Path(args.quiz))
@@ -95,7 +95,7 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
 
 
 def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
-    from exercises.quiz import grade_class, gradebook_csv, load, report_markdown
+    from exercises.classroom.quiz import grade_class, gradebook_csv, load, report_markdown
 
     quiz = load(Path(args.quiz))
     result = grade_class(quiz, [Path(p) for p in args.submissions])

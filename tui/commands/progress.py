@@ -20,7 +20,7 @@ from tui.i18n import t
 
 def summary(progress) -> dict:
     """Per-objective counts: attempts, solved, mastered, due for review."""
-    from exercises.objectives import OBJECTIVES
+    from exercises.curriculum import OBJECTIVES
 
     solved, mastered = progress.solved(), progress.mastered()
     due = {item.exercise for item in progress.due()}
@@ -38,8 +38,8 @@ def summary(progress) -> dict:
 
 
 def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
-    from exercises.progress import Progress
-    from exercises.store import ProgressStore
+    from exercises.learner.progress import Progress
+    from exercises.learner.store import ProgressStore
 
     if sum(map(bool, (args.json, args.csv, args.reset))) > 1:
         raise UsageError("objectives-tutor progress: choose one of --json, --csv, --reset")
@@ -94,7 +94,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
 
 
 def _print_summary(progress, lang: str, console: Console) -> None:
-    from exercises.objectives import BY_ID
+    from exercises.curriculum import BY_ID
 
     table = Table(box=None, header_style="bold", pad_edge=False)
     for key in ("objective", "history-attempts", "history-solved", "history-mastered", "history-due"):

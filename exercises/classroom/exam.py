@@ -10,7 +10,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exercises.quiz import Question, Quiz, StudentGrade, grade_submission, parse_submission, questions_for
+from exercises.classroom.quiz import (
+    Question,
+    Quiz,
+    StudentGrade,
+    grade_submission,
+    parse_submission,
+    questions_for,
+)
 
 
 def _safe_name(student: str) -> str:
@@ -92,7 +99,7 @@ class ExamSession:
         self._autosave()
 
     def _payload(self) -> dict:
-        from exercises.store import app_version
+        from exercises.learner.store import app_version
 
         return {
             "quiz": self.quiz.id,

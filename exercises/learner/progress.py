@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from exercises import review
-from exercises.store import Attempt, ProgressStore
+from exercises.learner import review
+from exercises.learner.store import Attempt, ProgressStore
 
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
 HINT_POLICIES = ("always", "after-first-try", "never")

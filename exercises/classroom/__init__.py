@@ -1,0 +1,1 @@
+"""The classroom: quiz definitions, exam sessions, submissions and grading."""

@@ -1,0 +1,1 @@
+"""Grading: the exercise model, tolerant readers, scoring rules, diagnoses."""

@@ -1,0 +1,1 @@
+"""The learner's own state: the progress store, review schedule, mastery."""

@@ -22,6 +22,7 @@ model copy its own input (``labels-not-shifted``) scores at most 50 %.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Mapping
 
@@ -97,7 +98,9 @@ _INT = re.compile(r"\d{1,4}")
 
 
 def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
-    """Which logit meets which label, read from what learners write.
+    """Which logit meets which label, read from what learners write; ``n`` is the length
+    of the sequence the model reads (n - 1 tokens data-side, n loss-side), so a rule
+    or a slice covers exactly the positions that exist.
 
     Forms: explicit pairs ("0-1, 1-2", "0→1 1→2", "(0,1) (1,2)"), a rule
     ("t -> t+1", "t→t"), or the slices of the loss ("logits[:, :-1] vs
@@ -148,12 +151,12 @@ class ClmShift(Exercise):
         return (
             data["layout"] in LAYOUTS
             and len(tokens) >= 3
-            and all(not same_token(a, b) for a, b in zip(tokens, tokens[1:], strict=False))
+            and all(not same_token(a, b) for a, b in itertools.pairwise(tokens))
         )
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         if part == "pairs":
-            pairs = read_pairs(text, len(variant.data["tokens"]))
+            pairs = read_pairs(text, len(variant.data["inputs"]))
             return Parsed(pairs, None if pairs is not None else _pairs_format())
         return Parsed(read_tokens(text, variant.data[part], variant.data["tokens"]))
 

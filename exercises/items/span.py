@@ -18,6 +18,7 @@ positions that are right.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
@@ -108,7 +109,7 @@ class SpanCorruptionExercise(Exercise):
         n, spans = len(data["tokens"]), [tuple(span) for span in data["spans"]]
         if not spans or any(not 1 <= start < end <= n for start, end in spans):
             return False
-        touching = any(a_end == b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
+        touching = any(a_end == b_start for (_, a_end), (b_start, _) in itertools.pairwise(spans))
         if (data["kind"] == "touching") != touching or (
             data["kind"] == "touching" and len(data["merged"]) != 1
         ):

@@ -53,9 +53,12 @@ def _generate(seed: int) -> Variant:
         tokens, layout = LESSON_SENTENCE.split(), "data"
     else:
         rng = rng_for(ID, seed)
-        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
-        tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
         layout = rng.choice(LAYOUTS)
+        while True:  # a token equal to the next one would make copying right there
+            tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
+            tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
+            if all(a != b for a, b in itertools.pairwise(tokens)):
+                break
     sample = clm_sample(" ".join(tokens))
     if layout == "data":
         inputs, labels = sample.inputs, sample.labels
@@ -94,7 +97,7 @@ def _prompt(tokens: list[str], layout: str):
 
 _SLICE = re.compile(r"\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]")
 _RULE = re.compile(r"\bt\s*(?:->|→|=>|—>|-|:|对|和|与|vs\.?|,)\s*t\s*(?:([+-])\s*(\d+))?\b", re.IGNORECASE)
-_INT = re.compile(r"\d{1,4}")
+_INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
 def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:

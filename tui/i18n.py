@@ -32,11 +32,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "意外的内部错误（{detail}），请报告给我们",
     },
     "position": {"en": "pos", "zh": "位置"},
-    "token": {"en": "token", "zh": "词元"},
+    "token": {"en": "token", "zh": "token"},
     "input": {"en": "input", "zh": "输入"},
     "label": {"en": "label", "zh": "标签"},
     "selected": {"en": "selected", "zh": "选中"},
-    "fate": {"en": "fate", "zh": "命运"},
+    "fate": {"en": "fate", "zh": "处理"},
     "target": {"en": "target", "zh": "目标"},
     "fate-mask": {"en": "[MASK]", "zh": "[MASK]"},
     "fate-random": {"en": "random", "zh": "随机词"},
@@ -253,8 +253,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "fig-clm-ok": {"en": "about right for an untrained model", "zh": "对未训练的模型来说正常"},
     "fig-clm-bad": {
-        "en": "far too high: softmax saturated (no 1/sqrt(d) scaling)",
-        "zh": "远远偏高：softmax 已饱和（没有按 1/sqrt(d) 缩放）",
+        "en": "far too high: softmax saturated (in this demo: no 1/sqrt(d) scaling; in real models: the initialisation scale)",
+        "zh": "远远偏高：softmax 已饱和（在这个演示里：没有按 1/sqrt(d) 缩放；在真实模型里：初始化的尺度）",
     },
     "fig-scaling-on": {"en": "projection scaled by 1/sqrt({d})", "zh": "投影层按 1/sqrt({d}) 缩放"},
     "fig-scaling-off": {"en": "projection NOT scaled", "zh": "投影层没有缩放"},
@@ -275,8 +275,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "[ ] 调前缀长度 · 可输入自己的句子",
     },
     "fig-span-keys": {
-        "en": "type a sentence and spans (2:5,7:8); clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample. With one span, T5 always puts it last.",
-        "zh": "输入句子和片段（2:5,7:8）；清空片段则用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样。只有一个片段时，T5 总把它放在最后。",
+        "en": "type a sentence and spans (2:5,7:8), or clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample",
+        "zh": "输入句子和片段（2:5,7:8），或清空片段改用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样",
     },
     "fig-samples-keys": {
         "en": "type your own sentence: all three samples follow",
@@ -290,8 +290,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "samples-span-inputs": {"en": "span inputs   :", "zh": "片段破坏输入："},
     "samples-span-target": {"en": "span target   :", "zh": "片段破坏目标："},
     "fig-span-params": {
-        "en": "random spans: density {density:.2f} · mean span {mean:g} · seed {seed}",
-        "zh": "随机片段：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
+        "en": "T5's random spans (the lesson's settings at start): density {density:.2f} · mean span {mean:g} · seed {seed}",
+        "zh": "T5 的随机片段（初始为本课的设置）：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
     },
     "fig-span-bad": {
         "en": "Spans look like 2:5,7:8 (start:end, end excluded).",
@@ -334,6 +334,40 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
     },
+    # h2 content (issue 9): CLM layouts, T5 targets, the span figure's settings
+    "fig-clm-data-side": {"en": "data-side", "zh": "数据端错位"},
+    "fig-clm-loss-side": {"en": "loss-side (HF)", "zh": "损失端错位（HF）"},
+    "fig-clm-pair": {"en": "logit→label", "zh": "logit→标签"},
+    "fig-clm-unused": {"en": "unused", "zh": "不用"},
+    "fig-clm-layouts": {
+        "en": "Both layouts score logit t against token t+1. Data-side (the section “Pretraining methods”): inputs tokens[:-1], labels tokens[1:]. Loss-side (the section “Self-supervision and LM objectives”, Hugging Face): labels = input_ids, the loss compares logits[:, :-1] with labels[:, 1:].",
+        "zh": "两种排法都拿位置 t 的 logit 和 token t+1 比较。数据端（《预训练方法》一节）：输入 tokens[:-1]，标签 tokens[1:]。损失端（《自监督与语言建模目标》一节、Hugging Face）：标签 = input_ids，损失比较 logits[:, :-1] 和 labels[:, 1:]。",
+    },
+    "fig-clm-variance": {
+        "en": "logits here have variance σ² = {var:.2f}, so random logits give about ln V + σ²/2 = {expected:.2f}; the rest is chance over {count} positions",
+        "zh": "这里 logits 的方差 σ² = {var:.2f}，随机 logits 的损失约为 ln V + σ²/2 = {expected:.2f}；余下的差别是 {count} 个位置上的偶然波动",
+    },
+    "fig-span-eos": {
+        "en": "T5 ends inputs and targets with </s>.",
+        "zh": "T5 在输入和目标序列末尾都加 </s>。",
+    },
+    "fig-span-closed": {
+        "en": "Kept text follows the last span, so the target closes with {sentinel}, which stands for it.",
+        "zh": "最后一个片段后面还有保留的文本，所以目标序列以 {sentinel} 收尾，它代表那段文本。",
+    },
+    "fig-span-open": {
+        "en": "The last span reaches the end, so the target ends with that span: no closing sentinel.",
+        "zh": "最后一个片段一直到末尾，所以目标序列就以这个片段结尾，不再加收尾的哨兵。",
+    },
+    "fig-span-why": {
+        "en": "Why: {n} tokens × density {density:.2f} = {raw:.2f}, rounded → {noise} noise token(s); max(round({noise} ÷ {mean:g}), 1) → {spans} span(s). T5 starts with kept text and ends with noise, so a single span always comes last.",
+        "zh": "原因：{n} 个 token × 噪声比例 {density:.2f} = {raw:.2f}，取整 → {noise} 个噪声 token；max(round({noise} ÷ {mean:g}), 1) → {spans} 个片段。T5 总以保留的文本开头、以噪声结尾，所以只有一个片段时它总在最后。",
+    },
+    "fig-mlm-same": {"en": "= original", "zh": "恰为原词"},
+    "fig-prefix-default": {
+        "en": "translate to French : the cat sleeps → le chat dort",
+        "zh": "翻译成英文 ： 猫 在 睡觉 → the cat sleeps",
+    },
 }
 
 ERRORS: dict[str, str] = {
@@ -344,12 +378,12 @@ ERRORS: dict[str, str] = {
     "prefix-out-of-range": "前缀长度 {prefix} 必须在 0 到 {n} 之间",
     "span-out-of-range": "片段 {start}:{end} 为空或超出了 {n} 个 token 的序列（需要 0 <= 起点 < 终点 <= {n}）",
     "spans-overlap": "片段 {first} 与 {second} 重叠",
-    "too-many-spans": "{spans} 个片段需要 {need} 个哨兵（目标以下一个哨兵结尾），但只有 {sentinels} 个",
+    "too-many-spans": "{spans} 个片段需要 {need} 个哨兵，但只有 {sentinels} 个",
     "density-out-of-range": "噪声比例必须在 [0, 1] 之间，收到 {density}",
     "mean-span-out-of-range": "平均片段长度必须为正数，收到 {mean}",
     "position-out-of-range": "位置 {position} 超出了 {n} 个 token 的范围（位置从 0 开始计数）",
     "special-selected": "位置 {position} 是特殊符号 {token}，掩码从不选中它",
-    "unknown-fate": "未知的命运 {fate!r}：请用 mask、random 或 keep",
+    "unknown-fate": "未知的处理方式 {fate!r}：请用 mask、random 或 keep",
     "size-too-small": "{name} 至少为 {low}，收到 {value}",
     "unknown-mask-kind": "未知的掩码类型 {kind!r}：请用 causal、bidirectional 或 prefix",
     "no-spans": "请至少给出一个要遮盖的片段",

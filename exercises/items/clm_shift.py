@@ -75,21 +75,21 @@ def _prompt(tokens: list[str], layout: str):
     n = len(tokens)
     if layout == "data":
         return L(
-            f"Causal LM on the sentence [{listing}] ({n} tokens), in the DATA-SIDE layout (the second seed "
-            "lesson's build_causal_example): the shift is done when the sample is built, so the model reads "
+            f"Causal LM on the sentence [{listing}] ({n} tokens), in the DATA-SIDE layout (build_causal_example in "
+            "the course section “Pretraining methods”): the shift is done when the sample is built, so the model reads "
             "one list and the loss compares it position by position with a list of labels.\n"
             "1. The inputs the model reads?\n2. The labels?\n"
             "3. Which logit position is scored against which label position? (pairs logit-label)",
-            f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“数据端错位”的排法（第二篇种子讲义的 "
+            f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“数据端错位”的排法（《预训练方法》一节的 "
             "build_causal_example）：构造样本时就错开一位，模型读一列输入，损失把它和一列标签逐位比较。\n"
             "1. 模型读的输入是什么？\n2. 标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
         )
     return L(
-        f"Causal LM on the sentence [{listing}] ({n} tokens), in the LOSS-SIDE layout (the first seed "
-        "lesson's code, Hugging Face's models): the sample is not shifted; the shift happens inside the loss "
+        f"Causal LM on the sentence [{listing}] ({n} tokens), in the LOSS-SIDE layout (the code of the course "
+        "section “Self-supervision and LM objectives”, Hugging Face's models): the sample is not shifted; the shift happens inside the loss "
         "function.\n1. The inputs the model reads?\n2. The labels passed to the loss?\n"
         "3. Which logit position is scored against which label position? (pairs logit-label)",
-        f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“损失端错位”的排法（第一篇种子讲义的代码、"
+        f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“损失端错位”的排法（《自监督与语言建模目标》一节的代码、"
         "Hugging Face 的模型）：样本本身不错位，错位发生在损失函数里。\n"
         "1. 模型读的输入是什么？\n2. 传给损失函数的标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
     )

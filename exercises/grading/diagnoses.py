@@ -165,8 +165,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "1/V 是均匀猜测猜中的概率；损失是它的负对数，即 ln V。",
     ),
     "scaling-bug-missed": L(
-        "A loss far above ln V at initialisation means the logits are too large (softmax saturated): typically a projection not scaled by 1/sqrt(d).",
-        "初始化时损失远高于 ln V，说明 logits 太大、softmax 已饱和：多半是投影层没有按 1/sqrt(d) 缩放。",
+        "A loss far above ln V at initialisation means the logits are too large (softmax saturated): in this demo, a projection not scaled by 1/sqrt(d); in real models, usually the initialisation scale.",
+        "初始化时损失远高于 ln V，说明 logits 太大、softmax 已饱和：在这个演示里是投影层没有按 1/sqrt(d) 缩放；在真实模型里多半是初始化的尺度不对。",
     ),
     "false-alarm": L(
         "A loss a little above ln V is what an untrained model gives; nothing is wrong.",

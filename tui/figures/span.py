@@ -130,4 +130,4 @@ def _describe(out: Text, sample, lang: str) -> None:
         out.append(t("fig-span-closed", lang, sentinel=sentinel(len(sample.spans))), style="dim")
     else:
         out.append(t("fig-span-open", lang), style="dim")
-    out.append(" " + t("fig-span-eos", lang), style="dim")
+    out.append("\n" + t("fig-span-eos", lang), style="dim")

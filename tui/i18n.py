@@ -142,8 +142,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "home-settings": {"en": "Settings: language, theme, hints", "zh": "设置：语言、主题、提示"},
     "review-title": {"en": "Review", "zh": "复习"},
     "review-empty": {
-        "en": "Nothing is due. Exercises you get wrong come back after 1 day, then 3, then 7 days.",
-        "zh": "暂无到期的题。做错的题会在 1 天后回来，之后是 3 天、7 天。",
+        "en": "Nothing is due. Exercises you get wrong come back after {days} days, one step further each time you get them right.",
+        "zh": "暂无到期的题。做错的题会依次在 {days} 天后回来：每答对一次，间隔进一步。",
     },
     "review-line": {
         "en": "{exercise} — missed {misses}×, due {when}{last}",
@@ -354,6 +354,11 @@ ERRORS: dict[str, str] = {
     "unknown-mask-kind": "未知的掩码类型 {kind!r}：请用 causal、bidirectional 或 prefix",
     "no-spans": "请至少给出一个要遮盖的片段",
 }
+
+
+def listing(values, lang: str) -> str:
+    """Values as a sentence lists them: "1, 3, 7" / "1、3、7"."""
+    return ("、" if lang == "zh" else ", ").join(str(value) for value in values)
 
 
 def t(key: str, lang: str, **params: object) -> str:

@@ -166,13 +166,13 @@ async def test_mlm_abcde_right_and_wrong_with_the_misconception_named():
     async with app.run_test(size=(80, 24)) as pilot:
         panel = await open_practice(app, pilot, "mlm", "mlm-abcde")
         wrong = await answer(
-            pilot, panel, {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
+            pilot, panel, {"inputs": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
         )
         assert "score 33%" in wrong or "score" in wrong
         assert "random word in the input, not [MASK]" in wrong  # random-shown-as-mask, in plain words
         assert "still a selected token" in wrong  # loss-omits-random
         right = await answer(
-            pilot, panel, {"input": "A [MASK] C D X", "loss_positions": "1, 4", "labels": "1: B, 4: E"}
+            pilot, panel, {"inputs": "A [MASK] C D X", "loss_positions": "1, 4", "labels": "1: B, 4: E"}
         )
         assert "✓ score 100%" in right
         assert app.progress.solved() == {"mlm-abcde"}
@@ -323,7 +323,7 @@ async def test_feedback_scrolls_into_view_at_80x24():
     async with app.run_test(size=(80, 24)) as pilot:
         panel = await open_practice(app, pilot, "mlm", "mlm-abcde")
         assert panel.query_one("#prompt").region.y >= 0  # the question is in view while answering
-        await answer(pilot, panel, {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"})
+        await answer(pilot, panel, {"inputs": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"})
         await pilot.pause(0.2)
         feedback = panel.query_one("#feedback")
         assert panel.scrollable_content_region.contains_region(

@@ -188,7 +188,7 @@ async def test_mlm_abcde_right_and_wrong_with_the_misconception_named():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
         panel = await open_practice(app, pilot, "mlm", "mlm-abcde")
-        given = {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
+        given = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
         wrong = await answer(pilot, panel, given)
         graded = panel._exercise().grade(panel.variant, given)  # the grader, not the panel, decides
         assert 0 < graded.score < 1
@@ -196,7 +196,7 @@ async def test_mlm_abcde_right_and_wrong_with_the_misconception_named():
         assert "random word in the input, not [MASK]" in wrong  # random-shown-as-mask, in plain words
         assert "still a selected token" in wrong  # loss-omits-random
         right = await answer(
-            pilot, panel, {"input": "A [MASK] C D X", "loss_positions": "1, 4", "labels": "1: B, 4: E"}
+            pilot, panel, {"inputs": "A [MASK] C D X", "loss_positions": "1, 4", "labels": "1: B, 4: E"}
         )
         assert "✓ score 100%" in right
         assert app.progress.solved() == {"mlm-abcde"}
@@ -347,7 +347,7 @@ async def test_feedback_scrolls_into_view_at_80x24():
     async with app.run_test(size=(80, 24)) as pilot:
         panel = await open_practice(app, pilot, "mlm", "mlm-abcde")
         assert panel.query_one("#prompt").region.y >= 0  # the question is in view while answering
-        await answer(pilot, panel, {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"})
+        await answer(pilot, panel, {"inputs": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"})
         await pilot.pause(0.2)
         feedback = panel.query_one("#feedback")
         lines = text_of(feedback).rstrip("\n").count("\n") + 1

@@ -217,6 +217,9 @@ async def test_enter_moves_to_the_next_empty_part_then_checks():
         panel.query_one("#part-labels").value = "models learn patterns from large text corpora"
         await pilot.press("enter")
         await pilot.pause()
+        panel.query_one("#part-pairs").value = "t -> t"
+        await pilot.press("enter")
+        await pilot.pause()
         assert "100%" in text_of(panel.query_one("#feedback"))
 
 

@@ -94,7 +94,8 @@ async def test_two_students_take_the_quiz_and_the_class_is_graded_exactly(tmp_pa
             "loss_positions": one_based,
             "labels": bob_solution[0]["labels"],
         },
-        1: {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"]},  # labels not shifted
+        # labels = inputs and logit t against label t: the model would copy (right in neither layout)
+        1: {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"], "pairs": "t->t"},
         2: {"matrix": inverted},
     }
     _, bob_results = await take(tmp_path, "bob", classic)

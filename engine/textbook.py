@@ -17,9 +17,8 @@ from engine.errors import InvalidInput
 from engine.masks import bidirectional_mask, causal_mask, visible_keys
 from engine.mlm import MASKED, MaskedLMBatch, mask_tokens
 from engine.spans import check_spans
-from engine.tokens import Vocab, sentinel, split_text
+from engine.tokens import LESSON_SENTENCE, Vocab, sentinel, split_text
 
-LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 LESSON_SPECIALS = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}
 FIRST_ORDINARY_ID = 5  # the lesson draws ordinary tokens from [5, vocab)
 

@@ -26,7 +26,7 @@ def _mlm_input_with(variant: Variant, fate: str, shown: Callable[[int], str]) ->
     inputs = list(variant.data["inputs"])
     for position in positions:
         inputs[position] = shown(position)
-    return {"input": " ".join(inputs)}
+    return {"inputs": " ".join(inputs)}
 
 
 def _loss_without(variant: Variant, fate: str) -> dict[str, str] | None:

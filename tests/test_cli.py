@@ -174,7 +174,7 @@ def test_exercises_catalogue_json(capsys):
     ids = [row["id"] for row in payload["exercises"]]
     assert "mlm-abcde" in ids and "clm-shift" in ids and "span-corruption" in ids
     row = next(row for row in payload["exercises"] if row["id"] == "mlm-abcde")
-    assert row["parts"] == ["input", "loss_positions", "labels"] and row["objective"] == "mlm"
+    assert row["parts"] == ["inputs", "loss_positions", "labels"] and row["objective"] == "mlm"
     assert next(r for r in payload["exercises"] if r["id"] == "reflect-mlm-fill")["graded"] is False
 
 
@@ -203,7 +203,7 @@ def test_check_names_the_misconception_and_exits_0_on_a_wrong_answer(capsys):
     )
     assert graded["score"] < 1 and not graded["correct"] and graded["valid"]
     assert {"random-shown-as-mask", "loss-omits-random"} <= set(graded["diagnoses"])
-    assert set(graded["parts"]) == {"input", "loss_positions", "labels"}
+    assert set(graded["parts"]) == {"inputs", "loss_positions", "labels"}
     status, out, _ = run(capsys, "--lang", "zh", "check", "mlm-abcde", "--answer", "loss_positions=1")
     assert status == 0 and "loss-omits-random" in out and "被换成随机词" in out
 
@@ -225,7 +225,7 @@ def test_reflection_says_not_graded(capsys):
     ("argv", "fragment"),
     [
         (["check", "nope", "--answer", "x=1"], "no exercise 'nope'"),
-        (["check", "mlm-abcde", "--answer", "inputs=A"], "has no part 'inputs'"),
+        (["check", "mlm-abcde", "--answer", "outputs=A"], "has no part 'outputs'"),
         (["check", "mlm-abcde", "--answer", "A B C"], "PART=TEXT"),
         (["check", "mlm-abcde"], "at least one --answer"),
         (["exercise", "mlm-abcde", "--seed", "-1"], "--seed must be 0 or more"),

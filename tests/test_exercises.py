@@ -157,7 +157,7 @@ def test_an_empty_answer_is_invalid_not_wrong():
 
 def test_unknown_part_and_exercise_are_errors():
     with pytest.raises(UnknownPart):
-        get("mlm-abcde").grade(get("mlm-abcde").generate(0), {"inputs": "x"})
+        get("mlm-abcde").grade(get("mlm-abcde").generate(0), {"outputs": "x"})
     with pytest.raises(UnknownExercise):
         get("no-such-exercise")
 

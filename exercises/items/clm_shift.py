@@ -14,9 +14,9 @@ So "labels = inputs" is right in the loss-side layout and is the copying
 misconception in the data-side one; "logit t meets label t" is right in the
 data-side layout and copying in the loss-side one.
 
-Rubric: each part (inputs, labels, logit-label pairs) is a third of the score,
-by the share of positions (or pairs) that are right. An answer that makes the
-model copy its own input (``labels-not-shifted``) scores at most 50 %.
+The rubric (``RUBRIC``, shown by ``exercise clm-shift --rubric``): each part is
+a third of the score; an answer that makes the model copy its own input
+(``labels-not-shifted``) scores at most 50 %.
 """
 
 from __future__ import annotations
@@ -26,8 +26,16 @@ import itertools
 import re
 from collections.abc import Mapping
 
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.grading.scoring import jaccard, mismatches, read_tokens, right, same_token, sequence_score
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.scoring import (
+    jaccard,
+    mismatches,
+    read_tokens_certain,
+    right,
+    same_token,
+    sequence_score,
+    wrong_positions,
+)
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
 
@@ -36,29 +44,41 @@ LAYOUTS = ("data", "loss")
 COPYING = "labels-not-shifted"  # the misconception this exercise targets
 CAP = 0.5
 
-RUBRIC = L(
-    "Three parts, a third each: inputs and labels by the share of positions that are right, the "
-    "logit-label pairs by overlap with the right pairs. An answer that makes the model copy its input "
-    "(label t = token t) scores at most 50 %.",
-    "三部分各占三分之一：输入和标签按对的位置比例计分，logit-标签配对按与正确配对的重合度计分。"
-    "如果答案让模型抄自己的输入（位置 t 的标签就是 token t），最多得 50%。",
+RUBRIC = Rubric(
+    full=L(
+        "Inputs, labels and logit-label pairs exactly as the named layout has them.",
+        "输入、标签和 logit-标签配对都和题目指定的排法完全一致。",
+    ),
+    partial=(
+        L(
+            "Three parts, a third each: inputs and labels by the share of positions right, the pairs by "
+            "overlap with the right pairs.",
+            "三部分各占三分之一：输入和标签按对的位置比例计分，配对按与正确配对的重合度计分。",
+        ),
+    ),
+    caps=((COPYING, CAP),),
 )
+
+
+def _draw(seed: int) -> dict:
+    """The question without the engine: the sentence and the layout."""
+    if seed == 0:
+        return {"tokens": LESSON_SENTENCE.split(), "layout": "data"}
+    rng = rng_for(ID, seed)
+    layout = rng.choice(LAYOUTS)
+    while True:  # a token equal to the next one would make copying right there
+        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
+        tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
+        if all(a != b for a, b in itertools.pairwise(tokens)):
+            return {"tokens": tokens, "layout": layout}
 
 
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
     from engine.samples import clm_sample
 
-    if seed == 0:
-        tokens, layout = LESSON_SENTENCE.split(), "data"
-    else:
-        rng = rng_for(ID, seed)
-        layout = rng.choice(LAYOUTS)
-        while True:  # a token equal to the next one would make copying right there
-            tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
-            tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
-            if all(a != b for a, b in itertools.pairwise(tokens)):
-                break
+    params = _draw(seed)
+    tokens, layout = params["tokens"], params["layout"]
     sample = clm_sample(" ".join(tokens))
     if layout == "data":
         inputs, labels = sample.inputs, sample.labels
@@ -161,7 +181,8 @@ class ClmShift(Exercise):
         if part == "pairs":
             pairs = read_pairs(text, len(variant.data["inputs"]))
             return Parsed(pairs, None if pairs is not None else _pairs_format())
-        return Parsed(read_tokens(text, variant.data[part], variant.data["tokens"]))
+        tokens, certain = read_tokens_certain(text, variant.data[part], variant.data["tokens"])
+        return Parsed(tokens, certain=certain)
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -178,7 +199,7 @@ class ClmShift(Exercise):
             if score == 1.0:
                 results[part] = right()
                 continue
-            codes += _diagnose_tokens(part, layout, given, tokens)
+            codes += _diagnose_tokens(part, layout, given, tokens) if parsed[part].certain else []
             results[part] = PartResult(score, True, _token_feedback(part, given, expected))
         if "pairs" in parsed:
             given_pairs = parsed["pairs"].value
@@ -189,12 +210,6 @@ class ClmShift(Exercise):
             else:
                 codes += _diagnose_pairs(layout, given_pairs)
                 results["pairs"] = PartResult(score, True, _pairs_feedback(given_pairs, expected_pairs))
-        if COPYING in codes:
-            total = sum(result.score for result in results.values()) + (3 - len(results))
-            if total / 3 > CAP:
-                factor = CAP * 3 / total
-                for result in results.values():
-                    result.score *= factor
         return results, codes
 
 
@@ -237,11 +252,7 @@ def _token_feedback(part: str, given: list[str], expected: list[str]):
             f"The {name['en']} should have {len(expected)} tokens; you wrote {len(given)}.",
             f"{name['zh']}应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
         )
-    wrong = ", ".join(str(i) for i in mismatches(given, expected)[:12])
-    return L(
-        f"The {name['en']} differ at position(s) {wrong} (counted from 0).",
-        f"{name['zh']}在位置 {wrong} 不对（从 0 数起）。",
-    )
+    return wrong_positions(mismatches(given, expected)[:12], len(expected))
 
 
 def _pairs_feedback(given: list[tuple[int, int]], expected: set[tuple[int, int]]):
@@ -265,6 +276,8 @@ EXERCISES = (
     ClmShift(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个 token"),
         parts=(

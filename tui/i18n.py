@@ -334,6 +334,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
     },
+    # --- h1 grading: rubrics and question pools (exercise --rubric, exercises) ---
+    "rubric-title": {"en": "How this exercise is scored", "zh": "本题的评分规则"},
+    "rubric-full": {"en": "Full credit:", "zh": "满分："},
+    "rubric-partial": {"en": "Part of the credit:", "zh": "部分分："},
+    "rubric-caps": {
+        "en": "At most (an answer showing this misconception):",
+        "zh": "最高得分（答案暴露出以下误区时）：",
+    },
+    "pool": {"en": "questions", "zh": "题量"},
+    "pool-endless": {"en": "many", "zh": "很多"},
 }
 
 ERRORS: dict[str, str] = {

@@ -381,7 +381,7 @@ EIGHTY_TEN_TEN = choice_exercise(
                     False,
                     L(
                         "All selected positions enter the loss, whatever their fate.",
-                        "所有被选中的位置都参与损失，不论命运如何。",
+                        "所有被选中的位置都参与损失，不论它被怎样处理。",
                     ),
                     "loss-omits-random",
                 ),

@@ -48,6 +48,7 @@ OBJECTIVES: tuple[Objective, ...] = (
             "mlm-eligible",
             "expected-counts",
             "concept-80-10-10",
+            "concept-nsp",
             "reflect-mlm-fill",
             "reflect-mask-rate",
         ),

@@ -174,8 +174,8 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     # Concepts
     "objective-architecture-mismatch": L(
-        "Objective and architecture go together: causal LM with decoder-only, masked LM with encoder-only, span corruption with encoder-decoder.",
-        "目标和架构是绑在一起的：因果 LM 配仅解码器，掩码 LM 配仅编码器，片段破坏配编码器-解码器。",
+        "Objective and architecture usually go together: causal LM with decoder-only, masked LM with encoder-only, span corruption with encoder-decoder.",
+        "目标和架构通常是配套的：因果 LM 配仅解码器，掩码 LM 配仅编码器，片段破坏配编码器-解码器。",
     ),
     "mlm-for-open-generation": L(
         "Masked LM fills blanks using both sides; open-ended generation continues left to right, which is what causal LM trains.",
@@ -220,6 +220,22 @@ DIAGNOSES: dict[str, Bilingual] = {
     "self-supervision-needs-labels": L(
         "Self-supervision needs no human labels: the text itself supplies the targets (the next token, the hidden token).",
         "自监督不需要人工标注：文本本身就提供了目标（下一个词、被遮住的词）。",
+    ),
+    "pairing-is-fixed": L(
+        "The usual pairing is the natural fit, not a law: the T5 study and UL2 trained objectives on other architectures too (for example a prefix LM or a denoiser on a decoder-only stack).",
+        "常见的配对只是最自然的搭配，而不是定律：T5 的研究和 UL2 也在别的架构上训练过这些目标（例如在仅解码器结构上做前缀 LM 或去噪）。",
+    ),
+    "objective-is-neutral": L(
+        "Even when labels are made automatically, the objective decides what is practised, so it favours some abilities over others.",
+        "即使标签是自动造出来的，目标也决定了模型练什么，因此它会偏向某些能力。",
+    ),
+    "tokens-independent": L(
+        "A language model's probabilities are conditional: P(w1…wT) = P(w1) · P(w2 | w1) · … · P(wT | w<T), each factor depending on the tokens before it.",
+        "语言模型的概率是条件概率：P(w1…wT) = P(w1) · P(w2 | w1) · … · P(wT | w<T)，每个因子都依赖它前面的 token。",
+    ),
+    "mlm-sequence-probability": L(
+        "A masked LM predicts each blank from everything else; those conditionals do not multiply into the probability of the text, as the chain rule's next-token factors do.",
+        "掩码 LM 根据其余所有内容预测每个空；这些条件概率乘起来并不是整段文本的概率，链式法则里的“下一个词”因子才是。",
     ),
     # Prefix LM labels
     "prefix-loss-starts-late": L(

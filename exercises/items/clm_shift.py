@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from engine.samples import clm_sample
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
 from exercises.grading.scoring import mismatches, read_tokens, right, same_token, sequence_score
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
@@ -23,6 +22,8 @@ def _generate(seed: int) -> Variant:
         rng = rng_for(ID, seed)
         tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
         tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
+    from engine.samples import clm_sample  # the engine (torch) only where it computes
+
     sample = clm_sample(" ".join(tokens))
     data = {"tokens": tokens, "inputs": sample.inputs, "labels": sample.labels}
     listing = ", ".join(tokens)

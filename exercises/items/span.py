@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from engine.samples import span_sample
 from engine.tokens import sentinel
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
 from exercises.grading.scoring import read_tokens, right, sequence_score
@@ -32,6 +31,8 @@ def _generate(seed: int) -> Variant:
             first_end = rng.randint(first + 1, min(first + 2, n // 2))
             second = rng.randrange(first_end + 1, n - 1)
             spans = [(first, first_end), (second, rng.randint(second + 1, min(second + 2, n)))]
+    from engine.samples import span_sample  # the engine (torch) only where it computes
+
     sample = span_sample(" ".join(tokens), spans=spans)
     data = {
         "tokens": tokens,

@@ -333,6 +333,13 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-prefix-default": L(
         "translate to French : the cat sleeps → le chat dort", "翻译成英文 ： 猫 在 睡觉 → the cat sleeps"
     ),
+    # --- h1 grading: rubrics and question pools (exercise --rubric, exercises) ---
+    "rubric-title": L("How this exercise is scored", "本题的评分规则"),
+    "rubric-full": L("Full credit:", "满分："),
+    "rubric-partial": L("Part of the credit:", "部分分："),
+    "rubric-caps": L("At most (an answer showing this misconception):", "最高得分（答案暴露出以下误区时）："),
+    "pool": L("questions", "题量"),
+    "pool-endless": L("many", "很多"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -311,10 +311,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{student} · 剩余 {minutes}:{seconds:02d}",
     },
     "exam-no-limit": {"en": "{student} · no time limit", "zh": "{student} · 不限时"},
-    "exam-help": {
-        "en": "Answers are saved as you type. No feedback until you submit. Enter: next part · PgDn/PgUp: next/previous question",
-        "zh": "答案随输随存。提交前没有反馈。回车：下一项 · PgDn/PgUp：下一题/上一题",
-    },
     "exam-prev": {"en": "Previous", "zh": "上一题"},
     "exam-next": {"en": "Next", "zh": "下一题"},
     "exam-submit": {"en": "Submit", "zh": "提交试卷"},
@@ -325,8 +321,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "exam-time-up": {"en": "Time is up: your answers were submitted.", "zh": "时间到：答案已自动提交。"},
     "exam-submitted": {"en": "Submitted: {path}", "zh": "已提交：{path}"},
     "exam-results": {
-        "en": "Your results: {total:.2f} of {count} ({percent:.0f}%)",
-        "zh": "你的成绩：{total:.2f} / {count}（{percent:.0f}%）",
+        "en": "Your results: {total:.2f} of {count:g} ({percent:.0f}%)",
+        "zh": "你的成绩：{total:.2f} / {count:g}（{percent:.0f}%）",
     },
     "exam-unanswered": {"en": "not answered", "zh": "未作答"},
     "exam-done": {"en": "submitted ✓", "zh": "已交卷 ✓"},
@@ -334,6 +330,73 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
     },
+    # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
+    "quiz-cannot-write": {"en": "cannot write {path}: {why}", "zh": "无法写入 {path}：{why}"},
+    "quiz-cannot-read": {"en": "cannot read {path}: {why}", "zh": "无法读取 {path}：{why}"},
+    "quiz-cannot-use": {"en": "cannot use {path}: {why}", "zh": "无法使用 {path}：{why}"},
+    "quiz-exists": {
+        "en": "{path} exists; choose another file or add --force",
+        "zh": "{path} 已存在；请换一个文件名或加 --force",
+    },
+    "quiz-teacher-needs-roster": {
+        "en": "--teacher names the file written from --roster; give a roster too",
+        "zh": "--teacher 是由 --roster 生成的文件；请同时给出名单",
+    },
+    "quiz-made": {"en": "{id}: {count} questions -> {path}", "zh": "{id}：{count} 道题 -> {path}"},
+    "quiz-teacher-file": {
+        "en": "{count} students with a PIN each -> {path} (keep it; give each student only their own PIN)",
+        "zh": "{count} 名学生，各有一个 PIN -> {path}（请保管好；每个学生只拿到自己的 PIN）",
+    },
+    "quiz-pin-needed": {
+        "en": "this quiz is signed: give your PIN with --pin",
+        "zh": "这份测验需要签名：请用 --pin 给出你的 PIN",
+    },
+    "quiz-pin-prompt": {"en": "Your PIN (from your teacher): ", "zh": "你的 PIN（老师发给你的）："},
+    "quiz-unverified": {
+        "en": "this quiz is signed but no --teacher file was given: signatures are NOT checked",
+        "zh": "这份测验需要签名，但没有给出 --teacher 文件：签名未被核对",
+    },
+    "quiz-skipped": {"en": "skipped {path}: not a submission", "zh": "跳过 {path}：不是提交文件"},
+    "quiz-rejected": {"en": "rejected {path}: {why}", "zh": "拒收 {path}：{why}"},
+    "quiz-conflict": {
+        "en": "conflict: {student} has two different submissions ({files}); neither graded",
+        "zh": "冲突：{student} 有两份不同的提交（{files}）；都未评分",
+    },
+    "quiz-col-student": {"en": "student", "zh": "学生"},
+    "quiz-col-points": {"en": "points", "zh": "得分"},
+    "quiz-col-notes": {"en": "notes", "zh": "备注"},
+    "quiz-status-did-not-submit": {"en": "did not submit", "zh": "未提交"},
+    "quiz-status-conflict": {"en": "conflict", "zh": "冲突"},
+    "quiz-grade-summary": {
+        "en": "{graded} graded, {missing} did not submit, {conflicts} conflicts, {rejected} rejected",
+        "zh": "已评分 {graded}，未提交 {missing}，冲突 {conflicts}，拒收 {rejected}",
+    },
+    "quiz-no-folder": {"en": "{path} is not a folder", "zh": "{path} 不是文件夹"},
+    "quiz-released": {
+        "en": "results released: {path} (students opening the quiz now see their results)",
+        "zh": "成绩已发布：{path}（学生现在打开测验即可看到成绩）",
+    },
+    "exam-enter-parts": {
+        "en": "Enter: next box, then next question · PgDn/PgUp: question · Ctrl+S: submit",
+        "zh": "回车：下一个输入框，最后到下一题 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    },
+    "exam-enter-choice": {
+        "en": "A-D or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
+        "zh": "A-D 或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    },
+    "exam-enter-matrix": {
+        "en": "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
+        "zh": "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
+    },
+    "exam-saved-note": {
+        "en": "Answers are saved as you type; no feedback until you submit.",
+        "zh": "答案随输随存；交卷前没有反馈。",
+    },
+    "exam-results-held": {
+        "en": "Submitted. Your teacher releases the results later: open this quiz again then.",
+        "zh": "已交卷。成绩由老师稍后发布：届时再次打开这份测验即可查看。",
+    },
+    "exam-scroll": {"en": "↑↓ PgUp/PgDn: scroll · Ctrl+Q: quit", "zh": "↑↓ PgUp/PgDn：滚动 · Ctrl+Q：退出"},
 }
 
 ERRORS: dict[str, str] = {

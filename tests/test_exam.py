@@ -180,11 +180,12 @@ async def test_two_students_results_carry_the_graders_feedback(tmp_path):
     )
     classic = {
         0: {
-            "input": bob_solution[0]["input"],
+            "inputs": bob_solution[0]["inputs"],
             "loss_positions": one_based,
             "labels": bob_solution[0]["labels"],
         },
-        1: {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"]},  # labels not shifted
+        # labels = inputs and logit t against label t: the model would copy (right in neither layout)
+        1: {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"], "pairs": "t->t"},
         2: {"matrix": inverted},
     }
     bob_session = ExamSession.open(QUIZ, "bob", tmp_path)
@@ -196,7 +197,7 @@ async def test_two_students_results_carry_the_graders_feedback(tmp_path):
     assert submission["answers"]["1"] == {
         "exercise": "clm-shift",
         "seed": questions_for(QUIZ, "bob")[1].seed,
-        "parts": {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"]},
+        "parts": {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"], "pairs": "t->t"},
     }
     assert submission["quiz_hash"] == QUIZ.question_hash and submission["kind"] == "submission"
     assert submission["timeline"]["0"] and "score" not in json.dumps(submission["answers"])
@@ -214,9 +215,9 @@ async def test_two_students_results_carry_the_graders_feedback(tmp_path):
     for code in ("one-based-positions", "labels-not-shifted", "mask-inverted"):
         assert f"**{code}** × 1" in report
     assert (
-        "| 1 | mlm-abcde | 1 | 0.92 | 1/2 |" in report and "| 4 | concept-task | 1 | 0.50 | 1/2 |" in report
+        "| 1 | mlm-abcde | 1 | 0.75 | 1/2 |" in report and "| 4 | concept-task | 1 | 0.50 | 1/2 |" in report
     )
-    assert "Class mean: 66.7%" in report
+    assert "Class mean: 62.5%" in report  # counted from 1: the flat half (issue 9)
 
 
 async def test_a_closed_exam_resumes_where_it_was(tmp_path):
@@ -268,11 +269,11 @@ async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):
         app.open_page("review")
         await pilot.pause()
         assert type(app.screen).__name__ == "ExamScreen" and len(app.screen_stack) == 1
-        box = app.screen.query_one("#view-q0 #part-input")
+        box = app.screen.query_one("#view-q0 #part-inputs")
         box.focus()
         await pilot.press("h", "s", "n")  # in an answer box they are just letters
         await pilot.pause()
-        assert box.value == "hsn" and session.answers[0]["input"] == "hsn"
+        assert box.value == "hsn" and session.answers[0]["inputs"] == "hsn"
         assert "solution" not in str(app.screen.query_one("#exam-status").content).lower()
 
 
@@ -298,7 +299,7 @@ async def test_keys_typed_ahead_land_in_the_box_they_were_typed_for(tmp_path):
         await ready(app)
         await pilot.press("a", "pagedown", "b", "c", "enter", "d", "pagedown", "pagedown", "c")
         await pilot.pause()
-    assert session.answers[0] == {"input": "a"}
+    assert session.answers[0] == {"inputs": "a"}
     assert session.answers[1] == {"inputs": "bc", "labels": "d"}
     assert session.answers[3] == {"choice": "C"}
 
@@ -319,7 +320,7 @@ async def test_the_line_above_the_footer_says_what_enter_does(tmp_path):
 
 async def test_results_scroll_by_keys(tmp_path):
     session = ExamSession.open(QUIZ, "joe", tmp_path)
-    wrong = {0: {"input": "x", "loss_positions": "9", "labels": "9: z"}, 1: {"inputs": "q", "labels": "r"}}
+    wrong = {0: {"inputs": "x", "loss_positions": "9", "labels": "9: z"}, 1: {"inputs": "q", "labels": "r"}}
     app = TutorApp(lang="en", still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(app)

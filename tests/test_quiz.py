@@ -284,7 +284,7 @@ BAD = {
     "circled key": lambda q: {**payload(q, "x2", {}), "answers": {"①": {"inputs": "a"}}},
     "5000-digit key": lambda q: {**payload(q, "x3", {}), "answers": {"9" * 5000: {"inputs": "a"}}},
     "parts a list": lambda q: {**payload(q, "x4", {}), "answers": {"0": ["a"]}},
-    "part not text": lambda q: {**payload(q, "x5", {}), "answers": {"0": {"input": 5}}},
+    "part not text": lambda q: {**payload(q, "x5", {}), "answers": {"0": {"inputs": 5}}},
     "seed text": lambda q: {
         **payload(q, "x6", {}),
         "answers": {"1": {"exercise": "clm-shift", "seed": "1", "parts": {}}},
@@ -511,7 +511,7 @@ def test_an_autosave_of_the_wrong_shape_is_kept_aside_and_never_crashes(tmp_path
 def test_opening_never_crashes_on_an_arbitrary_autosave(tmp_path, junk, field):
     folder = tmp_path / str(time.perf_counter_ns())
     session = ExamSession.open(QUIZ, "fuzz", folder, now=NOW)
-    session.set_answer(0, "input", "A B")
+    session.set_answer(0, "inputs", "A B")
     session.close()
     base = json.loads(session.autosave_path.read_text(encoding="utf-8"))
     write(folder, session.autosave_path.name, junk if field is None else {**base, field: junk})

@@ -16,6 +16,10 @@ from rich.text import Text
 
 from tui.errors import UsageError
 from tui.i18n import t
+from tui.render import emit_json
+
+
+STATUS_KEYS = {"did not submit": "quiz-status-did-not-submit", "conflict": "quiz-status-conflict"}
 
 
 def _minutes(text: str) -> int:
@@ -194,8 +198,7 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
             }
         )
     if args.json:
-        payload = {"quiz": quiz.id, "student": student, "questions": rows}
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        emit_json({"quiz": quiz.id, "student": student, "questions": rows})
         return 0
     console.print(Text(f"{plain(quiz.title)} · {plain(student)}", style="bold"))
     for row in rows:
@@ -274,7 +277,7 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
                 *([""] * len(quiz.exercises)),
                 "",
                 "",
-                Text(t(f"quiz-status-{grade.status.replace(' ', '-')}", lang), style="red"),
+                Text(t(STATUS_KEYS[grade.status], lang), style="red"),
             )
     console.print(table)
     console.print(

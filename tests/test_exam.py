@@ -106,7 +106,7 @@ async def test_a_class_round_trip_with_roster_signatures_a_forger_a_conflict_lat
     resumed = ExamSession.open(quiz, li.id, inbox, pin=li.pin)
     assert resumed.started_at == first.started_at and resumed.answers == first.answers
     li_solution = solutions(quiz, li.id)
-    held_zh = await take(resumed, {1: {"labels": li_solution[1]["inputs"]}}, lang="zh")
+    held_zh = await take(resumed, {1: {"labels": li_solution[1]["inputs"], "pairs": "t->t"}}, lang="zh")
     assert "老师稍后发布" in held_zh
 
     # Cat's time ran out long ago: opening submits at once, flagged late
@@ -242,9 +242,12 @@ async def test_time_up_submits_by_itself(tmp_path):
     session = ExamSession.open(QUIZ, "dan", tmp_path, now=time.time() - 30 * 60 - 2)
     app = TutorApp(lang="en", still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
-        await ready(app)
-        await pilot.pause(1.2)
-    assert session.submission_path.exists()
+        for _ in range(300):
+            await pilot.pause(0.05)
+            if session.submission_path.exists() and app.screen.query_one("#results").display:
+                break
+        assert session.submission_path.exists() and session.submitted_at is not None
+        assert "Your results" in str(app.screen.query_one("#results-text").content)
 
 
 async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from exercises.catalogue import EXERCISES as ALL_EXERCISES
 from exercises.catalogue import get
 from exercises.classroom.exam import ExamError, ExamSession
 from exercises.classroom.grading import grade_class
@@ -690,11 +691,24 @@ def test_the_report_per_question(tmp_path):
     options_line = next(line for line in report.splitlines() if line.startswith("Options picked"))
     for letter, count in picks.items():
         assert f"{letter} {count}" in options_line
+    # who slipped, found by grading each answer directly (not through the report's code)
+    slipped = {}
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        answer = data["answers"].get("1")
+        if answer:
+            exercise = get("clm-shift")
+            graded = exercise.grade(exercise.generate(answer["seed"]), answer["parts"])
+            for code in graded.diagnoses:
+                slipped.setdefault(code, []).append(data["student"])
+    assert slipped, "the class should slip somewhere on question 2"
     section = report.split("### Question 2")[1]
-    assert "**labels-not-shifted** × 10" in section and "s002, s005, s008, s011, s014, +5 more" in section
-    assert "labels-not-shifted" not in report.split("### Question 2")[0].split("### Question 1")[1]
+    for code, students in slipped.items():
+        shown = ", ".join(students[:5]) + (f", +{len(students) - 5} more" if len(students) > 5 else "")
+        assert f"**{code}** × {len(students)}" in section and shown in section
     full = report_markdown(CHOICE_QUIZ, result, show_all=True)
-    assert "s029" in full.split("### Question 2")[1] and "more" not in full.split("### Question 2")[1]
+    last = max(slipped.items(), key=lambda item: len(item[1]))[1][-1]
+    assert last in full.split("### Question 2")[1] and "more" not in full.split("### Question 2")[1]
     assert max(totals.values()) == 3.0
 
 
@@ -710,7 +724,9 @@ def test_five_hundred_students_stay_readable(tmp_path):
     result = grade_class(CHOICE_QUIZ, paths, now=NOW)
     report = report_markdown(CHOICE_QUIZ, result)
     assert len(report.splitlines()) < 60 and max(len(line) for line in report.splitlines()) < 400
-    assert "+161 more" in report  # 166 students slipped on question 2: 5 shown
+    counts = [int(n) for n in re.findall(r"\*\* × (\d+)", report)]
+    more = [int(n) for n in re.findall(r"\+(\d+) more \(", report)]
+    assert more and all(m == c - 5 for m, c in zip(more, [c for c in counts if c > 5], strict=True))
 
 
 def test_points_weights_and_max_in_the_gradebook(tmp_path):
@@ -768,3 +784,48 @@ def test_read_json_reads_a_bom(tmp_path):
     path.write_text("{", encoding="utf-8")
     with pytest.raises(SubmissionError, match="line 1, column 2"):
         read_json(path)
+
+
+# -- variants of equal difficulty -------------------------------------------------------------
+
+QUIZZABLE = tuple(exercise.id for exercise in ALL_EXERCISES if exercise.graded)
+EVERYTHING = Quiz("quiz-fair", "Fair", "fair-salt", QUIZZABLE)
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """Tiny tensors: torch's thread pool only costs time, a lot of it on a busy machine."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+KNOWN_UNFAIR = {
+    # h2 (exercises/items/clm_shift.py): texts with a token repeated next to itself (今天天气,
+    # seed 21 among ~9 % of seeds), where copying the inputs is right somewhere. Strict: the
+    # day the generator is fixed this xfail fails and should go.
+    "clm-shift": "clm-shift draws texts with a token equal to the next one (e.g. seed 21)",
+}
+
+
+@pytest.mark.parametrize(
+    "exercise_id",
+    [
+        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_UNFAIR[i], strict=True))
+        if i in KNOWN_UNFAIR
+        else i
+        for i in QUIZZABLE
+    ],
+)
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(student=st.text(min_size=1, max_size=24))
+def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, student):
+    """Each exercise's own predicate (exercise.variant_is_fair, e.g. prefix-LM answers
+    that differ from causal and bidirectional) holds for the variant every student gets."""
+    index = QUIZZABLE.index(exercise_id)
+    exercise = get(exercise_id)
+    variant = exercise.generate(seed_for(EVERYTHING, student, index))
+    assert exercise.variant_is_fair(variant), (exercise_id, variant.seed)

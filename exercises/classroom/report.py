@@ -72,6 +72,11 @@ WORDS = {
 }
 
 
+def points_text(value: float) -> str:
+    """Points as people write them: 2, 1.5, 0.67."""
+    return f"{round(value, 2):g}"
+
+
 def _iso(epoch: float | None) -> str:
     if epoch is None:
         return ""
@@ -100,8 +105,8 @@ def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
             [
                 csv_cell(grade.student),
                 csv_cell(grade.name),
-                f"{grade.total:g}" if graded else "",
-                f"{grade.maximum:g}",
+                points_text(grade.total) if graded else "",
+                points_text(grade.maximum),
                 f"{grade.percent:.1f}" if graded else "",
                 grade.status,
                 " ".join(grade.flags),

@@ -18,7 +18,6 @@ from tui.errors import UsageError
 from tui.i18n import t
 from tui.render import emit_json
 
-
 STATUS_KEYS = {"did not submit": "quiz-status-did-not-submit", "conflict": "quiz-status-conflict"}
 
 
@@ -222,7 +221,7 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classroom.grading import GRADED, grade_class
     from exercises.classroom.identity import load_teacher_file
     from exercises.classroom.quiz import load
-    from exercises.classroom.report import gradebook_csv, report_markdown
+    from exercises.classroom.report import gradebook_csv, points_text, report_markdown
     from exercises.classroom.safe import plain
     from exercises.text import pick
 
@@ -261,13 +260,16 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     for grade in result.grades:
         if grade.status == GRADED:
             cells = [
-                Text(f"{q.points:g}", style="green" if q.score >= 1 else "red" if q.score == 0 else "yellow")
+                Text(
+                    points_text(q.points),
+                    style="green" if q.score >= 1 else "red" if q.score == 0 else "yellow",
+                )
                 for q in grade.questions
             ]
             table.add_row(
                 Text(plain(grade.student, 60)),
                 *cells,
-                f"{grade.total:g}/{grade.maximum:g}",
+                f"{points_text(grade.total)}/{points_text(grade.maximum)}",
                 f"{grade.percent:.0f}",
                 Text(" ".join(grade.flags), style="magenta"),
             )

@@ -188,33 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--public-url", help="the URL browsers use to reach this server (default: from --host)"
     )
 
-    quiz = commands.add_parser("quiz", parents=[common], help="classroom quizzes: new, take, key, grade")
-    quiz_actions = quiz.add_subparsers(
-        dest="action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
-    new = quiz_actions.add_parser("new", parents=[common], help="write a quiz definition (TOML)")
-    new.add_argument("--title", required=True)
-    new.add_argument("--exercises", required=True, help="exercise ids, comma-separated")
-    new.add_argument("--time-limit", type=_integer, help="minutes")
-    new.add_argument("-o", "--output", required=True, help="the quiz file to write, e.g. quiz.toml")
-    new.add_argument("--force", action="store_true", help="overwrite an existing file")
-    take = quiz_actions.add_parser(
-        "take", parents=[common], help="take a quiz in exam mode (answers autosaved)"
-    )
-    take.add_argument("quiz")
-    take.add_argument("--student", required=True)
-    take.add_argument("--out", default=".", help="where <student>.submission.json is written (default: here)")
-    key = quiz_actions.add_parser("key", parents=[common], help="one student's questions and solutions")
-    key.add_argument("quiz")
-    key.add_argument("--student", required=True)
-    key.add_argument("--json", action="store_true")
-    grade = quiz_actions.add_parser(
-        "grade", parents=[common], help="regrade every submission; gradebook and report"
-    )
-    grade.add_argument("quiz")
-    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
-    grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
-    grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
+    from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
+
+    add_quiz_parser(commands, common, OneLineParser)
     return parser
 
 

@@ -278,10 +278,6 @@ MESSAGES: dict[str, Bilingual] = {
     "exam-question": L("Question {n} of {total}", "第 {n} 题，共 {total} 题"),
     "exam-left": L("{student} · {minutes}:{seconds:02d} left", "{student} · 剩余 {minutes}:{seconds:02d}"),
     "exam-no-limit": L("{student} · no time limit", "{student} · 不限时"),
-    "exam-help": L(
-        "Answers are saved as you type. No feedback until you submit. Enter: next part · PgDn/PgUp: next/previous question",
-        "答案随输随存。提交前没有反馈。回车：下一项 · PgDn/PgUp：下一题/上一题",
-    ),
     "exam-prev": L("Previous", "上一题"),
     "exam-next": L("Next", "下一题"),
     "exam-submit": L("Submit", "提交试卷"),
@@ -292,8 +288,8 @@ MESSAGES: dict[str, Bilingual] = {
     "exam-time-up": L("Time is up: your answers were submitted.", "时间到：答案已自动提交。"),
     "exam-submitted": L("Submitted: {path}", "已提交：{path}"),
     "exam-results": L(
-        "Your results: {total:.2f} of {count} ({percent:.0f}%)",
-        "你的成绩：{total:.2f} / {count}（{percent:.0f}%）",
+        "Your results: {total:.2f} of {count:g} ({percent:.0f}%)",
+        "你的成绩：{total:.2f} / {count:g}（{percent:.0f}%）",
     ),
     "exam-unanswered": L("not answered", "未作答"),
     "exam-done": L("submitted ✓", "已交卷 ✓"),
@@ -340,6 +336,70 @@ MESSAGES: dict[str, Bilingual] = {
     "rubric-caps": L("At most (an answer showing this misconception):", "最高得分（答案暴露出以下误区时）："),
     "pool": L("questions", "题量"),
     "pool-endless": L("many", "很多"),
+    # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
+    "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
+    "quiz-cannot-read": L("cannot read {path}: {why}", "无法读取 {path}：{why}"),
+    "quiz-cannot-use": L("cannot use {path}: {why}", "无法使用 {path}：{why}"),
+    "quiz-exists": L(
+        "{path} exists; choose another file or add --force", "{path} 已存在；请换一个文件名或加 --force"
+    ),
+    "quiz-teacher-needs-roster": L(
+        "--teacher names the file written from --roster; give a roster too",
+        "--teacher 是由 --roster 生成的文件；请同时给出名单",
+    ),
+    "quiz-made": L("{id}: {count} questions -> {path}", "{id}：{count} 道题 -> {path}"),
+    "quiz-teacher-file": L(
+        "{count} students with a PIN each -> {path} (keep it; give each student only their own PIN)",
+        "{count} 名学生，各有一个 PIN -> {path}（请保管好；每个学生只拿到自己的 PIN）",
+    ),
+    "quiz-pin-needed": L(
+        "this quiz is signed: give your PIN with --pin", "这份测验需要签名：请用 --pin 给出你的 PIN"
+    ),
+    "quiz-pin-prompt": L("Your PIN (from your teacher): ", "你的 PIN（老师发给你的）："),
+    "quiz-unverified": L(
+        "this quiz is signed but no --teacher file was given: signatures are NOT checked",
+        "这份测验需要签名，但没有给出 --teacher 文件：签名未被核对",
+    ),
+    "quiz-skipped": L("skipped {path}: not a submission", "跳过 {path}：不是提交文件"),
+    "quiz-rejected": L("rejected {path}: {why}", "拒收 {path}：{why}"),
+    "quiz-conflict": L(
+        "conflict: {student} has two different submissions ({files}); neither graded",
+        "冲突：{student} 有两份不同的提交（{files}）；都未评分",
+    ),
+    "quiz-col-student": L("student", "学生"),
+    "quiz-col-points": L("points", "得分"),
+    "quiz-col-notes": L("notes", "备注"),
+    "quiz-status-did-not-submit": L("did not submit", "未提交"),
+    "quiz-status-conflict": L("conflict", "冲突"),
+    "quiz-grade-summary": L(
+        "{graded} graded, {missing} did not submit, {conflicts} conflicts, {rejected} rejected",
+        "已评分 {graded}，未提交 {missing}，冲突 {conflicts}，拒收 {rejected}",
+    ),
+    "quiz-no-folder": L("{path} is not a folder", "{path} 不是文件夹"),
+    "quiz-released": L(
+        "results released: {path} (students opening the quiz now see their results)",
+        "成绩已发布：{path}（学生现在打开测验即可看到成绩）",
+    ),
+    "exam-enter-parts": L(
+        "Enter: next box, then next question · PgDn/PgUp: question · Ctrl+S: submit",
+        "回车：下一个输入框，最后到下一题 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-enter-choice": L(
+        "A-D or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
+        "A-D 或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-enter-matrix": L(
+        "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
+        "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
+    ),
+    "exam-saved-note": L(
+        "Answers are saved as you type; no feedback until you submit.", "答案随输随存；交卷前没有反馈。"
+    ),
+    "exam-results-held": L(
+        "Submitted. Your teacher releases the results later: open this quiz again then.",
+        "已交卷。成绩由老师稍后发布：届时再次打开这份测验即可查看。",
+    ),
+    "exam-scroll": L("↑↓ PgUp/PgDn: scroll · Ctrl+Q: quit", "↑↓ PgUp/PgDn：滚动 · Ctrl+Q：退出"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -100,8 +100,8 @@ def _learner_line(error: BaseException, filename: str) -> int | None:
     return line
 
 
-def main() -> None:
-    path, function, shown_name = sys.argv[1], sys.argv[2], sys.argv[3]
+def serve(path: str, function: str, shown_name: str) -> None:
+    """Load the learner's file and answer calls until stdin closes."""
     channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # the learner's prints (even os.write(1, ...)) go to stderr
     sys.stdout = sys.stderr
@@ -173,5 +173,71 @@ def main() -> None:
             send({"error": "UnsendableResult", "message": str(error)[:200], "line": None})
 
 
+def apply_limits(memory: int, cpu_seconds: int) -> None:
+    """Address space, CPU seconds, no file growth, no core dumps (in the child only)."""
+    import resource
+    import signal
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write then fails with an error instead of killing
+
+
+def zygote(socket_fd: int) -> None:
+    """Import torch once, then fork one limited child per learner file.
+
+    Each request arrives on a Unix socket with the child's three pipe ends
+    (SCM_RIGHTS); the reply is the child's pid. Starting a check then costs a
+    fork (milliseconds) instead of a torch import (about a second).
+    """
+    import signal
+    import socket
+
+    import torch
+
+    torch.set_num_threads(1)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    control = socket.socket(fileno=socket_fd)
+    control.sendall(b'{"ready": true}\n')
+    while True:
+        try:
+            message, fds, _flags, _address = socket.recv_fds(control, 65536, 3)
+        except OSError:
+            return
+        if not message:
+            return  # the parent is gone
+        request = json.loads(message)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                control.close()
+                os.setsid()
+                for target, fd in zip((0, 1, 2), fds, strict=True):
+                    os.dup2(fd, target)
+                for fd in fds:
+                    os.close(fd)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                os.chdir(request["cwd"])
+                os.environ.clear()
+                os.environ.update(request["env"])
+                apply_limits(int(request["memory"]), int(request["cpu"]))
+                sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+                sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+                serve(request["path"], request["function"], request["shown"])
+            except BaseException:
+                pass
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        control.sendall((json.dumps({"pid": pid}) + "\n").encode())
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--zygote":
+        zygote(int(sys.argv[2]))
+    else:
+        apply_limits(int(sys.argv[4]), int(sys.argv[5]))
+        serve(sys.argv[1], sys.argv[2], sys.argv[3])

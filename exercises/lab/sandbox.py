@@ -1,24 +1,31 @@
 """Run a learner's file in a child process with time and memory limits.
 
 The child (``child.py``) loads the file and answers calls to one function; the
-checks run here, in the trusted process. Limits: the address space
-(RLIMIT_AS, default 1 GiB: torch itself needs about 0.3), CPU seconds for the
-whole child (RLIMIT_CPU), no file may grow (RLIMIT_FSIZE = 0), no core dumps, and
-a wall-clock limit on every call (the child is killed when it is exceeded). The
-child starts in a scratch directory that is also its HOME, TMPDIR, XDG dirs and
-OBJECTIVES_TUTOR_HOME, so nothing it does the ordinary way reaches the learner's
-progress. (Same user, so it is a guard for mistakes, not a jail for an attacker.)
+checks run here, in the trusted process, so nothing the learner's code does can
+mark a rule as passed. Limits: the address space (RLIMIT_AS, default 1 GiB;
+torch itself needs about 0.3), CPU seconds for the whole child (RLIMIT_CPU), no
+file may grow (RLIMIT_FSIZE = 0), no core dumps, and a wall-clock limit on every
+call (the child's process group is killed when it is exceeded). The child runs in
+a scratch directory that is also its HOME, TMPDIR, XDG directories and
+OBJECTIVES_TUTOR_HOME, and is removed afterwards, so nothing it does the ordinary
+way reaches the learner's progress. It is the same user, so this guards against
+mistakes, not against an attacker who aims at absolute paths.
+
+Children are forked from a "zygote" that has imported torch once (about 20 ms
+instead of a second per file); if the zygote cannot run, each child is started
+from scratch instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
-import resource
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,7 +44,7 @@ START_LIMIT_S = 60.0  # torch's import on a loaded 2-core machine
 
 
 class LoadFailed(Exception):
-    """The file could not be loaded: kind is syntax | import | crash | missing | died."""
+    """The file could not be loaded: kind is syntax | import | crash | missing | unreadable | died."""
 
     def __init__(self, kind: str, message: str, line: int | None = None) -> None:
         super().__init__(message)
@@ -53,7 +60,7 @@ class LearnerError(Exception):
 
 
 class SandboxStopped(Exception):
-    """The child had to be stopped (time) or died (memory, CPU, a crash of torch)."""
+    """The child had to be stopped (time) or died (memory, CPU, a crash)."""
 
     def __init__(self, kind: str, detail: str, seconds: float) -> None:
         super().__init__(detail)
@@ -77,12 +84,98 @@ def _wire(value):
     return encode(value)
 
 
-def _limits(memory: int, cpu: int) -> None:  # runs in the child between fork and exec
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write then fails with an error instead of killing
+def _child_env(home: Path, scratch: str) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": scratch,
+        "XDG_DATA_HOME": str(home),
+        "XDG_CONFIG_HOME": str(home),
+        "XDG_CACHE_HOME": str(home),
+        "OBJECTIVES_TUTOR_HOME": str(home / "objectives-tutor"),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": "1",
+    }
+
+
+class _Zygote:
+    """The fork server: one per process, started on first use."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.scratch = tempfile.mkdtemp(prefix="objectives-lab-zygote-")
+        home = Path(self.scratch) / "home"
+        home.mkdir()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", str(CHILD), "--zygote", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.scratch,
+            env=_child_env(home, self.scratch),
+            start_new_session=True,
+        )
+        theirs.close()
+        self.socket = ours
+        self.socket.settimeout(START_LIMIT_S)
+        self.reader = self.socket.makefile("rb")
+        if json.loads(self.reader.readline() or b"{}").get("ready") is not True:
+            raise OSError("the lab's fork server did not start")
+
+    def spawn(self, request: dict, fds: list[int]) -> int:
+        with self.lock:
+            socket.send_fds(self.socket, [json.dumps(request).encode()], fds)
+            reply = self.reader.readline()
+        if not reply:
+            raise OSError("the lab's fork server stopped")
+        return int(json.loads(reply)["pid"])
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self.socket.close()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+_zygote: _Zygote | None = None
+_zygote_lock = threading.Lock()
+_zygote_failed = False
+
+
+def _get_zygote() -> _Zygote | None:
+    global _zygote, _zygote_failed
+    with _zygote_lock:
+        if _zygote_failed or os.environ.get("OBJECTIVES_TUTOR_LAB_NO_ZYGOTE"):
+            return None
+        if _zygote is not None and not _zygote.alive():
+            _zygote.stop()
+            _zygote = None
+        if _zygote is None:
+            try:
+                _zygote = _Zygote()
+            except (TimeoutError, OSError, ValueError):
+                _zygote_failed = True
+                return None
+            atexit.register(shutdown)
+        return _zygote
+
+
+def shutdown() -> None:
+    """Stop the fork server (at exit, or when a test wants a fresh one)."""
+    global _zygote
+    with _zygote_lock:
+        if _zygote is not None:
+            _zygote.stop()
+            _zygote = None
 
 
 class Sandbox:
@@ -102,8 +195,10 @@ class Sandbox:
         self.memory, self.cpu_seconds, self.call_limit = memory, cpu_seconds, call_limit
         self.start_seconds = 0.0
         self.calls = 0
-        self._stderr: list[str] = []
-        self._process: subprocess.Popen | None = None
+        self._printed: list[str] = []
+        self._pid: int | None = None
+        self._popen: subprocess.Popen | None = None
+        self._stdin = self._stdout = self._stderr = None
         self._scratch: str | None = None
 
     def __enter__(self) -> Sandbox:
@@ -115,7 +210,7 @@ class Sandbox:
 
     def printed(self) -> str:
         """The last things the learner's code printed (stdout and stderr)."""
-        return "".join(self._stderr)[-1500:]
+        return "".join(self._printed)[-1500:]
 
     def start(self) -> None:
         started = time.perf_counter()
@@ -124,52 +219,86 @@ class Sandbox:
         try:
             shutil.copyfile(self.path, copy)
         except OSError as error:
+            self.close()
             raise LoadFailed("unreadable", str(error)) from None
         home = Path(self._scratch) / "home"
         home.mkdir()
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "TMPDIR": self._scratch,
-            "XDG_DATA_HOME": str(home),
-            "XDG_CONFIG_HOME": str(home),
-            "XDG_CACHE_HOME": str(home),
-            "OBJECTIVES_TUTOR_HOME": str(home / "objectives-tutor"),
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "OMP_NUM_THREADS": "1",
-        }
-        self._process = subprocess.Popen(
-            [sys.executable, "-I", str(CHILD), str(copy), self.function, self.path.name],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=self._scratch,
-            env=env,
-            start_new_session=True,
-            preexec_fn=lambda: _limits(self.memory, self.cpu_seconds),
-        )
-        threading.Thread(target=self._drain, daemon=True).start()
+        env = _child_env(home, self._scratch)
+        zygote = _get_zygote()
+        if zygote is not None:
+            child_in, parent_in = os.pipe()
+            parent_out, child_out = os.pipe()
+            parent_err, child_err = os.pipe()
+            request = {
+                "path": str(copy),
+                "function": self.function,
+                "shown": self.path.name,
+                "cwd": self._scratch,
+                "env": env,
+                "memory": self.memory,
+                "cpu": self.cpu_seconds,
+            }
+            try:
+                self._pid = zygote.spawn(request, [child_in, child_out, child_err])
+            except OSError:
+                zygote = None
+            finally:
+                for fd in (child_in, child_out, child_err):
+                    os.close(fd)
+            if zygote is None:
+                for fd in (parent_in, parent_out, parent_err):
+                    os.close(fd)
+            else:
+                self._stdin = os.fdopen(parent_in, "wb")
+                self._stdout = os.fdopen(parent_out, "rb")
+                self._stderr = os.fdopen(parent_err, "rb")
+        if zygote is None:
+            memory, cpu = self.memory, self.cpu_seconds
+            self._popen = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-I",
+                    str(CHILD),
+                    str(copy),
+                    self.function,
+                    self.path.name,
+                    str(memory),
+                    str(cpu),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self._scratch,
+                env=env,
+                start_new_session=True,
+            )
+            self._pid = self._popen.pid
+            self._stdin, self._stdout, self._stderr = (
+                self._popen.stdin,
+                self._popen.stdout,
+                self._popen.stderr,
+            )
+        threading.Thread(target=self._drain, args=(self._stderr,), daemon=True).start()
         message = self._receive(START_LIMIT_S, starting=True)
         self.start_seconds = time.perf_counter() - started
         if "load" in message:
-            kind = message["load"]
             self.close()
-            raise LoadFailed(kind, message.get("message", ""), message.get("line"))
+            raise LoadFailed(message["load"], message.get("message", ""), message.get("line"))
 
-    def _drain(self) -> None:
-        assert self._process is not None and self._process.stderr is not None
-        for raw in iter(lambda: self._process.stderr.readline(), b""):
-            self._stderr.append(raw.decode("utf-8", "replace"))
-            if len(self._stderr) > 200:
-                del self._stderr[:100]
+    def _drain(self, stream) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for raw in iter(stream.readline, b""):
+                self._printed.append(raw.decode("utf-8", "replace"))
+                if len(self._printed) > 200:
+                    del self._printed[:100]
 
     def _receive(self, limit: float, starting: bool = False) -> dict:
-        assert self._process is not None and self._process.stdout is not None
         began = time.perf_counter()
+        stream = self._stdout
+        if stream is None:
+            raise SandboxStopped("died", "the sandbox is not running", 0.0)
         selector = selectors.DefaultSelector()
-        selector.register(self._process.stdout, selectors.EVENT_READ)
+        selector.register(stream, selectors.EVENT_READ)
         try:
             ready = selector.select(timeout=limit)
         finally:
@@ -177,29 +306,26 @@ class Sandbox:
         if not ready:
             self.close()
             raise SandboxStopped("time", f"no answer within {limit:g} s", time.perf_counter() - began)
-        line = self._process.stdout.readline()
+        line = stream.readline()
         if not line:
-            code = self._process.wait()
+            code = self._popen.wait() if self._popen is not None else None
             self.close()
-            kind = "memory" if code in (-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT) else "died"
-            if code in (-signal.SIGXCPU,):
-                kind = "cpu"
-            if starting and kind == "died":
-                raise LoadFailed("died", f"the child exited with status {code}: {self.printed()[-300:]}")
-            raise SandboxStopped(kind, f"the process ended with status {code}", time.perf_counter() - began)
+            kind = "cpu" if code == -signal.SIGXCPU else "died"
+            if starting:
+                raise LoadFailed("died", f"the process ended ({code}): {self.printed()[-300:]}")
+            raise SandboxStopped(kind, "the process ended", time.perf_counter() - began)
         return json.loads(line)
 
     def call(self, *args, limit: float | None = None, global_seed: int = 0):
         """Call the learner's function; its result decoded into torch values."""
-        if self._process is None:
+        if self._stdin is None:
             raise SandboxStopped("died", "the sandbox is not running", 0.0)
         self.calls += 1
         request = json.dumps({"args": _wire(list(args)), "global_seed": global_seed}) + "\n"
         try:
-            assert self._process.stdin is not None
-            self._process.stdin.write(request.encode())
-            self._process.stdin.flush()
-        except (BrokenPipeError, OSError):
+            self._stdin.write(request.encode())
+            self._stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
             self.close()
             raise SandboxStopped("died", "the process ended", 0.0) from None
         reply = self._receive(self.call_limit if limit is None else limit)
@@ -208,15 +334,18 @@ class Sandbox:
         return decode(reply["ok"])
 
     def close(self) -> None:
-        process, self._process = self._process, None
-        if process is not None:
+        pid, self._pid = self._pid, None
+        if pid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            for stream in (process.stdin, process.stdout, process.stderr):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
+                os.killpg(pid, signal.SIGKILL)
+        if self._popen is not None:
+            self._popen.wait()
+            self._popen = None
+        for stream in (self._stdin, self._stdout, self._stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._stdin = self._stdout = self._stderr = None
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None

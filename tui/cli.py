@@ -215,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
     grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
     grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
+    __import__("tui.commands.lab").commands.lab.add_parser(commands, common)  # h6: the code lab
     return parser
 
 
@@ -267,6 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.serve import run_serve
 
             return run_serve(args, args.lang)
+        elif args.command == "lab":  # h6: the code lab
+            return __import__("tui.commands.lab").commands.lab.run_lab(args, lang, _console(), args.lang)
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

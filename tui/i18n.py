@@ -334,6 +334,79 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
     },
+    # -- the code lab (h6, issue 13) --------------------------------------------
+    "lab-title": {"en": "Code lab", "zh": "代码实验"},
+    "lab-progress": {"en": "{done} of {total} done", "zh": "已完成 {done} / {total}"},
+    "lab-status-pass": {"en": "passed", "zh": "通过"},
+    "lab-status-fail": {"en": "not yet: a rule is broken", "zh": "还没通过：有一条规则不满足"},
+    "lab-status-not-started": {"en": "not written yet", "zh": "还没有写"},
+    "lab-status-invalid": {"en": "cannot be run", "zh": "无法运行"},
+    "lab-status-stopped": {"en": "stopped", "zh": "已被终止"},
+    "lab-rule": {"en": "Rule {code}", "zh": "规则 {code}"},
+    "lab-input": {"en": "input (smallest found)", "zh": "输入（找到的最小例子）"},
+    "lab-yours": {"en": "your output", "zh": "你的输出"},
+    "lab-required": {"en": "the rule requires", "zh": "规则要求"},
+    "lab-misconception": {"en": "Misconception {code}: {text}", "zh": "常见误区 {code}：{text}"},
+    "lab-exact": {
+        "en": "Identical to the engine's output, draw for draw.",
+        "zh": "与引擎的输出逐次抽样完全一致。",
+    },
+    "lab-not-exact": {
+        "en": "Right, with another draw order than the engine's (that is allowed).",
+        "zh": "正确；抽样顺序与引擎不同（这是允许的）。",
+    },
+    "lab-printed": {"en": "your code printed:", "zh": "你的代码打印了："},
+    "lab-line": {"en": "line {line}", "zh": "第 {line} 行"},
+    "lab-seconds": {"en": "{seconds:.1f} s, {calls} calls", "zh": "{seconds:.1f} 秒，调用 {calls} 次"},
+    "lab-init-created": {"en": "wrote {n} files in {dir}", "zh": "已在 {dir} 写入 {n} 个文件"},
+    "lab-init-kept": {
+        "en": "kept {n} existing files untouched (init never overwrites)",
+        "zh": "保留了 {n} 个已有文件（init 从不覆盖）",
+    },
+    "lab-init-next": {
+        "en": "next: open {file} in your editor, then run `objectives-tutor lab watch {dir}`",
+        "zh": "下一步：用编辑器打开 {file}，然后运行 `objectives-tutor lab watch {dir}`",
+    },
+    "lab-no-workspace": {
+        "en": "no lab files in {dir}: run `objectives-tutor lab init {dir}` first",
+        "zh": "{dir} 中没有实验文件：请先运行 `objectives-tutor lab init {dir}`",
+    },
+    "lab-unknown-task": {
+        "en": "unknown task {task!r}; the tasks are {ids}",
+        "zh": "没有名为 {task!r} 的题目；题目有 {ids}",
+    },
+    "lab-missing-file": {
+        "en": "{file} is not in {dir}; `objectives-tutor lab init {dir}` writes the missing files",
+        "zh": "{dir} 中没有 {file}；`objectives-tutor lab init {dir}` 会补上缺少的文件",
+    },
+    "lab-watching": {
+        "en": "watching {dir}: save a file to check it again (Ctrl+C stops)",
+        "zh": "正在监视 {dir}：保存文件即重新检查（Ctrl+C 停止）",
+    },
+    "lab-current": {"en": "Current task: {file}", "zh": "当前题目：{file}"},
+    "lab-all-done": {"en": "Every task passes. Well done!", "zh": "所有题目都通过了，干得好！"},
+    "lab-hint": {"en": "Hint {i} of {n}: {text}", "zh": "提示 {i} / {n}：{text}"},
+    "lab-no-hints-left": {"en": "No more hints for this task.", "zh": "这道题没有更多提示了。"},
+    "lab-solution-locked": {
+        "en": "The reference solution opens after your first attempt: write something and check {task} once.",
+        "zh": "参考答案在你第一次尝试之后开放：先写点代码并检查一次 {task}。",
+    },
+    "lab-not-saved": {"en": "lab run not saved: {why}", "zh": "实验记录未保存：{why}"},
+    "lab-checking": {"en": "checking {file} …", "zh": "正在检查 {file} …"},
+    "lab-open-hint": {
+        "en": "Code lab: write this lesson in torch ({tasks}). Press F8.",
+        "zh": "代码实验：用 torch 亲手写出本课内容（{tasks}）。按 F8。",
+    },
+    "lab-init-here": {
+        "en": "No lab files in {dir} yet. Press i to write them (existing files are never overwritten).",
+        "zh": "{dir} 中还没有实验文件。按 i 写入（已有文件不会被覆盖）。",
+    },
+    "lab-key-check": {"en": "check", "zh": "检查"},
+    "lab-key-hint": {"en": "hint", "zh": "提示"},
+    "lab-key-solution": {"en": "solution", "zh": "参考答案"},
+    "lab-key-init": {"en": "write files", "zh": "写入文件"},
+    "lab-key-back": {"en": "back", "zh": "返回"},
+    "lab-key-open": {"en": "code lab", "zh": "代码实验"},
 }
 
 ERRORS: dict[str, str] = {

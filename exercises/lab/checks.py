@@ -250,6 +250,8 @@ PAST = Rule(
 
 
 def _classify_square(out: torch.Tensor, ref: torch.Tensor) -> str | None:
+    if out.shape[-1] < 2:  # one cell cannot tell an inverted mask from a blocked diagonal
+        return None
     if torch.equal(out, ~ref):
         return "mask-inverted"
     if torch.equal(out, ref.transpose(-1, -2)):
@@ -1742,23 +1744,25 @@ def _run_check(task, path, max_examples, call_limit, memory) -> LabResult:
             result.line = value.line
             return result
         failure = violation(checker.smoke())
-        if failure is None:
-            try:
-                case = find(
-                    checker.strategy(),
-                    lambda c: violation(c) is not None,
-                    settings=settings(
-                        max_examples=max_examples or checker.examples,
-                        database=None,
-                        derandomize=True,
-                        deadline=None,
-                        suppress_health_check=list(HealthCheck),
-                        phases=[Phase.generate, Phase.shrink],
-                    ),
-                )
-                failure = violation(case)
-            except NoSuchExample:
-                failure = None
+        try:  # search even when the first case fails: the report shows the smallest input
+            case = find(
+                checker.strategy(),
+                lambda c: violation(c) is not None,
+                settings=settings(
+                    max_examples=max_examples or checker.examples,
+                    database=None,
+                    derandomize=True,
+                    deadline=None,
+                    suppress_health_check=list(HealthCheck),
+                    phases=[Phase.generate, Phase.shrink],
+                ),
+            )
+            shrunk = violation(case)
+            if failure is not None and shrunk is not None and shrunk.rule == failure.rule and failure.diagnosis:
+                shrunk.diagnosis = failure.diagnosis  # the larger first case tells misconceptions apart better
+            failure = shrunk
+        except NoSuchExample:
+            pass
         if failure is None:
             failure = checker.extra(box, result)
         if failure is None:

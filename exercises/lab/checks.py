@@ -821,7 +821,7 @@ def judge_mlm(
             yours,
             same(f"input_ids = {show(ids)}\nlabels    = {show(torch.full_like(ids, IGNORE))}"),
         )
-    if bool(selected.all()) and bool(is_special.any()):  # a label everywhere, specials included
+    if p < 1.0 and bool(selected.all()) and bool(is_special.any()):  # a label everywhere, specials included
         required = torch.where(is_special, torch.full_like(ids, IGNORE), labels)
         return checker.fail(LABELS_OFF, case, yours, same(f"labels    = {show(required)} (at least)"))
     bad = (is_special & (selected | (input_ids != ids))).nonzero()
@@ -1653,7 +1653,12 @@ def _load_message(error: LoadFailed) -> Bilingual:
     return L(f"Running the file failed{where}: {error.message}", f"运行文件时出错{where_zh}：{error.message}")
 
 
-def _stopped_message(error: SandboxStopped, limit: float) -> Bilingual:
+def _stopped_message(error: SandboxStopped, limit: float, loading: bool = False) -> Bilingual:
+    if error.kind == "time" and loading:
+        return L(
+            f"The file did not finish loading within {limit:g} s and was stopped (a loop at the top level?).",
+            f"文件在 {limit:g} 秒内没有加载完，已被终止（是不是在函数外写了循环？）。",
+        )
     if error.kind == "time":
         return L(
             f"Your function did not return within {limit:g} s and was stopped (an endless loop?).",
@@ -1674,17 +1679,18 @@ def run_check(
     max_examples: int | None = None,
     call_limit: float | None = None,
     memory: int | None = None,
+    start_limit: float | None = None,
 ) -> LabResult:
     """Check one file against one task's rules; never raises for anything the file does."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the checks' tensors are tiny; a thread pool only costs (50x on 2 busy cores)
     try:
-        return _run_check(task, path, max_examples, call_limit, memory)
+        return _run_check(task, path, max_examples, call_limit, memory, start_limit)
     finally:
         torch.set_num_threads(threads)
 
 
-def _run_check(task, path, max_examples, call_limit, memory) -> LabResult:
+def _run_check(task, path, max_examples, call_limit, memory, start_limit) -> LabResult:
     task = BY_ID[task] if isinstance(task, str) else task
     checker = CHECKERS[task.id]()
     result = LabResult(task.id, "fail")
@@ -1694,6 +1700,8 @@ def _run_check(task, path, max_examples, call_limit, memory) -> LabResult:
         options["call_limit"] = call_limit
     if memory is not None:
         options["memory"] = memory
+    if start_limit is not None:
+        options["start_limit"] = start_limit
     box = Sandbox(path, task.function, **options)
     try:
         box.start()
@@ -1702,7 +1710,7 @@ def _run_check(task, path, max_examples, call_limit, memory) -> LabResult:
         result.seconds = time.perf_counter() - began
         return result
     except SandboxStopped as error:
-        result.status, result.message = "stopped", _stopped_message(error, box.call_limit)
+        result.status, result.message = "stopped", _stopped_message(error, box.start_limit, loading=True)
         result.seconds = time.perf_counter() - began
         return result
     result.sandbox_start_seconds = box.start_seconds
@@ -1758,8 +1766,15 @@ def _run_check(task, path, max_examples, call_limit, memory) -> LabResult:
                 ),
             )
             shrunk = violation(case)
-            if failure is not None and shrunk is not None and shrunk.rule == failure.rule and failure.diagnosis:
-                shrunk.diagnosis = failure.diagnosis  # the larger first case tells misconceptions apart better
+            if (
+                failure is not None
+                and shrunk is not None
+                and shrunk.rule == failure.rule
+                and failure.diagnosis
+            ):
+                shrunk.diagnosis = (
+                    failure.diagnosis
+                )  # the larger first case tells misconceptions apart better
             failure = shrunk
         except NoSuchExample:
             pass

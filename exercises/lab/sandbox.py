@@ -189,8 +189,10 @@ class Sandbox:
         memory: int = MEMORY_LIMIT,
         cpu_seconds: int = CPU_LIMIT_S,
         call_limit: float = CALL_LIMIT_S,
+        start_limit: float = START_LIMIT_S,
     ) -> None:
         self.path = Path(path)
+        self.start_limit = start_limit
         self.function = function
         self.memory, self.cpu_seconds, self.call_limit = memory, cpu_seconds, call_limit
         self.start_seconds = 0.0
@@ -279,7 +281,7 @@ class Sandbox:
                 self._popen.stderr,
             )
         threading.Thread(target=self._drain, args=(self._stderr,), daemon=True).start()
-        message = self._receive(START_LIMIT_S, starting=True)
+        message = self._receive(self.start_limit, starting=True)
         self.start_seconds = time.perf_counter() - started
         if "load" in message:
             self.close()

@@ -31,8 +31,8 @@ def p_value(successes: int, trials: int, p: float) -> float:
     if trials == 0:
         return 1.0
     logs = _log_pmf(trials, p)
-    observed = logs[successes] * (1 + 1e-9) if logs[successes] < 0 else logs[successes]
-    total = sum(math.exp(value) for value in logs if value <= observed + 1e-12)
+    threshold = logs[successes] + 1e-7  # scipy's relative tolerance of 1e-7 on the probability
+    total = sum(math.exp(value) for value in logs if value <= threshold)
     return min(1.0, total)
 
 

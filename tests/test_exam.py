@@ -90,11 +90,12 @@ async def test_two_students_take_the_quiz_and_the_class_is_graded_exactly(tmp_pa
     assert mask_n >= 3
     classic = {
         0: {
-            "input": bob_solution[0]["input"],
+            "inputs": bob_solution[0]["inputs"],
             "loss_positions": one_based,
             "labels": bob_solution[0]["labels"],
         },
-        1: {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"]},  # labels not shifted
+        # labels = inputs and logit t against label t: the model would copy (right in neither layout)
+        1: {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"], "pairs": "t->t"},
         2: {"matrix": inverted},
     }
     _, bob_results = await take(tmp_path, "bob", classic)
@@ -120,8 +121,9 @@ async def test_two_students_take_the_quiz_and_the_class_is_graded_exactly(tmp_pa
     report = report_markdown(QUIZ, result)
     for code in ("one-based-positions", "labels-not-shifted", "mask-inverted"):
         assert f"**{code}** × 1" in report and "(students: bob)" in report
-    assert "| 1 | mlm-abcde | 0.92 | 1/2 |" in report and "| 4 | concept-task | 0.50 | 1/2 |" in report
-    assert "2 submissions graded." in report and "Class mean: 66.7%" in report
+    # counted from 1: the flat half (issue 9, grading 2)
+    assert "| 1 | mlm-abcde | 0.75 | 1/2 |" in report and "| 4 | concept-task | 0.50 | 1/2 |" in report
+    assert "2 submissions graded." in report and "Class mean: 62.5%" in report
 
 
 async def test_a_closed_exam_resumes_where_it_was(tmp_path):

@@ -157,7 +157,7 @@ def test_an_empty_answer_is_invalid_not_wrong():
 
 def test_unknown_part_and_exercise_are_errors():
     with pytest.raises(UnknownPart):
-        get("mlm-abcde").grade(get("mlm-abcde").generate(0), {"inputs": "x"})
+        get("mlm-abcde").grade(get("mlm-abcde").generate(0), {"outputs": "x"})
     with pytest.raises(UnknownExercise):
         get("no-such-exercise")
 
@@ -183,8 +183,9 @@ def test_chinese_sentences_read_with_or_without_spaces_and_full_width_commas():
         variant = exercise.generate(seed)
         if variant.data["tokens"][0].isascii():
             continue
-        tokens = variant.data["tokens"]
-        answer = {"inputs": "".join(tokens[:-1]), "labels": "，".join(tokens[1:])}
+        data = variant.data
+        pairs = "t -> t" if data["layout"] == "data" else "t→t+1"
+        answer = {"inputs": "".join(data["inputs"]), "labels": "，".join(data["labels"]), "pairs": pairs}
         assert exercise.grade(variant, answer).correct
         break
     else:

@@ -14,7 +14,6 @@ import unicodedata
 from collections.abc import Sequence
 from typing import NoReturn
 
-from exercises.items.banks import LESSON_SENTENCE
 from tui.errors import UsageError
 from tui.i18n import LANGUAGES, detect_language, error_text, t
 
@@ -110,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sample.add_argument("objective", choices=("clm", "mlm", "span", "prefix"))
     sample.add_argument(
-        "--text", default=LESSON_SENTENCE, help="the sentence (English words or Chinese characters)"
+        "--text", help="the sentence (English words or Chinese characters; default: the lesson's)"
     )
     sample.add_argument("--seed", type=_integer, default=0, help="seed for every random draw (default 0)")
     sample.add_argument(

@@ -23,6 +23,36 @@ class Part:
     name: str
     label: Bilingual
     example: Bilingual  # the expected format, shown when an answer cannot be read
+    aliases: tuple[str, ...] = ()  # former names, still accepted (saved quizzes, scripts)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """How an exercise is scored, written beside it (``exercise ID --rubric``).
+
+    ``caps`` is the rule that keeps grading strict where it matters: an answer
+    showing one of these misconceptions scores at most the given fraction,
+    however many of its other parts are right.
+    """
+
+    full: Bilingual  # what earns full credit
+    partial: tuple[Bilingual, ...] = ()  # what earns part of it
+    caps: tuple[tuple[str, float], ...] = ()  # (diagnosis code, highest score an answer showing it gets)
+
+    def cap_for(self, diagnoses: list[str]) -> float:
+        return min((limit for code, limit in self.caps if code in diagnoses), default=1.0)
+
+    def to_json(self, lang: str) -> dict[str, Any]:
+        from exercises.grading.diagnoses import explain
+
+        return {
+            "full": pick(self.full, lang),
+            "partial": [pick(line, lang) for line in self.partial],
+            "caps": [
+                {"code": code, "max_score": limit, "misconception": pick(explain(code), lang)}
+                for code, limit in self.caps
+            ],
+        }
 
 
 @dataclass(frozen=True)
@@ -31,6 +61,7 @@ class Variant:
     seed: int
     data: dict[str, Any]
     prompt: Bilingual
+    question: str = ""  # which question this is: variants that only reshuffle options share it
 
 
 @dataclass(frozen=True)
@@ -39,6 +70,7 @@ class Parsed:
 
     value: Any
     message: Bilingual | None = None  # why it could not be read, with the expected format
+    certain: bool = True  # False: another reading fits as well, so no misconception is named
 
     @property
     def valid(self) -> bool:
@@ -103,6 +135,8 @@ class Exercise(ABC):
     graded: bool = True
     hint_texts: tuple[Bilingual, ...] = field(default=())
     make_variant: Callable[[int], Variant] | None = None  # seed -> variant (cached by the item)
+    draw: Callable[[int], dict[str, Any]] | None = None  # seed -> the question's parameters, torch-free
+    rubric: Rubric | None = None
 
     @property
     def objective(self) -> str:
@@ -115,6 +149,22 @@ class Exercise(ABC):
         if self.make_variant is None:
             raise NotImplementedError(f"{self.id} makes no variants")
         return self.make_variant(seed)
+
+    def question_key(self, seed: int) -> str:
+        """The identity of the question ``seed`` asks, without the engine: mastery
+        counts distinct questions, not seeds that happen to ask the same one."""
+        if self.draw is None:
+            return f"seed:{seed}"
+        return question_key_of(self.draw(seed))
+
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """Does this variant test the skill the exercise names? (Generators only
+        produce fair variants; ``exercises --check`` and a property test hold them to it.)"""
+        return True
+
+    def pool_size(self) -> int | None:
+        """How many distinct questions the exercise can ask (None: too many to count)."""
+        return None
 
     @abstractmethod
     def solve(self, variant: Variant) -> dict[str, str]: ...
@@ -135,12 +185,22 @@ class Exercise(ABC):
     def part_names(self) -> list[str]:
         return [part.name for part in self.parts]
 
+    def canonical_answer(self, answer: Mapping[str, str]) -> dict[str, str]:
+        """The answer keyed by the parts' current names (a former name is accepted);
+        UnknownPart for a name the exercise never had."""
+        names = {alias: part.name for part in self.parts for alias in (part.name, *part.aliases)}
+        canonical: dict[str, str] = {}
+        for name, text in answer.items():
+            if name not in names:
+                raise UnknownPart(
+                    f"exercise {self.id} has no part {name!r}; its parts are {', '.join(self.part_names())}"
+                )
+            if names[name] not in canonical or name == names[name]:
+                canonical[names[name]] = text
+        return canonical
+
     def grade(self, variant: Variant, answer: Mapping[str, str]) -> GradeResult:
-        unknown = [name for name in answer if name not in self.part_names()]
-        if unknown:
-            raise UnknownPart(
-                f"exercise {self.id} has no part {unknown[0]!r}; its parts are {', '.join(self.part_names())}"
-            )
+        answer = self.canonical_answer(answer)
         parsed: dict[str, Parsed] = {}
         invalid: dict[str, PartResult] = {}
         for part in self.parts:
@@ -164,6 +224,9 @@ class Exercise(ABC):
         results.update(invalid)
         ordered = {part.name: results[part.name] for part in self.parts}
         score = sum(part.score for part in ordered.values()) / len(ordered)
+        diagnoses = _unique(diagnoses)
+        if self.rubric is not None:
+            score = min(score, self.rubric.cap_for(diagnoses))
         valid = not invalid
         return GradeResult(
             exercise=self.id,
@@ -171,9 +234,16 @@ class Exercise(ABC):
             score=score,
             valid=valid,
             parts=ordered,
-            diagnoses=_unique(diagnoses),
-            feedback=_overall(score, valid, _unique(diagnoses)),
+            diagnoses=diagnoses,
+            feedback=_overall(score, valid, diagnoses),
         )
+
+
+def question_key_of(parameters: Mapping[str, Any]) -> str:
+    """A stable text key for a question's parameters (sorted JSON)."""
+    import json
+
+    return json.dumps(parameters, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _unique(codes: list[str]) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.errors import UsageError
+from tui.render import emit_json
 
 
 def run_quiz(args: argparse.Namespace, lang: str, console: Console) -> int:
@@ -83,7 +83,7 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
         )
     if args.json:
         payload = {"quiz": quiz.id, "student": args.student.strip(), "questions": rows}
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        emit_json(payload)  # one JSON writer for every command (h4, issue 10)
         return 0
     console.print(Text(f"{quiz.title} · {args.student}", style="bold"))
     for row in rows:

@@ -59,6 +59,10 @@ def _show_mask(args: argparse.Namespace, lang: str, console: Console) -> None:
 
 def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
     from engine import samples
+    from engine.tokens import LESSON_SENTENCE
+
+    if args.text is None:  # the default sentence, stated once in the engine (h4, issue 10)
+        args.text = LESSON_SENTENCE
 
     if args.objective == "clm":
         sample = samples.clm_sample(args.text)

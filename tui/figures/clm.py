@@ -15,9 +15,9 @@ from textual.widgets import Static
 
 from tui.figures.base import Figure
 from tui.i18n import t
-from tui.widgets.mask_view import MaskView
+from tui.widgets.mask_view import MAX_POSITIONS, MaskView
 
-MIN_LENGTH, MAX_LENGTH = 2, 64
+MIN_LENGTH, MAX_LENGTH = 2, MAX_POSITIONS  # the cap is stated once, by MaskView
 
 
 @functools.lru_cache(maxsize=128)
@@ -93,6 +93,6 @@ class ClmFigure(Figure):
         self.query_one("#clm-table", Static).update(table)
         self.query_one("#clm-mask", MaskView).show(
             run.causal_mask.int().tolist(),
-            cap_message=t("matrix-cap", lang, n=self.length, cap=64),
+            cap_message=t("matrix-cap", lang, n=self.length, cap=MAX_POSITIONS),
         )
         self.clear_error()

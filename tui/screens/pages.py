@@ -23,7 +23,8 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from exercises.learner.progress import HINT_POLICIES
-from tui.i18n import t
+from exercises.learner.review import INTERVALS_DAYS
+from tui.i18n import listing, t
 
 
 class Page(Screen):
@@ -81,7 +82,7 @@ class ReviewScreen(Page):
             )
         self.queue = {item.exercise: item for item in queue}
         empty = self.query_one("#empty", Static)
-        empty.update(t("review-empty", lang))
+        empty.update(t("review-empty", lang, days=listing(INTERVALS_DAYS, lang)))  # h4: schedule from review
         empty.display = not queue
         options.display = bool(queue)
         if queue:

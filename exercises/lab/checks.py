@@ -25,6 +25,7 @@ from hypothesis.errors import NoSuchExample
 from engine import clm as engine_clm
 from engine import masks as engine_masks
 from engine import mlm as engine_mlm
+from engine import spans as engine_spans
 from engine import textbook as engine_textbook
 from exercises.lab import stats
 from exercises.lab.sandbox import Generator, LearnerError, LoadFailed, Sandbox, SandboxStopped
@@ -566,10 +567,14 @@ class LossSidePairs(Checker):
         wrong_way = torch.equal(got_logits, logits[:, 1:]) and torch.equal(got_labels, ids[:, :-1])
         diagnosis = "shifted-wrong-way" if wrong_way else None
         yours = f"logits of positions {positions(got_logits)}\nlabels = {show(got_labels)}"
-        required = same(f"logits of positions {list(range(n - 1))}\nlabels = {show(ids[:, 1:])}")
-        if not torch.equal(got_logits, logits[:, :-1]):
+        pairs = engine_clm.loss_side_pairs(n)  # (logit position, label position)
+        want_labels = ids[:, [label for _logit, label in pairs]]
+        required = same(
+            f"logits of positions {[logit for logit, _label in pairs]}\nlabels = {show(want_labels)}"
+        )
+        if not torch.equal(got_logits, logits[:, [logit for logit, _label in pairs]]):
             return self.fail(LOGITS_DROP_LAST, case, yours, required, diagnosis)
-        if not torch.equal(got_labels, ids[:, 1:]):
+        if not torch.equal(got_labels, want_labels):
             return self.fail(LABELS_DROP_FIRST, case, yours, required, diagnosis)
         return None
 
@@ -628,7 +633,7 @@ class ClmLoss(Checker):
 
     def judge(self, case, out):
         logits, labels = self._inputs(case)
-        want = _ce(logits[:, :-1], labels[:, 1:])
+        want = float(engine_clm.loss_side_loss(logits, labels))
         if isinstance(out, torch.Tensor) and out.numel() == 1 and out.dtype.is_floating_point:
             value = float(out)
         elif isinstance(out, float):
@@ -1352,6 +1357,15 @@ def t5_reference(
     return [*inputs, eos], [*targets, eos]
 
 
+def engine_t5(tokens: list[int], spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The engine's T5 corruption of one sequence, as lists."""
+    result = engine_spans.corrupt_explicit(torch.tensor(tokens), spans, SENTINELS, pad_id=0, eos_id=EOS)
+    return (
+        result.inputs[: int(result.input_lengths)].tolist(),
+        result.targets[: int(result.target_lengths)].tolist(),
+    )
+
+
 def _spell(ids: list[int]) -> str:
     words = []
     for v in ids:
@@ -1449,7 +1463,7 @@ class SpanCorrupt(Checker):
 
     def judge(self, case, out):
         tokens, spans = case
-        want_in, want_tg = t5_reference(tokens, spans, SENTINELS, EOS)
+        want_in, want_tg = engine_t5(tokens, spans)
         try:
             inputs, targets = pair(out, ("inputs", "targets"))
             inputs = tensor(inputs, "inputs")

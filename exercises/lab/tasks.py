@@ -10,6 +10,7 @@ compared with the engine's value for value (same generator, same draw order).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from exercises.text import Bilingual, L
@@ -611,12 +612,12 @@ BY_ID: dict[str, Task] = {task.id: task for task in TASKS}
 
 
 def find_task(name: str) -> Task | None:
-    """A task by id, number ("6", "06") or file name ("06_bert_mask.py")."""
-    key = name.strip().removesuffix(".py")
+    """A task by id, number ("6", "06", full-width "０６") or file name ("06_bert_mask.py")."""
+    key = unicodedata.normalize("NFKC", name).strip().removesuffix(".py")
     if key in BY_ID:
         return BY_ID[key]
     head = key.split("_", 1)
-    if head[0].isdigit():
+    if head[0].isascii() and head[0].isdigit() and len(head[0]) <= 3:
         number = int(head[0])
         for task in TASKS:
             if task.number == number and (len(head) == 1 or head[1] == task.id):

@@ -48,6 +48,9 @@ class LessonScreen(Screen):
                     yield Static(markup=False, id="no-figure")
             with TabPane("", id="practice"):
                 yield ExercisePanel(self.objective.exercises, id="practice-panel")
+                yield __import__("tui.screens.lab", fromlist=["LabLink"]).LabLink(
+                    self.objective.id
+                )  # h6: code lab
         yield Footer()
 
     async def on_mount(self) -> None:

@@ -188,13 +188,14 @@ class Sandbox:
         *,
         memory: int = MEMORY_LIMIT,
         cpu_seconds: int = CPU_LIMIT_S,
-        call_limit: float = CALL_LIMIT_S,
-        start_limit: float = START_LIMIT_S,
+        call_limit: float | None = None,
+        start_limit: float | None = None,
     ) -> None:
         self.path = Path(path)
-        self.start_limit = start_limit
+        self.start_limit = START_LIMIT_S if start_limit is None else start_limit
         self.function = function
-        self.memory, self.cpu_seconds, self.call_limit = memory, cpu_seconds, call_limit
+        self.memory, self.cpu_seconds = memory, cpu_seconds
+        self.call_limit = CALL_LIMIT_S if call_limit is None else call_limit
         self.start_seconds = 0.0
         self.calls = 0
         self._printed: list[str] = []

@@ -340,3 +340,19 @@ def test_engine_t5_matches_an_independent_transcription(case):
         spans += [(start, start + 1), (start + 1, end)]
     tokens = list(range(10, 10 + n))
     assert engine_t5(tokens, spans) == t5_reference(tokens, spans, SENTINELS, EOS)
+
+
+def test_quiz_grading_runs_the_same_checks():
+    from exercises.lab.grading import grade_source, is_lab_question
+
+    assert is_lab_question("lab:bert_mask") and is_lab_question("lab:06")
+    assert not is_lab_question("bert_mask") and not is_lab_question("lab:nothing")
+    task = BY_ID["prefix_lm_mask"]
+    right = grade_source("prefix_lm_mask", solution(task))
+    assert (right.score, right.correct, right.valid) == (1.0, True, True)
+    bug = next(b for b in BUGS if b.name == "prefix ignored (plain causal)")
+    wrong = grade_source("prefix_lm_mask", buggy_source(solution(task), bug))
+    assert (wrong.score, wrong.valid, wrong.rule, wrong.diagnoses) == (0.0, True, "prefix-visible", ("prefix-ignored",))
+    for unreadable in ("", "   ", None, 42, "x" * 200_000, "def prefix_lm_mask(n, p)\n"):
+        graded = grade_source("prefix_lm_mask", unreadable)
+        assert graded.score == 0.0 and not graded.valid and graded.feedback["zh"]

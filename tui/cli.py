@@ -191,6 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
 
     add_quiz_parser(commands, common, OneLineParser)
+
+    from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
+
+    lab_commands.add_parser(commands, common)
     return parser
 
 
@@ -243,6 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.serve import run_serve
 
             return run_serve(args, args.lang)
+        elif args.command == "lab":  # h6: the code lab
+            return __import__("tui.commands.lab").commands.lab.run_lab(args, lang, _console(), args.lang)
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

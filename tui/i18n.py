@@ -400,6 +400,77 @@ MESSAGES: dict[str, Bilingual] = {
         "已交卷。成绩由老师稍后发布：届时再次打开这份测验即可查看。",
     ),
     "exam-scroll": L("↑↓ PgUp/PgDn: scroll · Ctrl+Q: quit", "↑↓ PgUp/PgDn：滚动 · Ctrl+Q：退出"),
+    # -- the code lab (h6, issue 13) --------------------------------------------
+    "lab-title": L("Code lab", "代码实验"),
+    "lab-progress": L("{done} of {total} done", "已完成 {done} / {total}"),
+    "lab-status-pass": L("passed", "通过"),
+    "lab-status-fail": L("not yet: a rule is broken", "还没通过：有一条规则不满足"),
+    "lab-status-not-started": L("not written yet", "还没有写"),
+    "lab-status-invalid": L("cannot be run", "无法运行"),
+    "lab-status-stopped": L("stopped", "已被终止"),
+    "lab-rule": L("Rule {code}", "规则 {code}"),
+    "lab-input": L("input (smallest found)", "输入（找到的最小例子）"),
+    "lab-yours": L("your output", "你的输出"),
+    "lab-required": L("the rule requires", "规则要求"),
+    "lab-misconception": L("Misconception {code}: {text}", "常见误区 {code}：{text}"),
+    "lab-exact": L("Identical to the engine's output, draw for draw.", "与引擎的输出逐次抽样完全一致。"),
+    "lab-not-exact": L(
+        "Right, with another draw order than the engine's (that is allowed).",
+        "正确；抽样顺序与引擎不同（这是允许的）。",
+    ),
+    "lab-printed": L("your code printed:", "你的代码打印了："),
+    "lab-line": L("line {line}", "第 {line} 行"),
+    "lab-seconds": L("{seconds:.1f} s, {calls} calls", "{seconds:.1f} 秒，调用 {calls} 次"),
+    "lab-init-created": L("wrote {n} files in {dir}", "已在 {dir} 写入 {n} 个文件"),
+    "lab-init-kept": L(
+        "kept {n} existing files untouched (init never overwrites)", "保留了 {n} 个已有文件（init 从不覆盖）"
+    ),
+    "lab-init-next": L(
+        "next: open {file} in your editor, then run `objectives-tutor lab watch {dir}`",
+        "下一步：用编辑器打开 {file}，然后运行 `objectives-tutor lab watch {dir}`",
+    ),
+    "lab-no-workspace": L(
+        "no lab files in {dir}: run `objectives-tutor lab init {dir}` first",
+        "{dir} 中没有实验文件：请先运行 `objectives-tutor lab init {dir}`",
+    ),
+    "lab-unknown-task": L(
+        "unknown task {task!r}; the tasks are {ids}", "没有名为 {task!r} 的题目；题目有 {ids}"
+    ),
+    "lab-missing-file": L(
+        "{file} is not in {dir}; `objectives-tutor lab init {dir}` writes the missing files",
+        "{dir} 中没有 {file}；`objectives-tutor lab init {dir}` 会补上缺少的文件",
+    ),
+    "lab-watching": L(
+        "watching {dir}: save a file to check it again (Ctrl+C stops)",
+        "正在监视 {dir}：保存文件即重新检查（Ctrl+C 停止）",
+    ),
+    "lab-current": L("Current task: {file}", "当前题目：{file}"),
+    "lab-all-done": L("Every task passes. Well done!", "所有题目都通过了，干得好！"),
+    "lab-hint": L("Hint {i} of {n}: {text}", "提示 {i} / {n}：{text}"),
+    "lab-no-hints-left": L("No more hints for this task.", "这道题没有更多提示了。"),
+    "lab-solution-locked": L(
+        "The reference solution opens after your first attempt: write something and check {task} once.",
+        "参考答案在你第一次尝试之后开放：先写点代码并检查一次 {task}。",
+    ),
+    "lab-not-saved": L("lab run not saved: {why}", "实验记录未保存：{why}"),
+    "lab-checking": L("checking {file} …", "正在检查 {file} …"),
+    "lab-open-hint": L(
+        "▸ Code lab: write this lesson in torch ({count} tasks)",
+        "▸ 代码实验：用 torch 亲手写出本课（{count} 题）",
+    ),
+    "lab-open-all": L("▸ Code lab: write the objectives in torch", "▸ 代码实验：用 torch 亲手写出各个目标"),
+    "lab-watch-on": L("watching the folder: saving a file checks it", "正在监视文件夹：保存文件即自动检查"),
+    "lab-key-watch": L("watch", "监视"),
+    "lab-init-here": L(
+        "No lab files in {dir} yet. Press i to write them (existing files are never overwritten).",
+        "{dir} 中还没有实验文件。按 i 写入（已有文件不会被覆盖）。",
+    ),
+    "lab-key-check": L("check", "检查"),
+    "lab-key-hint": L("hint", "提示"),
+    "lab-key-solution": L("solution", "参考答案"),
+    "lab-key-init": L("write files", "写入文件"),
+    "lab-key-back": L("back", "返回"),
+    "lab-key-open": L("code lab", "代码实验"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -81,6 +81,13 @@ OBJECTIVES: tuple[Objective, ...] = (
         "prefix",
         ("prefix-lm-labels", "concept-prefix-lm"),
     ),
+    Objective(  # h7: the training lab
+        "train-lab",
+        L("Objective decides ability", "目标决定能力"),
+        L("Train tiny models with each objective, live", "用不同目标现场训练小模型"),
+        "train-lab",
+        ("trainlab-predict", "trainlab-surprise", "trainlab-which"),
+    ),
     Objective(
         "misconceptions",
         L("Common misconceptions", "常见误区"),

@@ -195,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
 
     lab_commands.add_parser(commands, common)
+    __import__("tui.commands.train").commands.train.add_parser(commands, common)  # h7: the training lab
     return parser
 
 
@@ -249,6 +250,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_serve(args, args.lang)
         elif args.command == "lab":  # h6: the code lab
             return __import__("tui.commands.lab").commands.lab.run_lab(args, lang, _console(), args.lang)
+        elif args.command in ("train", "probe"):  # h7: the training lab
+            return getattr(__import__("tui.commands.train").commands.train, f"run_{args.command}")(
+                args, lang, _console()
+            )
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

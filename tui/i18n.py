@@ -471,6 +471,58 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-key-init": L("write files", "写入文件"),
     "lab-key-back": L("back", "返回"),
     "lab-key-open": L("code lab", "代码实验"),
+    # -- h7: the training lab (train / probe commands and the lesson screen) --
+    "train-training": L("training {objective}: {steps} steps …", "正在训练 {objective}：{steps} 步……"),
+    "train-no-cuda": L(
+        "CUDA is not available here; use --device cpu", "这台机器没有可用的 CUDA；请用 --device cpu"
+    ),
+    "train-not-saved": L(
+        "the models could not be saved ({why}); probes will need a new run",
+        "模型无法保存（{why}）；探测前需要重新训练",
+    ),
+    "train-unreadable": L(
+        "the saved models could not be read ({why}); the file was moved to {moved}; training again",
+        "保存的模型无法读取（{why}）；文件已移到 {moved}；重新训练",
+    ),
+    "train-none-yet": L(
+        "no trained models yet: training with the default settings first …",
+        "还没有训练好的模型：先用默认设置训练……",
+    ),
+    "train-table-title": L(
+        "{corpus}, {steps} steps, seed {seed}: accuracy on {n} new sentences",
+        "{corpus}，{steps} 步，种子 {seed}：在 {n} 个新句子上的准确率",
+    ),
+    "probe-unknown": L(
+        "not in the vocabulary (read as [UNK]): {tokens}", "不在词表里（按 [UNK] 处理）：{tokens}"
+    ),
+    "tl-intro": L(
+        "Tick objectives, set the steps, Train (Ctrl+S); Ctrl+X cancels. Then type a prompt below to probe.",
+        "勾选训练目标、填步数，按“训练”（Ctrl+S）；Ctrl+X 取消。训练完在下方输入文字来探测模型。",
+    ),
+    "tl-start": L("Train", "训练"),
+    "tl-cancel": L("Cancel", "取消"),
+    "tl-probe-placeholder": L(
+        "probe: a beginning to continue, or a sentence with one _ blank",
+        "探测：输入开头让模型续写，或带一个 _ 空位的句子",
+    ),
+    "tl-ready": L("ready", "就绪"),
+    "tl-pick-one": L("tick at least one objective", "请至少勾选一个训练目标"),
+    "tl-bad-steps": L("steps: a whole number from 1 to 5000", "步数：1 到 5000 的整数"),
+    "tl-preparing": L("generating the text …", "正在生成文本……"),
+    "tl-training": L("training {objective} · loss {loss}", "正在训练 {objective} · 损失 {loss}"),
+    "tl-cancelling": L("cancelling …", "正在取消……"),
+    "tl-cancelled": L(
+        "cancelled after {seconds} s: no table (a partly trained model would mislead)",
+        "已在 {seconds} 秒后取消：不出表（训练一半的模型会误导人）",
+    ),
+    "tl-done": L("done in {seconds} s: the table is below", "完成，用时 {seconds} 秒：结果表在下方"),
+    "tl-failed": L("training failed: {error}", "训练失败：{error}"),
+    "tl-train-first": L("train first: there are no models to probe yet", "请先训练：还没有可探测的模型"),
+    "tl-rules-title": L("The toy language's rules:", "玩具语言的规则："),
+    "probe-scored": L(
+        "scoring every candidate sentence instead: {token} ({passes} forward passes)",
+        "改为给每个候选句子打分：{token}（{passes} 次前向计算）",
+    ),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -21,5 +21,6 @@ def figure_for(name: str) -> Figure:
         "prefix": PrefixFigure,
         "span": SpanFigure,
         "samples": SamplesFigure,
+        "train-lab": __import__("tui.figures.train_lab").figures.train_lab.TrainLabFigure,  # h7
     }
     return kinds[name](id=f"figure-{name}")

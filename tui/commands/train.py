@@ -1,0 +1,240 @@
+"""``objectives-tutor train`` and ``objectives-tutor probe``: the training lab
+from the command line.
+
+    train [--objectives clm,mlm[,prefix,span]] [--steps N] [--seed S]
+          [--corpus zh|en|arith] [--device cpu|cuda] [--threads N] [--json]
+    probe "prompt" [--json]      the last trained models continue it, or fill its _ blank
+
+Argument checks import no torch; training and probing do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from exercises.text import pick
+from tui.errors import UsageError
+from tui.i18n import t
+
+CORPORA = ("zh", "en", "arith")
+OBJECTIVES = ("clm", "mlm", "prefix", "span")
+DEFAULT_STEPS = 500  # keep equal to engine.train_lab.LabSettings.steps (a test checks)
+
+
+def _names(text: str) -> list[str]:
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).replace("、", ",").replace("，", ",")
+    return [part.strip().lower() for part in text.replace(" ", ",").split(",") if part.strip()]
+
+
+def _whole(text: str) -> int:
+    import unicodedata
+
+    try:
+        return int(unicodedata.normalize("NFKC", text).strip().replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def add_parser(commands, common) -> None:
+    """The `train` and `probe` subcommands (tui/cli.py calls this: its one-line hook)."""
+    train = commands.add_parser(
+        "train", parents=[common], help="the training lab: train tiny models with each objective"
+    )
+    train.add_argument(
+        "--objectives", type=_names, default=["clm", "mlm"], help="comma-separated: clm,mlm,prefix,span"
+    )
+    train.add_argument(
+        "--steps", type=_whole, default=DEFAULT_STEPS, help=f"steps per model (default {DEFAULT_STEPS})"
+    )
+    train.add_argument("--seed", type=_whole, default=0, help="seed for the text, the weights and the masks")
+    train.add_argument("--corpus", choices=CORPORA, default="zh", help="which toy language (default zh)")
+    train.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    train.add_argument(
+        "--threads", type=_whole, default=1, help="CPU threads (default 1: steadiest on a busy machine)"
+    )
+    train.add_argument("--json", action="store_true", help="print JSON")
+    train.add_argument("--no-save", action="store_true", help="do not keep the models for `probe`")
+    train.add_argument("--rules", action="store_true", help="print the toy language's rules and exit")
+    probe = commands.add_parser(
+        "probe", parents=[common], help="ask the last trained models: continue or fill _"
+    )
+    probe.add_argument("prompt", help="text to continue, or a sentence with one blank written _ or [MASK]")
+    probe.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _check(args: argparse.Namespace) -> None:
+    unknown = [name for name in args.objectives if name not in OBJECTIVES]
+    if unknown or not args.objectives:
+        raise UsageError(
+            f"objectives-tutor train: unknown objective {unknown[0] if unknown else '(none)'!r}; "
+            f"use {','.join(OBJECTIVES)}"
+        )
+    if len(set(args.objectives)) != len(args.objectives):
+        raise UsageError("objectives-tutor train: each objective can be named only once")
+    if not 1 <= args.steps <= 100_000:
+        raise UsageError("objectives-tutor train: --steps must be between 1 and 100000")
+    if not 1 <= args.threads <= 64:
+        raise UsageError("objectives-tutor train: --threads must be between 1 and 64")
+    if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
+        raise UsageError("objectives-tutor train: --device must be cpu or cuda")
+
+
+def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
+    from exercises.training.table import rules_text
+
+    if args.rules:
+        console.print(rules_text(args.corpus, lang))
+        return 0
+    _check(args)
+    if args.device != "cpu":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError(f"objectives-tutor train: {t('train-no-cuda', lang)}")
+    from engine.train_lab import LabSettings, run_lab
+    from exercises.training.runs import save_run
+
+    settings = LabSettings(
+        corpus=args.corpus,
+        objectives=tuple(args.objectives),
+        steps=args.steps,
+        seed=args.seed,
+        threads=args.threads,
+        device=args.device,
+    )
+    last = {"name": None}
+
+    def on_step(name: str, step: int, loss: float) -> None:
+        if name != last["name"]:
+            last["name"] = name
+            if not args.json:
+                sys.stderr.write(t("train-training", lang, objective=name, steps=args.steps) + "\n")
+
+    run = run_lab(settings, on_step=on_step)
+    result = run.to_json()
+    if not args.no_save:
+        try:
+            result["saved_to"] = str(save_run(run))
+        except OSError as error:
+            sys.stderr.write(t("train-not-saved", lang, why=error) + "\n")
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    print_table(result, lang, console)
+    return 0
+
+
+def print_table(result: dict, lang: str, console: Console) -> None:
+    from exercises.training.table import CORPUS_NAMES, notes, table_rows
+
+    header, rows = table_rows(result, lang)
+    settings = result["settings"]
+    table = Table(
+        title=t(
+            "train-table-title",
+            lang,
+            corpus=pick(CORPUS_NAMES[settings["corpus"]], lang),
+            steps=settings["steps"],
+            seed=settings["seed"],
+            n=result["test_examples"],
+        )
+    )
+    for index, name in enumerate(header):
+        table.add_column(name, justify="left" if index == 0 else "right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    for line in notes(result, lang):
+        console.print(line)
+
+
+def _load_or_train(lang: str):
+    from exercises.training.runs import RunUnreadable, load_run, save_run
+
+    try:
+        saved = load_run()
+    except RunUnreadable as error:
+        sys.stderr.write(t("train-unreadable", lang, why=error, moved=error.moved_to or "-") + "\n")
+        saved = None
+    if saved is not None:
+        return saved
+    from engine.train_lab import LabSettings, run_lab
+
+    sys.stderr.write(t("train-none-yet", lang) + "\n")
+    run = run_lab(LabSettings())
+    try:
+        save_run(run)
+    except OSError as error:
+        sys.stderr.write(t("train-not-saved", lang, why=error) + "\n")
+        return _from_run(run)
+    saved = load_run()
+    return saved if saved is not None else _from_run(run)
+
+
+def _from_run(run):
+    from exercises.training.runs import SavedRun
+
+    return SavedRun(
+        run.to_json(), run.settings, run.data.vocab, {n: m.model for n, m in run.models.items()}, "", None
+    )
+
+
+def probe_answers(saved, prompt: str) -> dict:
+    """Every saved model's answer to ``prompt`` (continue it, or fill its blank)."""
+    from engine import toy_corpus
+    from engine.tokens import MASK
+    from engine.train_lab import probe_continue, probe_fill
+
+    corpus = saved.settings.corpus
+    tokens = toy_corpus.tokenize(corpus, prompt)
+    if not tokens:
+        raise UsageError("objectives-tutor probe: the prompt is empty")
+    if len(prompt) > 2000:
+        raise UsageError("objectives-tutor probe: the prompt is too long (at most 2000 characters)")
+    unknown = toy_corpus.unknown(saved.vocab, [tok for tok in tokens if tok != MASK])
+    stops = [saved.vocab.id_of(s) for s in ("。", ".", ";") if s in saved.vocab.tokens]
+    task = "fill" if MASK in tokens else "continue"
+    answers = {}
+    for name, model in saved.models.items():
+        if task == "fill":
+            probe = probe_fill(name, model, saved.vocab, tokens)
+        else:
+            probe = probe_continue(name, model, saved.vocab, tokens, stops=stops)
+        answers[name] = {
+            "answer": probe.tokens,
+            "method": probe.method,
+            "passes": probe.passes,
+            **({"scored": probe.scored} if probe.scored is not None else {}),
+        }
+    return {"task": task, "corpus": corpus, "tokens": tokens, "unknown": unknown, "models": answers}
+
+
+def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
+    from engine.toy_corpus import grammar
+
+    saved = _load_or_train(lang)
+    result = probe_answers(saved, args.prompt)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    from exercises.training.table import METHODS, OBJECTIVE_NAMES
+
+    joiner = grammar(result["corpus"]).joiner
+    if result["unknown"]:
+        console.print(t("probe-unknown", lang, tokens=" ".join(result["unknown"])))
+    for name, answer in result["models"].items():
+        text = joiner.join(answer["answer"])
+        label = pick(OBJECTIVE_NAMES[name], lang)
+        console.print(f"{label}: {text}   ({pick(METHODS[answer['method']], lang)})")
+        if "scored" in answer:
+            console.print(
+                "  " + t("probe-scored", lang, token=joiner.join(answer["scored"]), passes=answer["passes"])
+            )
+    return 0

@@ -89,6 +89,7 @@ async def test_home_lists_every_lesson_and_opens_one():
             "span",
             "architecture",
             "prefix-lm",
+            "train-lab",  # h7: the training lab
             "misconceptions",
             "review",
             "history",

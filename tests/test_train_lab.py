@@ -3,6 +3,7 @@ protocols, the saved run, the command line and the exercises graded against a ru
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -274,3 +275,82 @@ def test_the_objective_decides_the_ability():
 
 
 PIN_STEPS = 300
+
+
+# -- the exercises, graded against the learner's own table ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("high", True), ("High.", True), ("高", True), ("高。", True), ("0.9", True), ("90%", True),
+        ("９０％", True), ("90", True), ("low", False), ("低", False), ("0.15", False), ("15 %", False),
+        ("不会", False), ("", None), ("maybe", None), ("1.5", None), ("-3", None), ("x" * 5000, None),
+    ],
+)  # fmt: skip
+def test_a_predicted_level_is_read_in_the_forms_learners_write(text, level):
+    from exercises.items.trainlab import read_level
+
+    assert read_level(text) is level
+
+
+def _save_table(table: dict) -> None:
+    from exercises.training.runs import TABLE_NAME, lab_dir
+
+    folder = lab_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / TABLE_NAME).write_text(json.dumps(table), encoding="utf-8")
+
+
+def _table(clm_continue, clm_fill, mlm_continue, mlm_fill, **extra) -> dict:
+    return {
+        "objectives": {
+            "clm": {"continue": clm_continue, "fill": clm_fill},
+            "mlm": {"continue": mlm_continue, "fill": mlm_fill},
+            **extra,
+        },
+        "settings": {"corpus": "zh", "steps": 77, "seed": 3},
+    }
+
+
+def test_the_prediction_is_graded_against_the_learners_own_run():
+    from exercises.items.trainlab import PREDICT
+
+    variant = PREDICT.generate(0)
+    assert "reference" in variant.data["source"]["en"]  # no run yet
+    _save_table(_table(0.2, 0.9, 0.95, 0.1))  # an odd run: every cell reversed
+    variant = PREDICT.generate(0)
+    answer = {"clm_continue": "high", "clm_fill": "低", "mlm_continue": "0.1", "mlm_fill": "90%"}
+    result = PREDICT.grade(variant, answer)
+    assert result.score == 0.0 and result.valid
+    assert "77 steps" in result.parts["clm_fill"].feedback["en"]
+    flipped = {"clm_continue": "low", "clm_fill": "高", "mlm_continue": "0.9", "mlm_fill": "10%"}
+    assert PREDICT.grade(variant, flipped).score == 1.0
+    unreadable = PREDICT.grade(variant, {**flipped, "mlm_fill": "perhaps"})
+    assert not unreadable.valid and unreadable.score == 0.75
+
+
+def test_which_objective_is_the_best_model_of_the_learners_table():
+    from exercises.items.trainlab import WHICH
+
+    _save_table(_table(0.3, 0.1, 0.2, 0.95, prefix={"continue": 0.97, "fill": 0.12}))
+    variant = WHICH.generate(0)  # continue
+    assert variant.data["best"] == "prefix"
+    letter = WHICH.solve(variant)["choice"]
+    assert WHICH.grade(variant, {"choice": letter}).score == 1.0
+    assert WHICH.grade(variant, {"choice": "prefix LM"}).score == 1.0
+    assert WHICH.grade(variant, {"choice": "GPT"}).score == 0.0
+    assert not WHICH.grade(variant, {"choice": "Z"}).valid
+    fill = WHICH.generate(1)
+    assert fill.data["best"] == "mlm"
+    assert WHICH.grade(fill, {"choice": "BERT"}).score == 1.0
+
+
+def test_a_broken_table_file_falls_back_to_the_reference():
+    from exercises.items.trainlab import REFERENCE, current_table
+    from exercises.training.runs import TABLE_NAME, lab_dir
+
+    lab_dir().mkdir(parents=True, exist_ok=True)
+    for junk in ("{", "[]", '{"objectives": 3}', '{"objectives": {}, "settings": {}}'):
+        (lab_dir() / TABLE_NAME).write_text(junk, encoding="utf-8")
+        assert current_table() is REFERENCE

@@ -58,7 +58,7 @@ def read_level(text: str) -> bool | None:
     number = re.fullmatch(r"([0-9]*\.?[0-9]+)\s*(%?)", cleaned)
     if number:
         value = float(number.group(1)) / (100 if number.group(2) else 1)
-        if number.group(2) == "" and value > 1:  # "90" means 90 %
+        if number.group(2) == "" and value > 1 and "." not in number.group(1):  # "90" means 90 %
             value /= 100
         return value >= HIGH if 0 <= value <= 1 else None
     if cleaned in _LOW_WORDS or any(cleaned.startswith(word) for word in ("low", "低", "不")):

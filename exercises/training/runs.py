@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,6 +131,9 @@ def load_run(home: Path | None = None) -> SavedRun | None:
         if not models or not isinstance(table, dict):
             raise ValueError("it holds no trained model")
     except Exception as error:  # anything at all: the file is not usable
-        why = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+        detail = str(error).splitlines()[0] if str(error) else ""
+        if isinstance(error, pickle.UnpicklingError) or "pickle" in type(error).__name__.lower():
+            detail = "not a saved training-lab file"
+        why = f"{type(error).__name__}: {detail}"[:160]
         raise RunUnreadable(why, _set_aside(path)) from None
     return SavedRun(table, settings, vocab, models, str(payload.get("app_version", "unknown")), path)

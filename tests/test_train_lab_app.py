@@ -1,0 +1,169 @@
+"""The training lab in the app (Pilot): start with a short budget, cancel,
+read the table, probe; the command line's train and probe."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from tests.test_app import engine_ready, text_of
+from tui.app import TutorApp
+from tui.cli import main
+from tui.figures.train_lab import TrainLabFigure, loss_chart
+
+
+async def _until(condition, seconds: float = 120.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+async def _open_lab(app, pilot) -> TrainLabFigure:
+    await engine_ready(app)
+    app.open_lesson("train-lab")
+    await pilot.pause()
+    await pilot.press("f6")
+    await pilot.pause()
+    return app.screen.query_one(TrainLabFigure)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_train_with_a_short_budget_then_read_the_table_and_probe(lang):
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        figure.query_one("#tl-steps").value = "4"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert figure.training
+        await _until(lambda: not figure.training)
+        assert figure.result is not None and set(figure.result["objectives"]) == {"clm", "mlm"}
+        assert all(len(losses) == 4 for losses in figure.curves.values())
+        table = text_of(figure.query_one("#tl-table"))
+        assert ("causal LM" if lang == "en" else "因果 LM") in table
+        assert ("majority" if lang == "en" else "多数类") in table
+        probe = figure.query_one("#tl-probe")
+        probe.focus()
+        probe.value = "因为小明昨天买了三_书和两杯茶，所以他很高兴。"
+        await pilot.press("enter")
+        await _until(lambda: figure.probe_result is not None, 30)
+        await pilot.pause()
+        assert figure.probe_result["task"] == "fill"
+        assert set(figure.probe_result["models"]) == {"clm", "mlm"}
+        shown = text_of(figure.query_one("#tl-probe-out"))
+        assert str(figure.probe_result["models"]["clm"]["passes"]) in shown
+
+
+async def test_cancel_stops_training_and_shows_no_table():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        figure.query_one("#tl-steps").value = "3000"
+        figure.action_start()
+        await _until(lambda: sum(map(len, figure.curves.values())) >= 2, 60)
+        await pilot.pause()
+        assert "4.4 ┤" in text_of(figure.query_one("#tl-chart"))  # ln V = ln 81 is the top line
+        await pilot.press("ctrl+x")
+        await _until(lambda: not figure.training, 30)
+        await pilot.pause()
+        assert figure.result is None
+        assert figure.status_key == "tl-cancelled"
+        assert sum(map(len, figure.curves.values())) < 3000
+
+
+async def test_nothing_ticked_or_a_bad_budget_is_said_not_started():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        figure.query_one("#tl-steps").value = "0"
+        figure.action_start()
+        assert not figure.training and figure.status_key == "tl-bad-steps"
+        for name in ("clm", "mlm"):
+            figure.query_one(f"#tl-{name}").value = False
+        figure.query_one("#tl-steps").value = "５"  # full-width digits read as 5
+        figure.action_start()
+        assert not figure.training and figure.status_key == "tl-pick-one"
+
+
+def test_loss_chart_draws_ln_v_on_top_and_each_objective_with_its_letter():
+    chart = loss_chart({"clm": [4.0, 2.0, 0.5], "mlm": [4.2, 3.0, 1.0]}, 4.4, 3, width=9, height=5).plain
+    lines = chart.splitlines()
+    assert lines[0].startswith(" 4.4 ┤") and "┈" in lines[0]
+    assert "C" in chart and "M" in chart
+    assert "C" in lines[-2] or "C" in lines[-3]  # the CLM ends low
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+def test_train_prints_json_with_the_issue_keys_and_probe_uses_the_saved_models(capsys):
+    assert main(["train", "--objectives", "clm，mlm", "--steps", "3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) >= {"objectives", "baselines", "settings"}
+    for name in ("clm", "mlm"):
+        entry = result["objectives"][name]
+        assert set(entry) >= {"continue", "fill", "loss", "seconds"}
+        assert len(entry["loss"]) == 3
+    assert "fill_scored" in result["objectives"]["clm"]
+    assert result["settings"]["steps"] == 3 and result["settings"]["objectives"] == ["clm", "mlm"]
+    assert main(["probe", "因为小明昨天买了三本书，", "--json"]) == 0
+    probe = json.loads(capsys.readouterr().out)
+    assert probe["task"] == "continue" and set(probe["models"]) == {"clm", "mlm"}
+    assert main(["probe", "因为小明买了三_书", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "scoring every candidate" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train", "--objectives", "gpt"],
+        ["train", "--objectives", "clm,clm"],
+        ["train", "--steps", "0"],
+        ["train", "--steps", "ten"],
+        ["train", "--corpus", "fr"],
+        ["train", "--device", "tpu"],
+        ["train", "--threads", "0"],
+    ],
+)
+def test_bad_train_arguments_exit_2_with_one_line(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_saved_run_that_does_not_load_is_reported_moved_aside_and_retrained(capsys, monkeypatch, tmp_path):
+    from engine import train_lab
+    from exercises.training.runs import run_path
+    from tui.commands import train as train_command
+
+    path = run_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a model at all")
+    small = train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)
+    monkeypatch.setattr(train_command, "default_settings", lambda: small)
+    assert main(["probe", "因为", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "could not be read" in captured.err or "无法读取" in captured.err
+    assert json.loads(captured.out)["task"] == "continue"
+    aside = list(path.parent.glob("last-run.unreadable-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == b"not a model at all"
+    assert path.exists() and path.read_bytes() != b"not a model at all"
+
+
+def test_probe_rejects_two_blanks_with_one_line(capsys, monkeypatch):
+    from engine import train_lab
+    from tui.commands import train as train_command
+
+    small = train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)
+    monkeypatch.setattr(train_command, "default_settings", lambda: small)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["probe", "因为_买了三_书"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.count("\n") >= 1

@@ -16,6 +16,7 @@ the answer after "=" is decided on the left, and the blank in "3+_=7;" by both s
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 
@@ -190,8 +191,9 @@ def sentences(name: str, count: int, seed: int) -> list[Sentence]:
     return [language.sentence(rng) for _ in range(count)]
 
 
+@functools.lru_cache(maxsize=8)
 def vocabulary(name: str) -> Vocab:
-    """Every token the language can produce, after the specials, T5's sentinels
+    """(Cached: treat it as read-only.) Every token the language can produce, after the specials, T5's sentinels
     and </s>: the same ids for every objective and every seed."""
     language = grammar(name)
     vocab = Vocab(list(BASE_SPECIALS))

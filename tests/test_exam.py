@@ -5,6 +5,8 @@ import csv
 import io
 import json
 
+from textual.widgets import RadioSet
+
 from exercises.catalogue import get
 from exercises.classroom.exam import ExamSession
 from exercises.classroom.quiz import Quiz, grade_class, gradebook_csv, questions_for, report_markdown
@@ -48,7 +50,7 @@ async def fill(pilot, app, index: int, answer: dict[str, str]) -> None:
                     if widget.cells[row][column] != target[row][column]:
                         widget.cursor = (row, column)
                         await pilot.press("space")
-        elif widget.__class__.__name__ == "RadioSet":
+        elif isinstance(widget, RadioSet):  # a ChoiceSet (h4: parts render as ChoiceSet)
             widget.focus()
             await pilot.pause()
             widget.query("RadioButton")[ord(text) - 65].value = True

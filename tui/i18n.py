@@ -207,12 +207,9 @@ MESSAGES: dict[str, Bilingual] = {
         "方向键移动，空格切换格子（1 = 被遮盖），回车提交。鼠标点击也能切换。",
     ),
     "self-mark": L(
-        "Write your explanation, press Enter, then mark yourself against the model answer.",
-        "写下你的解释，按回车，然后对照参考答案给自己打分。",
+        "Write your explanation and press Enter: the model answer appears; then mark yourself with y / p / x (or the list).",
+        "写下你的解释并按回车：参考答案随即出现；然后用 y / p / x（或列表）给自己打分。",
     ),
-    "mark-yes": L("I had it", "答对了"),
-    "mark-partly": L("partly", "部分对"),
-    "mark-no": L("I missed it", "没答对"),
     "reflect-first": L("Write your explanation first.", "请先写下你的解释。"),
     "choice-help": L(
         "Type the letter, or pick with the arrows and Enter.", "输入选项字母，或用方向键选择后回车。"
@@ -303,6 +300,10 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     # Code health (h4, issue 10)
     "list-separator": L(", ", "、"),
+    "mark-now": L(
+        "Now mark yourself: y had it · p partly · x missed it.",
+        "现在给自己打分：y 答对了 · p 部分对 · x 没答对。",
+    ),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -55,6 +55,9 @@ def diff_cells(given: list[list[int]], expected: list[list[int]]) -> list[tuple[
 
 
 class MaskMatrix(Exercise):
+    def matrix_size(self, variant: Variant) -> int:
+        return variant.data["n"]
+
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"matrix": "\n".join(" ".join(map(str, row)) for row in variant.data["mask"])}
 
@@ -122,6 +125,7 @@ EXERCISES = (
                     "one row per line (or split by ;), e.g. 0 1 / 1 0",
                     "每行一行（或用 ; 分隔），如 0 1 / 1 0",
                 ),
+                kind="matrix",
             ),
         ),
         from_lesson=True,

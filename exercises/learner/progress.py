@@ -11,7 +11,6 @@ from exercises.learner import review
 from exercises.learner.store import Attempt, ProgressStore
 
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
-HINT_POLICIES = ("always", "after-first-try", "never")
 
 
 class Progress:

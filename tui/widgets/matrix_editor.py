@@ -1,5 +1,6 @@
 """A mask the learner fills in: arrows move, Space (or a click) toggles a cell,
-and after grading the wrong cells are marked."""
+and after grading each wrong cell shows the learner's value and the one it
+should have ("1→0"), until the learner toggles it."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class MatrixEditor(Widget, can_focus=True):
         self.n = n
         self.cells = [[0] * n for _ in range(n)]
         self.cursor = (0, 0)
-        self.wrong: set[tuple[int, int]] = set()
+        self.wrong: dict[tuple[int, int], int] = {}  # cell -> the value it should have
 
     @property
     def value(self) -> list[list[int]]:
@@ -48,11 +49,12 @@ class MatrixEditor(Widget, can_focus=True):
 
     def set_cells(self, cells: list[list[int]]) -> None:
         self.cells = [list(row) for row in cells]
-        self.wrong = set()
+        self.wrong = {}
         self.refresh()
 
-    def mark_wrong(self, cells: set[tuple[int, int]]) -> None:
-        self.wrong = set(cells)
+    def mark_wrong(self, corrections: dict[tuple[int, int], int]) -> None:
+        """Show each wrong cell as "given→expected"."""
+        self.wrong = dict(corrections)
         self.refresh()
 
     def action_move(self, rows: int, columns: int) -> None:
@@ -63,7 +65,7 @@ class MatrixEditor(Widget, can_focus=True):
     def action_toggle(self) -> None:
         row, column = self.cursor
         self.cells[row][column] ^= 1
-        self.wrong.discard((row, column))
+        self.wrong.pop((row, column), None)
         self.refresh()
         self.post_message(self.Changed())
 
@@ -98,10 +100,10 @@ class MatrixEditor(Widget, can_focus=True):
             for column in range(self.n):
                 value = self.cells[row][column]
                 style = "on #7f1d1d" if value else "on #14532d"
-                glyph = str(value)
+                cell = f" {value} "
                 if (row, column) in self.wrong:
-                    style, glyph = "bold black on yellow", "!"
+                    style, cell = "bold black on yellow", f"{value}→{self.wrong[row, column]}"
                 if (row, column) == self.cursor and self.has_focus:
                     style += " reverse"
-                text.append(f" {glyph} ", style=style)
+                text.append(cell, style=style)
         return text

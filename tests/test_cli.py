@@ -42,11 +42,15 @@ def test_show_sample_mlm_json_has_per_token_lists(capsys):
 
 def test_show_sample_span_and_clm_and_prefix_json(capsys):
     span = run_json(capsys, "show", "sample", "span", "--spans", "2:5")
-    assert span["inputs"] == ["transformer", "models", "<extra_id_0>", "large", "text", "corpora"]
-    assert span["targets"] == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>"]
+    assert span["inputs"] == ["transformer", "models", "<extra_id_0>", "large", "text", "corpora", "</s>"]
+    assert span["targets"] == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>", "</s>"]
+    assert span["closed"] is True
+    end = run_json(capsys, "show", "sample", "span", "--spans", "6:8")
+    assert end["targets"] == ["<extra_id_0>", "text", "corpora", "</s>"] and end["closed"] is False
     clm = run_json(capsys, "show", "sample", "clm", "--text", "今天天气很好")
     assert clm["inputs"] == list("今天天气很") and clm["labels"] == list("天天气很好")
     assert len(clm["mask"]) == 5
+    assert clm["loss_side_labels"] == list("今天天气很好") and clm["loss_pairs"][0] == [0, 1]
     prefix = run_json(capsys, "show", "sample", "prefix", "--text", "a b c d e", "--prefix", "2")
     assert prefix["labels"] == [None, "c", "d", "e"]
 
@@ -170,7 +174,7 @@ def test_exercises_catalogue_json(capsys):
     ids = [row["id"] for row in payload["exercises"]]
     assert "mlm-abcde" in ids and "clm-shift" in ids and "span-corruption" in ids
     row = next(row for row in payload["exercises"] if row["id"] == "mlm-abcde")
-    assert row["parts"] == ["input", "loss_positions", "labels"] and row["objective"] == "mlm"
+    assert row["parts"] == ["inputs", "loss_positions", "labels"] and row["objective"] == "mlm"
     assert next(r for r in payload["exercises"] if r["id"] == "reflect-mlm-fill")["graded"] is False
 
 
@@ -199,7 +203,7 @@ def test_check_names_the_misconception_and_exits_0_on_a_wrong_answer(capsys):
     )
     assert graded["score"] < 1 and not graded["correct"] and graded["valid"]
     assert {"random-shown-as-mask", "loss-omits-random"} <= set(graded["diagnoses"])
-    assert set(graded["parts"]) == {"input", "loss_positions", "labels"}
+    assert set(graded["parts"]) == {"inputs", "loss_positions", "labels"}
     status, out, _ = run(capsys, "--lang", "zh", "check", "mlm-abcde", "--answer", "loss_positions=1")
     assert status == 0 and "loss-omits-random" in out and "被换成随机词" in out
 
@@ -221,7 +225,7 @@ def test_reflection_says_not_graded(capsys):
     ("argv", "fragment"),
     [
         (["check", "nope", "--answer", "x=1"], "no exercise 'nope'"),
-        (["check", "mlm-abcde", "--answer", "inputs=A"], "has no part 'inputs'"),
+        (["check", "mlm-abcde", "--answer", "outputs=A"], "has no part 'outputs'"),
         (["check", "mlm-abcde", "--answer", "A B C"], "PART=TEXT"),
         (["check", "mlm-abcde"], "at least one --answer"),
         (["exercise", "mlm-abcde", "--seed", "-1"], "--seed must be 0 or more"),

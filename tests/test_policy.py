@@ -39,8 +39,8 @@ def test_hints_come_one_at_a_time_and_stop_at_the_last():
 
 def test_the_solution_comes_on_request_or_after_the_second_wrong_try():
     solution = get("clm-shift").solve(get("clm-shift").generate(0))
-    wrong = graded("clm-shift", {"inputs": solution["inputs"], "labels": solution["inputs"]})
-    unreadable = graded("clm-shift", {"inputs": "", "labels": ""})
+    wrong = graded("clm-shift", {**solution, "labels": solution["inputs"]})
+    unreadable = graded("clm-shift", {name: "" for name in solution})
     assert wrong.valid and not wrong.correct and not unreadable.valid
     practice = Practice()
     practice.graded(wrong)

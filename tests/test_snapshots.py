@@ -57,7 +57,7 @@ def test_clm_figure_length_4(snap_compare, lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_mlm_abcde_wrong_answer(snap_compare, lang):
-    answers = {"input": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
+    answers = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "1", "labels": "1: B"}
     app = TutorApp(lang=lang, still=True)
     run_before = _opening("mlm", exercise="mlm-abcde", answers=answers)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

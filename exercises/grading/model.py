@@ -13,6 +13,8 @@ from typing import Any
 
 from exercises.text import Bilingual, L, pick
 
+POOL_PROBE = 500  # seeds looked at to count a generated exercise's distinct questions
+
 
 class UnknownPart(ValueError):
     """An answer names a part the exercise does not have."""
@@ -32,10 +34,40 @@ class Part:
     name: str
     label: Bilingual
     example: Bilingual  # the expected format, shown when an answer cannot be read
+    aliases: tuple[str, ...] = ()  # former names, still accepted (saved quizzes, scripts)
     # How the part is answered: "text" (a text box), "choice" (one of ``options``),
     # "matrix" (a grid of 0/1) or "self-mark" (the learner's own mark of a reflection).
     kind: str = "text"
     options: tuple[AnswerOption, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """How an exercise is scored, written beside it (``exercise ID --rubric``).
+
+    ``caps`` is the rule that keeps grading strict where it matters: an answer
+    showing one of these misconceptions scores at most the given fraction,
+    however many of its other parts are right.
+    """
+
+    full: Bilingual  # what earns full credit
+    partial: tuple[Bilingual, ...] = ()  # what earns part of it
+    caps: tuple[tuple[str, float], ...] = ()  # (diagnosis code, highest score an answer showing it gets)
+
+    def cap_for(self, diagnoses: list[str]) -> float:
+        return min((limit for code, limit in self.caps if code in diagnoses), default=1.0)
+
+    def to_json(self, lang: str) -> dict[str, Any]:
+        from exercises.grading.diagnoses import explain
+
+        return {
+            "full": pick(self.full, lang),
+            "partial": [pick(line, lang) for line in self.partial],
+            "caps": [
+                {"code": code, "max_score": limit, "misconception": pick(explain(code), lang)}
+                for code, limit in self.caps
+            ],
+        }
 
 
 @dataclass(frozen=True)
@@ -44,6 +76,7 @@ class Variant:
     seed: int
     data: dict[str, Any]
     prompt: Bilingual
+    question: str = ""  # which question this is: variants that only reshuffle options share it
 
 
 @dataclass(frozen=True)
@@ -52,6 +85,7 @@ class Parsed:
 
     value: Any
     message: Bilingual | None = None  # why it could not be read, with the expected format
+    certain: bool = True  # False: another reading fits as well, so no misconception is named
 
     @property
     def valid(self) -> bool:
@@ -116,6 +150,8 @@ class Exercise(ABC):
     graded: bool = True
     hint_texts: tuple[Bilingual, ...] = field(default=())
     make_variant: Callable[[int], Variant] | None = None  # seed -> variant (cached by the item)
+    draw: Callable[[int], dict[str, Any]] | None = None  # seed -> the question's parameters, torch-free
+    rubric: Rubric | None = None
 
     @property
     def objective(self) -> str:
@@ -128,6 +164,30 @@ class Exercise(ABC):
         if self.make_variant is None:
             raise NotImplementedError(f"{self.id} makes no variants")
         return self.make_variant(seed)
+
+    def question_key(self, seed: int) -> str:
+        """The identity of the question ``seed`` asks, without the engine: mastery
+        counts distinct questions, not seeds that happen to ask the same one."""
+        if self.draw is None:
+            return f"seed:{seed}"
+        return question_key_of(self.draw(seed))
+
+    def scoring(self) -> Rubric:
+        """The exercise's rubric, or the rule every exercise without one follows."""
+        return self.rubric or DEFAULT_RUBRIC
+
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """Does this variant test the skill the exercise names? (Generators only
+        produce fair variants; ``exercises --check`` and a property test hold them to it.)"""
+        return True
+
+    def pool_size(self) -> int | None:
+        """How many distinct questions the exercise asks: counted exactly where an
+        item overrides this, else the distinct questions among the first
+        ``POOL_PROBE`` seeds (None: the exercise has no torch-free draw)."""
+        if self.draw is None:
+            return None
+        return len({self.question_key(seed) for seed in range(POOL_PROBE)})
 
     @abstractmethod
     def solve(self, variant: Variant) -> dict[str, str]: ...
@@ -156,12 +216,22 @@ class Exercise(ABC):
     def part_names(self) -> list[str]:
         return [part.name for part in self.parts]
 
+    def canonical_answer(self, answer: Mapping[str, str]) -> dict[str, str]:
+        """The answer keyed by the parts' current names (a former name is accepted);
+        UnknownPart for a name the exercise never had."""
+        names = {alias: part.name for part in self.parts for alias in (part.name, *part.aliases)}
+        canonical: dict[str, str] = {}
+        for name, text in answer.items():
+            if name not in names:
+                raise UnknownPart(
+                    f"exercise {self.id} has no part {name!r}; its parts are {', '.join(self.part_names())}"
+                )
+            if names[name] not in canonical or name == names[name]:
+                canonical[names[name]] = text
+        return canonical
+
     def grade(self, variant: Variant, answer: Mapping[str, str]) -> GradeResult:
-        unknown = [name for name in answer if name not in self.part_names()]
-        if unknown:
-            raise UnknownPart(
-                f"exercise {self.id} has no part {unknown[0]!r}; its parts are {', '.join(self.part_names())}"
-            )
+        answer = self.canonical_answer(answer)
         parsed: dict[str, Parsed] = {}
         invalid: dict[str, PartResult] = {}
         for part in self.parts:
@@ -185,6 +255,8 @@ class Exercise(ABC):
         results.update(invalid)
         ordered = {part.name: results[part.name] for part in self.parts}
         score = sum(part.score for part in ordered.values()) / len(ordered)
+        diagnoses = _unique(diagnoses)
+        score = min(score, self.scoring().cap_for(diagnoses))
         valid = not invalid
         return GradeResult(
             exercise=self.id,
@@ -192,9 +264,28 @@ class Exercise(ABC):
             score=score,
             valid=valid,
             parts=ordered,
-            diagnoses=_unique(diagnoses),
-            feedback=_overall(score, valid, _unique(diagnoses)),
+            diagnoses=diagnoses,
+            feedback=_overall(score, valid, diagnoses),
         )
+
+
+DEFAULT_RUBRIC = Rubric(
+    full=L("Every part right.", "每个部分都对。"),
+    partial=(
+        L(
+            "Each part counts equally; within a part, the share of tokens or positions right.",
+            "每个部分同样重要；部分内按写对的 token 或位置比例给分。",
+        ),
+    ),
+    caps=(("one-based-positions", 0.5),),
+)
+
+
+def question_key_of(parameters: Mapping[str, Any]) -> str:
+    """A stable text key for a question's parameters (sorted JSON)."""
+    import json
+
+    return json.dumps(parameters, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _unique(codes: list[str]) -> list[str]:

@@ -48,6 +48,9 @@ _BRACKETS = str.maketrans(
     }
 )
 _SPECIAL = re.compile(r"\[\s*(mask|cls|sep|pad|unk)\s*\]", re.IGNORECASE)
+_ANGLE_MASK = re.compile(r"<\s*mask\s*>", re.IGNORECASE)  # RoBERTa's spelling
+_MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "﹣": "-", "－": "-"})
+_TRAILING = re.compile(r"[\s.。!！?？;；,，、]+$")
 _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1,6})\b", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 
@@ -60,10 +63,16 @@ def clean(text: str) -> str:
     text = _CONTROL.sub(" ", text[:MAX_ANSWER_CHARS])
     text = text.translate(_BRACKETS)
     text = unicodedata.normalize("NFKC", text)
-    text = text.translate(_BRACKETS)
+    text = text.translate(_BRACKETS).translate(_MINUS)
+    text = _ANGLE_MASK.sub(" [MASK] ", text)
     text = _SPECIAL.sub(lambda m: f" [{m.group(1).upper()}] ", text)
     text = _SENTINEL.sub(lambda m: f" <extra_id_{int(m.group(1) or m.group(2))}> ", text)
     return text.strip()
+
+
+def without_trailing_punctuation(text: str) -> str:
+    """ "corpora." and "1, 4。" end a sentence, not a token: drop what ends it."""
+    return _TRAILING.sub("", text)
 
 
 def normalise_token(token: str) -> str:
@@ -87,12 +96,17 @@ def token_list_candidates(text: str) -> list[list[str]]:
     "A [MASK] C", "A, [MASK], C", "['A', '[MASK]', 'C']" and "今天[MASK]气" all read.
     Commas and the Chinese "，" may be separators or tokens, so both readings are offered.
     """
-    cleaned = _strip_list_brackets(clean(text))
+    cleaned = _strip_list_brackets(without_trailing_punctuation(clean(text)))
     if not cleaned:
         return []
     candidates: list[list[str]] = []
     by_separators = [piece for piece in re.split(r"[\s,;|]+", cleaned) if piece]
     candidates.append(by_separators)
+    by_words = [
+        piece for piece in re.split(r"[\s,;|]+|(?<=\S)(?:和|与|及|以及)(?=\S)|\s+and\s+", cleaned) if piece
+    ]
+    if by_words != by_separators:
+        candidates.append(by_words)
     by_space = split_text(cleaned)
     if by_space != by_separators:
         candidates.append(by_space)
@@ -103,6 +117,13 @@ def token_list_candidates(text: str) -> list[list[str]]:
 
 
 _NUMBER = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")  # longer digit runs are not positions
+_RANGE = re.compile(
+    r"(?<![\d.-])(\d{1,6})\s*(?:-|~|\.\.\.?|…|到|至|\bto\b|\bthrough\b)\s*(\d{1,6})(?![\d.])",
+    re.IGNORECASE,
+)
+MAX_RANGE = 10_000
+_NONE_WORDS = re.compile(r"\b(?:none|nothing|no positions?)\b|^(?:无|没有|都不|一个也没有)$", re.IGNORECASE)
+_ALL_WORDS = re.compile(r"\b(?:all|every|each)\b|所有|全部|每个位置|每一个位置|整个序列|整句", re.IGNORECASE)
 
 
 def integers(text: str) -> list[int] | None:
@@ -111,14 +132,39 @@ def integers(text: str) -> list[int] | None:
     return found or None
 
 
-def positions(text: str, tokens: Sequence[str] | None = None) -> list[int] | None:
-    """Positions written as numbers, or as tokens where each names one position.
+def _expand_ranges(cleaned: str) -> str | None:
+    """ "1-4", "1~4", "1到4", "1至4", "1..4", "1 to 4" -> "1 2 3 4" (a closed range,
+    as people say it); None for a range that runs backwards or absurdly far."""
+    broken = False
 
-    A learner may answer "B, E" for positions 1 and 4 when B and E occur once.
+    def expand(match: re.Match[str]) -> str:
+        nonlocal broken
+        low, high = int(match.group(1)), int(match.group(2))
+        if high < low or high - low > MAX_RANGE:
+            broken = True
+            return " "
+        return " " + " ".join(map(str, range(low, high + 1))) + " "
+
+    expanded = _RANGE.sub(expand, cleaned)
+    return None if broken else expanded
+
+
+def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = None) -> list[int] | None:
+    """Positions written as numbers or ranges ("1, 4", "0到6", "0 到 6 的所有位置"),
+    as tokens where each names one position ("B, E" for 1 and 4 when B and E occur
+    once), "none" (an empty list) or, when the length ``n`` is known, "all positions".
     """
-    numbers = integers(text)
-    if numbers is not None:
+    cleaned = without_trailing_punctuation(clean(text))
+    expanded = _expand_ranges(cleaned)
+    if expanded is None:
+        return None
+    numbers = [int(match) for match in _NUMBER.findall(expanded)[:10_000]]
+    if numbers:
         return sorted(set(numbers))
+    if _NONE_WORDS.search(cleaned):
+        return []
+    if n is not None and _ALL_WORDS.search(cleaned):
+        return list(range(n))
     if not tokens:
         return None
     normalised = [normalise_token(token) for token in tokens]
@@ -135,27 +181,55 @@ def positions(text: str, tokens: Sequence[str] | None = None) -> list[int] | Non
     return found or None
 
 
-_PAIR = re.compile(r"(?<!\d)(-?\d{1,9})\s*(?::|=|->|→|=>|—>|-|：)\s*([^\s,;]+(?:\s*\])?)")
+_PAIR = re.compile(
+    r"(?<!\d)(-?\d{1,9})\s*(?::|=|->|→|=>|—>|-|：|是|为)\s*"
+    r"(\[[A-Z]+\]|<extra_id_\d+>|[^\s,;和与及:=]+?)(?=$|[\s,;和与及]|\d+\s*(?::|是|为))"
+)
+_SPOKEN_POSITION = re.compile(
+    r"(?:位置|第)\s*(-?\d{1,9})\s*(?:个位置|位|个)?\s*(?:的|上的|处的)?\s*(?:标签|label)?\s*(?:应该|应)?\s*(?:是|为|:|=)"
+    r"|\bpos(?:ition)?\s*(-?\d{1,9})(?:'s)?\s*(?:label)?\s*(?:is|:|=|->)",
+    re.IGNORECASE,
+)
+IGNORED_LABELS = frozenset({"-100", "none", "null", "_", "-", "·"})
 
 
 def mapping(text: str) -> dict[int, str] | None:
-    """Position -> token pairs: "1: B, 4: E", "1→B 4→E", "{1: 'B', 4: 'E'}"."""
-    cleaned = clean(text).replace("{", " ").replace("}", " ")
+    """Position -> token pairs: "1: B, 4: E", "1→B 4→E", "{1: 'B', 4: 'E'}",
+    "位置1是B，位置4是E", "位置 1 的标签是 B", "position 1 is B"."""
+    cleaned = without_trailing_punctuation(clean(text)).replace("{", " ").replace("}", " ")
+    cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
     cleaned = re.sub(r"\[\s*([A-Z]+)\s*\]", r"[\1]", cleaned)
+    if re.search(r"(?<![\w:])-100(?![\w:])", cleaned):
+        return None  # a label row (of the wrong length), not pairs
     pairs = _PAIR.findall(cleaned)
-    if not pairs:
+    if not pairs or any(int(key) < 0 for key, _ in pairs):
         return None
     result: dict[int, str] = {}
     for key, value in pairs:
-        value = value.strip().strip(",;")
-        if value:
-            result[int(key)] = value
+        value = without_trailing_punctuation(value.strip())
+        if not value:
+            continue
+        if int(key) in result and result[int(key)] != value:
+            return None  # one position given two labels: no single reading
+        result[int(key)] = value
     return result or None
 
 
-def bare_tokens(text: str) -> list[str] | None:
-    """Labels written without positions ("B, E")."""
+def label_row(text: str, length: int) -> dict[int, str] | None:
+    """A label row in the lessons' layout, one entry per position with -100 where
+    no loss is taken ("-100 B -100 -100 E", "[-100, B, -100, -100, E]")."""
+    for candidate in token_list_candidates(text):
+        if len(candidate) == length and any(token.lower() in IGNORED_LABELS for token in candidate):
+            return {i: token for i, token in enumerate(candidate) if token.lower() not in IGNORED_LABELS}
+    return None
+
+
+def bare_tokens(text: str, count: int | None = None) -> list[str] | None:
+    """Labels written without positions ("B, E", "B和E"); with ``count``, the
+    reading that has that many labels."""
     candidates = token_list_candidates(text)
+    if count is not None:
+        candidates = [candidate for candidate in candidates if len(candidate) == count]
     return candidates[0] if candidates else None
 
 
@@ -190,22 +264,59 @@ def _cells(row: str) -> list[int] | None:
     return cells or None
 
 
-_LOG = re.compile(r"^\s*(?:ln|log|loge|log_e)\s*\(?\s*(\d{1,12}(?:\.\d{1,12})?)\s*\)?\s*$", re.IGNORECASE)
+_NUMBER_TEXT = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?(?:\s*/\s*\d{1,30}(?:\.\d{1,30})?)?(?:e-?\d{1,3})?%?")
+_THOUSANDS = re.compile(r"(?<![\d.,])([1-9]\d{0,2}(?:,\d{3})+)(?=\.\d|(?![\d,]))")
+_DECIMAL_COMMA = re.compile(r"(?<![\d,])(\d+),(\d+)(?![\d,])")
+_APPROX = re.compile(
+    r"≈|≃|~|=|约等于|约为|约|等于|大约|\bapproximately\b|\bapprox\b\.?|\babout\b|\bis\b", re.IGNORECASE
+)
 
 
-def number(text: str) -> float | None:
-    """One number: "4.8", "４．８", "≈ 4.8 个", "24/5", "4,8" (decimal comma), or a
-    natural log written out ("ln 5000", "log(5000)"). None if there is not
-    exactly one."""
-    cleaned = clean(text).replace("≈", " ").replace("~", " ")
-    written_log = _LOG.match(cleaned)
-    if written_log:
-        argument = float(written_log.group(1))
-        return math.log(argument) if argument > 0 else None
-    cleaned = re.sub(r"(\d),(\d)", r"\1.\2", cleaned)
-    found = re.findall(
-        r"-?\d{1,30}(?:\.\d{1,30})?(?:\s*/\s*\d{1,30}(?:\.\d{1,30})?)?(?:e-?\d{1,3})?%?", cleaned
-    )
+def number(text: str, near: float | None = None) -> float | None:
+    """One number, as learners write it: "4.8", "４．８", "≈ 4.8 个", "24/5", "15%",
+    "1,228.8" (a thousands comma), "4,8" (a decimal comma), "−9.21" (Unicode minus),
+    an expression in the lessons' notation ("ln 10000", "-ln(1/10000)", "log(1e4)",
+    "exp(2.3)") or a chain of them ("ln(10000) ≈ 9.21": its sides must agree, the
+    last is the learner's number). "1,228" could be either comma: ``near`` (the
+    size the question is about) decides. None if it cannot be read as one number."""
+    cleaned = without_trailing_punctuation(clean(text)).replace("，", ",")
+    if not cleaned or len(cleaned) > 400:
+        return None
+    sides = [side.strip() for side in _APPROX.split(cleaned) if side.strip()]
+    values = [_one_number(side, near) for side in sides]
+    if not values or any(value is None for value in values):
+        single = _one_number(cleaned.replace("≈", " "), near)
+        return single
+    first = values[0]
+    if all(close(value, first) for value in values):  # type: ignore[arg-type]
+        return values[-1]
+    return None
+
+
+def close(a: float, b: float) -> bool:
+    """Equal to the precision people round to (1 %, or 0.011)."""
+    return abs(a - b) <= max(0.011, 0.01 * max(abs(a), abs(b)))
+
+
+def _one_number(text: str, near: float | None) -> float | None:
+    expression = evaluate(text)
+    if expression is not None:
+        return expression
+    readings = {_plain_number(_THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text))}
+    readings.add(_plain_number(_DECIMAL_COMMA.sub(r"\1.\2", text)))
+    readings.discard(None)
+    if len(readings) == 1:
+        return readings.pop()
+    if len(readings) > 1 and near is not None:
+        best = min(readings, key=lambda value: abs(value - near))  # type: ignore[operator]
+        return best
+    if len(readings) > 1:  # "1,228": a thousands comma in the course's own usage
+        return _plain_number(_THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), text))
+    return None
+
+
+def _plain_number(text: str) -> float | None:
+    found = _NUMBER_TEXT.findall(text)
     if len(found) != 1:
         return None
     token = found[0].replace(" ", "")
@@ -220,22 +331,205 @@ def number(text: str) -> float | None:
     return value / 100 if percent else value
 
 
-_CHOICE = re.compile(r"(?<![A-Za-z])([A-Fa-f])(?![A-Za-z])")
+_EXPRESSION_TOKEN = re.compile(
+    r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d{1,3})?|\.\d+)|(ln|log_?e|log10|log2|log|exp|sqrt)|(\*\*|[-+*/^()×÷·])|(e|π|pi))",
+    re.IGNORECASE,
+)
+_FUNCTIONS = {
+    "ln": math.log,
+    "log": math.log,  # the lessons' log is the natural one
+    "loge": math.log,
+    "log_e": math.log,
+    "log10": math.log10,
+    "log2": math.log2,
+    "exp": math.exp,
+    "sqrt": math.sqrt,
+}
 
 
-def choice(text: str, options: int) -> int | None:
-    """A multiple-choice letter ("B", "(b)", "选 B", "答案：Ｂ") or number (1-based
-    as printed, "2") -> the 0-based option index."""
-    cleaned = clean(text)
-    letters = {match.upper() for match in _CHOICE.findall(cleaned)}
-    if len(letters) == 1:
-        index = ord(letters.pop()) - ord("A")
+def evaluate(text: str) -> float | None:
+    """A small arithmetic expression (numbers, + - * / ^, parentheses, ln/log/exp/
+    sqrt, e, pi); None when it is not one. Never evaluates anything else, and
+    refuses results that are not finite."""
+    tokens = _expression_tokens(text)
+    if tokens is None or (
+        not any(kind == "fn" for kind, _ in tokens)
+        and not any(value in "*/^()×÷·" or value == "**" for kind, value in tokens if kind == "op")
+    ):
+        return None  # a plain number (or a slash fraction) is read elsewhere
+    parser = _Expression(tokens)
+    try:
+        value = parser.sum()
+        if parser.position != len(tokens):
+            return None
+    except (ValueError, ZeroDivisionError, OverflowError, IndexError, TypeError):
+        return None
+    return value if isinstance(value, float) and math.isfinite(value) else None
+
+
+def _expression_tokens(text: str) -> list[tuple[str, str]] | None:
+    tokens: list[tuple[str, str]] = []
+    position = 0
+    text = text.strip()
+    while position < len(text):
+        match = _EXPRESSION_TOKEN.match(text, position)
+        if not match or match.end() == position:
+            return None
+        number_text, function, operator, constant = match.groups()
+        if number_text is not None:
+            tokens.append(("num", number_text))
+        elif function is not None:
+            tokens.append(("fn", function.lower().replace("_", "")))
+        elif operator is not None:
+            tokens.append(("op", {"×": "*", "·": "*", "÷": "/", "**": "^"}.get(operator, operator)))
+        else:
+            tokens.append(("num", str(math.e) if constant.lower() == "e" else str(math.pi)))
+        position = match.end()
+        if len(tokens) > 60:
+            return None
+    return tokens or None
+
+
+class _Expression:
+    """Recursive descent over the tokens: sum -> product -> unary -> power -> atom."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.position = 0
+        self.depth = 0
+
+    def _peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.position] if self.position < len(self.tokens) else None
+
+    def _take(self) -> tuple[str, str]:
+        token = self.tokens[self.position]
+        self.position += 1
+        return token
+
+    def sum(self) -> float:
+        value = self.product()
+        while (token := self._peek()) and token in (("op", "+"), ("op", "-")):
+            self._take()
+            value = value + self.product() if token[1] == "+" else value - self.product()
+        return value
+
+    def product(self) -> float:
+        value = self.unary()
+        while (token := self._peek()) and token in (("op", "*"), ("op", "/")):
+            self._take()
+            value = value * self.unary() if token[1] == "*" else value / self.unary()
+        return value
+
+    def unary(self) -> float:
+        token = self._peek()
+        if token == ("op", "-"):
+            self._take()
+            return -self.unary()
+        if token == ("op", "+"):
+            self._take()
+            return self.unary()
+        return self.power()
+
+    def power(self) -> float:
+        base = self.atom()
+        if self._peek() == ("op", "^"):
+            self._take()
+            exponent = self.unary()
+            if abs(exponent) > 1000 or abs(base) > 1e100:
+                raise OverflowError
+            return float(base**exponent)
+        return base
+
+    def atom(self) -> float:
+        self.depth += 1
+        if self.depth > 50:
+            raise ValueError("too deep")
+        kind, value = self._take()
+        if kind == "num":
+            return float(value)
+        if kind == "fn":
+            function = _FUNCTIONS[value]
+            argument = self.atom() if self._peek() == ("op", "(") else self.power()
+            if function is math.exp and argument > 700:
+                raise OverflowError
+            return float(function(argument))
+        if (kind, value) == ("op", "("):
+            inner = self.sum()
+            if self._take() != ("op", ")"):
+                raise ValueError("unbalanced")
+            return inner
+        raise ValueError(f"unexpected {value}")
+
+
+_CHOICE_ALONE = re.compile(
+    r"^(?:(?:选|选择|答案|答|answer|option|choice|i choose|i pick)\s*(?:是|为|is)?\s*[:：]?\s*)?"
+    r"[(（]?\s*([A-Fa-f])\s*[)）.。:：]?$",
+    re.IGNORECASE,
+)
+_SQUASH = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+def _squashed(text: str) -> str:
+    return _SQUASH.sub("", clean(text).lower())
+
+
+def choice(text: str, options: int, option_texts: Sequence[str] | None = None) -> int | None:
+    """A multiple-choice answer -> the 0-based option index: a letter ("B", "(b)",
+    "选 B", "答案：Ｂ", "B. 仅解码器"), a number as printed ("2"), or the option's own
+    text typed out ("decoder-only"); None when it names no single option."""
+    cleaned = without_trailing_punctuation(clean(text))
+    alone = _CHOICE_ALONE.match(cleaned)
+    if alone:
+        index = ord(alone.group(1).upper()) - ord("A")
         return index if index < options else None
-    if not letters:
-        numbers = integers(cleaned)
-        if numbers and len(numbers) == 1 and 1 <= numbers[0] <= options:
-            return numbers[0] - 1
+    if option_texts:
+        typed = _squashed(cleaned)
+        written = [_squashed(option) for option in option_texts]
+        leading = re.match(r"^[(（]?([A-Fa-f])[)）.:：]\s*(.+)$", cleaned)
+        if leading:  # "B) encoder-only" or "B. 仅编码器": the letter and its text must agree
+            index = ord(leading.group(1).upper()) - ord("A")
+            rest = _squashed(leading.group(2))
+            if index < options and rest and (rest in written[index] or written[index] in rest):
+                return index
+        if typed:
+            exact = [i for i, option in enumerate(written) if option == typed]
+            if len(exact) == 1:
+                return exact[0]
+            inside = [i for i, option in enumerate(written) if len(typed) >= 2 and typed in option]
+            if len(inside) == 1:
+                return inside[0]
+            around = [i for i, option in enumerate(written) if option and option in typed]
+            if len(around) == 1:
+                return around[0]
+    numbers = integers(cleaned)
+    if numbers and len(numbers) == 1 and re.fullmatch(r"[(（]?\d+[)）.]?", cleaned):
+        return numbers[0] - 1 if 1 <= numbers[0] <= options else None
     return None
+
+
+_NEGATION = re.compile(
+    r"(?:\b(?:not|no|nothing|never|isn't|isnt|aren't|doesn't|without)\b(?:\s+\w+){0,2}\s*$)"
+    r"|(?:不|没|没有|无|并非|并不|不是|没什么|没啥)\s*$",
+    re.IGNORECASE,
+)
+
+
+def judgement(text: str, good: Sequence[str], bad: Sequence[str]) -> bool | None:
+    """A yes/no judgement in words, negation understood: with good = ("normal",
+    "正常") and bad = ("wrong", "问题"), "没问题" and "nothing is wrong" are good,
+    "不正常" and "not normal" are bad. True (good), False (bad) or None when the
+    words say neither or both."""
+    cleaned = without_trailing_punctuation(clean(text)).lower()
+    verdicts: set[bool] = set()
+    for words, polarity in ((good, True), (bad, False)):
+        for word in words:
+            pattern = re.escape(word.lower())
+            if word.isascii():
+                pattern = rf"(?<![a-z]){pattern}(?![a-z])"
+            for match in re.finditer(pattern, cleaned):
+                negated = _NEGATION.search(cleaned[max(0, match.start() - 24) : match.start()]) is not None
+                verdicts.add(polarity != negated)
+    return verdicts.pop() if len(verdicts) == 1 else None
 
 
 def self_mark(text: str) -> float | None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.tokens import MASK  # torch-free
 from exercises.grading.model import PartResult
 from exercises.grading.parsing import normalise_token
-from exercises.text import L
+from exercises.text import Bilingual, L
 
 ONE_BASED_CODE = "one-based-positions"
+HALF = 0.5
+ONE_BASED_CAP = (ONE_BASED_CODE, HALF)  # counting from 1: the same flat half credit in every exercise
 
 
 def right() -> PartResult:
@@ -16,9 +19,43 @@ def right() -> PartResult:
 
 
 def counted_from_one() -> tuple[PartResult, list[str]]:
-    """Half credit and the code: the idea was right, the counting convention not."""
+    """Half credit and the code: the idea was right, the counting convention not.
+    (The exercise's rubric caps the whole answer at the same half.)"""
     note = L("Counted from 1: positions count from 0 here.", "你是从 1 开始数的：这里位置从 0 开始计数。")
-    return PartResult(0.5, True, note), [ONE_BASED_CODE]
+    return PartResult(HALF, True, note), [ONE_BASED_CODE]
+
+
+def is_one_based(given: set[int], expected: set[int]) -> bool:
+    """The expected positions, each written one higher (and not also right as written)."""
+    return bool(expected) and given != expected and given == {i + 1 for i in expected}
+
+
+def listing(items: Sequence[object]) -> str:
+    return ", ".join(map(str, items))
+
+
+def wrong_positions(wrong: Sequence[int], total: int) -> Bilingual:
+    """Which positions are wrong, without what belongs there: feedback that
+    points at the mistake and leaves the correcting to the learner."""
+    return L(
+        f"Not right at position(s) {listing(wrong)} ({len(wrong)} of {total}).",
+        f"位置 {listing(wrong)} 不对（共 {total} 个位置，错了 {len(wrong)} 个）。",
+    )
+
+
+def set_difference_note(given: set[int], expected: set[int]) -> Bilingual:
+    """How a set of positions differs from the right one (how many missing, which
+    extra), never the right set itself."""
+    extra = sorted(given - expected)
+    missing = len(expected - given)
+    parts_en, parts_zh = [], []
+    if extra:
+        parts_en.append(f"{listing(extra)} should not be there")
+        parts_zh.append(f"{listing(extra)} 不该在里面")
+    if missing:
+        parts_en.append(f"{missing} position(s) are missing")
+        parts_zh.append(f"还少了 {missing} 个位置")
+    return L("; ".join(parts_en).capitalize() + ".", "；".join(parts_zh) + "。")
 
 
 def jaccard(given: set[int], expected: set[int]) -> float:
@@ -48,16 +85,37 @@ def best_candidate(candidates: Sequence[Sequence[str]], expected: Sequence[str])
 def read_tokens(text: str, expected: Sequence[str], vocabulary: Sequence[str]) -> list[str] | None:
     """A token-sequence answer, or None when nothing in it resembles the
     exercise's tokens (then it is unreadable, not wrong)."""
+    return read_tokens_certain(text, expected, vocabulary)[0]
+
+
+def read_tokens_certain(
+    text: str, expected: Sequence[str], vocabulary: Sequence[str]
+) -> tuple[list[str] | None, bool]:
+    """The best reading of a token-sequence answer, and whether it is the only
+    reading that fits that well (a diagnosis needs a certain reading).
+
+    "MASK" and "mask" written bare stand for [MASK] unless the exercise's own
+    text has such a word."""
     from exercises.grading.parsing import token_list_candidates
 
-    candidates = token_list_candidates(text)
-    if not candidates:
-        return None
-    best = best_candidate(candidates, expected)
     known = {normalise_token(token) for token in (*expected, *vocabulary)}
+    bare_mask_is_special = not ({"mask", "MASK", "Mask"} & known)
+    candidates = [
+        [MASK if bare_mask_is_special and token.lower() == "mask" else token for token in candidate]
+        for candidate in token_list_candidates(text)
+    ]
+    if not candidates:
+        return None, False
+    best = best_candidate(candidates, expected)
     if not any(normalise_token(token) in known for token in best):
-        return None
-    return best
+        return None, False
+    top = sequence_score(best, expected)
+    rivals = [c for c in candidates if sequence_score(c, expected) == top and not _same_tokens(c, best)]
+    return best, not rivals
+
+
+def _same_tokens(a: Sequence[str], b: Sequence[str]) -> bool:
+    return len(a) == len(b) and all(same_token(x, y) for x, y in zip(a, b, strict=True))
 
 
 def mismatches(given: Sequence[str], expected: Sequence[str]) -> list[int]:

@@ -6,29 +6,43 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from engine.samples import mlm_sample
 from engine.tokens import CLS, PAD, SEP
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.grading.scoring import jaccard, right
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
+from exercises.grading.scoring import (
+    ONE_BASED_CAP,
+    counted_from_one,
+    is_one_based,
+    jaccard,
+    right,
+    set_difference_note,
+)
 from exercises.items.banks import rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "mlm-eligible"
 
 
+def _draw(seed: int) -> dict:
+    """The question's tokens (torch-free)."""
+    if seed == 0:
+        return {"tokens": [CLS, "my", "dog", "is", "cute", SEP, "he", "likes", "play", SEP]}
+    rng = rng_for(ID, seed)
+    language = rng.choice(("en", "zh"))
+    first = sentence_tokens(rng, language)[: rng.randint(2, 5)]
+    tokens = [CLS, *first, SEP]
+    if rng.random() < 0.5:
+        tokens += [*sentence_tokens(rng, language)[: rng.randint(2, 4)], SEP]
+    tokens += [PAD] * rng.randint(0, 3)
+    return {"tokens": tokens}
+
+
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
-    if seed == 0:
-        tokens = [CLS, "my", "dog", "is", "cute", SEP, "he", "likes", "play", SEP]
-    else:
-        rng = rng_for(ID, seed)
-        language = rng.choice(("en", "zh"))
-        first = sentence_tokens(rng, language)[: rng.randint(2, 5)]
-        tokens = [CLS, *first, SEP]
-        if rng.random() < 0.5:
-            tokens += [*sentence_tokens(rng, language)[: rng.randint(2, 4)], SEP]
-        tokens += [PAD] * rng.randint(0, 3)
+    from engine.samples import mlm_sample  # the engine (torch) only where it computes
+
+    params = _draw(seed)
+    tokens = params["tokens"]
     # The engine is the judge: with p = 1 every eligible token is selected.
     sample = mlm_sample(" ".join(tokens), p=1.0, seed=0)
     eligible = [i for i, chosen in enumerate(sample.selected) if chosen]
@@ -39,15 +53,22 @@ def _generate(seed: int) -> Variant:
         "to be selected at all? List them.",
         f"输入为（位置:token）{listing}。在 BERT 做 15% 的随机选择之前，哪些位置“有资格”被选中？请列出。",
     )
-    return Variant(ID, seed, data, prompt)
+    return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
 class Eligible(Exercise):
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """Some tokens are content and some are not, so the answer is neither
+        "every position" nor "none"."""
+        eligible, n = variant.data["eligible"], len(variant.data["tokens"])
+        return 0 < len(eligible) < n
+
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"positions": ", ".join(map(str, variant.data["eligible"]))}
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        return Parsed(parsing.positions(text, variant.data["tokens"]))
+        tokens = variant.data["tokens"]
+        return Parsed(parsing.positions(text, tokens, n=len(tokens)))
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -56,27 +77,37 @@ class Eligible(Exercise):
         given, expected = set(parsed["positions"].value), set(variant.data["eligible"])
         if given == expected:
             return {"positions": right()}, []
+        if is_one_based(given, expected):  # one story: not also "specials selected"
+            result, codes = counted_from_one()
+            return {"positions": result}, codes
         codes = []
-        if given == {i + 1 for i in expected}:
-            codes.append("one-based-positions")
         extra = given - expected
         if any(i < len(tokens) and tokens[i] in (CLS, SEP) for i in extra):
             codes.append("specials-selected")
         if any(i < len(tokens) and tokens[i] == PAD for i in extra):
             codes.append("padding-selected")
-        score = 0.5 if codes == ["one-based-positions"] else jaccard(given, expected)
-        listing = ", ".join(map(str, sorted(expected)))
+        rule = L("Only content tokens may be selected.", "只有内容 token 才能被选中。")
+        note = set_difference_note(given, expected)
         return {
             "positions": PartResult(
-                score, True, L(f"The content tokens are at {listing}.", f"内容 token 位于 {listing}。")
+                jaccard(given, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
             )
         }, codes
+
+
+RUBRIC = Rubric(
+    full=L("Exactly the content tokens' positions.", "恰好是内容 token 的位置。"),
+    partial=(L("Overlap with the right set: right ÷ all named.", "与正确集合的重合度：对的 ÷ 写出的全部。"),),
+    caps=(("specials-selected", 0.5), ("padding-selected", 0.5), ONE_BASED_CAP),
+)
 
 
 EXERCISES = (
     Eligible(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("[CLS] and [SEP] are never masked", "[CLS] 和 [SEP] 从不被掩码"),
         parts=(

@@ -7,9 +7,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from engine.mlm import expected_counts
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import close_enough, right
 from exercises.items.banks import rng_for
 from exercises.text import L
@@ -18,15 +17,23 @@ ID = "expected-counts"
 PARTS = ("selected", "mask", "random", "keep")
 
 
+def _draw(seed: int) -> dict:
+    if seed == 0:
+        return {"batch": 4, "length": 8, "p": 0.15}  # the lesson's MLM run
+    rng = rng_for(ID, seed)
+    return {
+        "batch": rng.choice((2, 4, 8, 16, 32)),
+        "length": rng.choice((8, 16, 32, 64, 128, 512)),
+        "p": rng.choice((0.15, 0.15, 0.3, 0.2, 0.1)),
+    }
+
+
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
-    if seed == 0:
-        batch, length, p = 4, 8, 0.15  # the lesson's MLM run
-    else:
-        rng = rng_for(ID, seed)
-        batch = rng.choice((2, 4, 8, 16, 32))
-        length = rng.choice((8, 16, 32, 64, 128, 512))
-        p = rng.choice((0.15, 0.15, 0.3, 0.2, 0.1))
+    from engine.mlm import expected_counts  # the engine (torch) only where it computes
+
+    params = _draw(seed)
+    batch, length, p = params["batch"], params["length"], params["p"]
     counts = expected_counts(batch, length, p)
     data = {"batch": batch, "length": length, "p": p, "counts": {k: round(v, 4) for k, v in counts.items()}}
     prompt = L(
@@ -37,7 +44,7 @@ def _generate(seed: int) -> Variant:
         "然后按 BERT 的 80/10/10 处理。平均而言：\n1. 有多少个 token 被选中？\n2. 多少个变成 [MASK]？\n"
         "3. 多少个变成随机词？\n4. 多少个保持不变？",
     )
-    return Variant(ID, seed, data, prompt)
+    return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
 def _accepts(value: float, expected: float) -> bool:
@@ -51,11 +58,18 @@ def _accepts(value: float, expected: float) -> bool:
 
 
 class ExpectedCounts(Exercise):
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """Forgetting the batch must change the answer (batch >= 2)."""
+        return variant.data["batch"] >= 2 and 0 < variant.data["p"] < 1
+
+    def pool_size(self) -> int:
+        return 5 * 6 * 4  # batch sizes × lengths × values of p
+
     def solve(self, variant: Variant) -> dict[str, str]:
         return {part: f"{variant.data['counts'][part]:g}" for part in PARTS}
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        return Parsed(parsing.number(text))
+        return Parsed(parsing.number(text, near=variant.data["counts"][part]))
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -85,21 +99,29 @@ class ExpectedCounts(Exercise):
                 0.0,
                 True,
                 L(
-                    f"Expected about {expected:g} ({total_tokens} tokens × {data['p']:g}"
-                    + (f" × {share[part]:g}" if part != "selected" else "")
-                    + ").",
-                    f"应约为 {expected:g}（{total_tokens} 个 token × {data['p']:g}"
-                    + (f" × {share[part]:g}" if part != "selected" else "")
-                    + "）。",
+                    "Not the average count: how many tokens are in the whole batch, and what share of them ends up here?",
+                    "不是这个平均数：整个批次一共有多少个 token？其中多大比例落在这一项？",
                 ),
             )
         return results, codes
+
+
+RUBRIC = Rubric(
+    full=L(
+        "Each average exact to 2 decimals, or rounded to 1 decimal, or (from 10 up) to a whole token.",
+        "每个平均数精确到两位小数，或四舍五入到一位小数，或（10 及以上）到整数个 token。",
+    ),
+    partial=(L("Each of the four counts a quarter.", "四个数各占四分之一。"),),
+    caps=(("split-of-all-tokens", 0.5),),
+)
 
 
 EXERCISES = (
     ExpectedCounts(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("How many tokens does masking touch?", "掩码平均会动多少个 token？"),
         parts=(

@@ -8,62 +8,124 @@ import functools
 import math
 from collections.abc import Mapping
 
-from engine.textbook import clm_run
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import close_enough, right
 from exercises.items.banks import rng_for
 from exercises.text import L
 
 ID = "loss-sanity"
 VERDICTS = ("normal", "scaling-bug")
+SANE_MARGIN = 2.0  # nats above ln V that an untrained model's loss may still reach
+OPTIONS = (
+    L("normal for an untrained model", "对未训练的模型来说正常"),
+    L(
+        "something is wrong (e.g. a projection not scaled by 1/sqrt(d))",
+        "出了问题（例如投影层没有按 1/sqrt(d) 缩放）",
+    ),
+)
+GOOD_WORDS = (
+    "normal",
+    "fine",
+    "ok",
+    "okay",
+    "plausible",
+    "reasonable",
+    "sane",
+    "expected",
+    "正常",
+    "合理",
+    "没错",
+    "可以",
+)
+BAD_WORDS = (
+    "wrong",
+    "bug",
+    "problem",
+    "broken",
+    "abnormal",
+    "too high",
+    "too large",
+    "问题",
+    "错",
+    "异常",
+    "不对",
+    "太大",
+    "偏大",
+    "过大",
+)
+
+
+def verdict(loss: float, vocab_size: int) -> str:
+    """Is this loss sane for an untrained model? "normal" when it is at most a
+    couple of nats above the uniform guess ln V (random logits of size about 1 add
+    about sigma^2/2), "scaling-bug" when it is far above: the logits are too large
+    and the softmax is saturated. The one rule the exercise grades with and the
+    causal-LM figure's "is this loss sane?" line shows."""
+    return "normal" if loss - math.log(vocab_size) < SANE_MARGIN else "scaling-bug"
+
+
+def _draw(seed: int) -> dict:
+    if seed == 0:
+        return {"vocab": 10000, "run_seed": 0, "scaled": True}
+    rng = rng_for(ID, seed)
+    return {
+        "vocab": rng.choice((1000, 2000, 5000, 8000, 10000)),  # the rerun costs ~V/4000 ms
+        "run_seed": rng.randrange(1000),
+        "scaled": rng.random() < 0.5,
+    }
 
 
 @functools.lru_cache(maxsize=1024)
 def _generate(seed: int) -> Variant:
-    if seed == 0:
-        vocab, run_seed, scaled = 10000, 0, True
-    else:
-        rng = rng_for(ID, seed)
-        vocab = rng.choice((1000, 2000, 5000, 8000, 10000))  # the rerun costs ~V/4000 ms
-        run_seed = rng.randrange(1000)
-        scaled = rng.random() < 0.5
-    run = clm_run(seed=run_seed, vocab_size=vocab)
-    loss = run.loss if scaled else run.loss_unscaled
+    from engine.textbook import clm_run  # the engine (torch) only where it computes
+
+    params = _draw(seed)
+    vocab = params["vocab"]
+    run = clm_run(seed=params["run_seed"], vocab_size=vocab)
+    loss = run.loss if params["scaled"] else run.loss_unscaled
     data = {
-        "vocab": vocab,
+        **params,
         "loss": round(loss, 4),
         "baseline": round(run.baseline, 4),
-        "verdict": "normal" if scaled else "scaling-bug",
+        "verdict": verdict(loss, vocab),
     }
     prompt = L(
         f"An untrained causal LM with a vocabulary of V = {vocab} tokens reports a loss of {loss:.4f} on its "
         "first batch.\n1. What loss would a uniform guess give (to 2 decimals)?\n"
-        "2. Verdict: A) normal for an untrained model, or B) something is wrong (e.g. a projection not "
-        "scaled by 1/sqrt(d))?",
+        f"2. Verdict: A) {OPTIONS[0]['en']}, or B) {OPTIONS[1]['en']}?",
         f"一个未训练的因果语言模型，词表大小 V = {vocab}，第一个批次的损失为 {loss:.4f}。\n"
         "1. 均匀猜测的损失应是多少（保留两位小数）？\n"
-        "2. 判断：A) 对未训练的模型来说正常；B) 出了问题（例如投影层没有按 1/sqrt(d) 缩放）？",
+        f"2. 判断：A) {OPTIONS[0]['zh']}；B) {OPTIONS[1]['zh']}？",
     )
-    return Variant(ID, seed, data, prompt)
+    return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
 class LossSanity(Exercise):
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """The verdict is clear-cut: the loss is far from the line between the two."""
+        data = variant.data
+        distance = abs(data["loss"] - data["baseline"] - SANE_MARGIN)
+        expected = "normal" if data["scaled"] else "scaling-bug"
+        return data["verdict"] == expected and distance > 0.5
+
     def solve(self, variant: Variant) -> dict[str, str]:
         verdict = "A" if variant.data["verdict"] == "normal" else "B"
         return {"baseline": f"{variant.data['baseline']:.2f}", "verdict": verdict}
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         if part == "baseline":
-            return Parsed(parsing.number(text))
-        index = parsing.choice(text, 2)
+            return Parsed(parsing.number(text, near=variant.data["baseline"]))
+        index = parsing.choice(text, 2, [option["en"] for option in OPTIONS])
         if index is None:
-            words = parsing.clean(text).lower()
-            if any(word in words for word in ("normal", "正常", "ok")):
-                index = 0
-            elif any(word in words for word in ("wrong", "bug", "问题", "错")):
-                index = 1
-        return Parsed(None if index is None else VERDICTS[index])
+            index = parsing.choice(text, 2, [option["zh"] for option in OPTIONS])
+        if index is None:
+            good = parsing.judgement(text, GOOD_WORDS, BAD_WORDS)
+            index = None if good is None else 0 if good else 1
+        return Parsed(
+            None if index is None else VERDICTS[index],
+            L("A or B (or in words: normal / something is wrong).", "A 或 B（或用文字：正常 / 有问题）。"),
+        )
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -85,7 +147,11 @@ class LossSanity(Exercise):
                 results["baseline"] = PartResult(
                     0.0,
                     True,
-                    L(f"ln {vocab} = {data['baseline']:.4f}.", f"ln {vocab} = {data['baseline']:.4f}。"),
+                    L(
+                        "Not the uniform-guess loss: each of the V tokens gets 1/V, and the loss is minus the "
+                        "natural log of the right token's probability.",
+                        "这不是均匀猜测的损失：V 个 token 各得 1/V，损失是正确 token 概率的负自然对数。",
+                    ),
                 )
         if "verdict" in parsed:
             if parsed["verdict"].value == data["verdict"]:
@@ -96,17 +162,28 @@ class LossSanity(Exercise):
                     0.0,
                     True,
                     L(
-                        f"{data['loss']:.2f} against ln V = {data['baseline']:.2f}.",
-                        f"{data['loss']:.2f} 对比 ln V = {data['baseline']:.2f}。",
+                        "Compare the reported loss with the uniform-guess loss: how far above it is it?",
+                        "把报告的损失和均匀猜测的损失比一比：高出多少？",
                     ),
                 )
         return results, codes
+
+
+RUBRIC = Rubric(
+    full=L(
+        "ln V to within 0.01 (any way of writing it: 9.21, ln 10000, -ln(1/10000)) and the right verdict.",
+        "ln V 误差不超过 0.01（怎么写都行：9.21、ln 10000、-ln(1/10000)），并且判断正确。",
+    ),
+    partial=(L("Each part counts a half.", "两个部分各占一半。"),),
+)
 
 
 EXERCISES = (
     LossSanity(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("Is this loss plausible?", "这个损失值合理吗？"),
         parts=(

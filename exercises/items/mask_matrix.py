@@ -6,11 +6,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-import torch
-
-from engine.masks import mask_for
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import right
 from exercises.items.banks import rng_for
 from exercises.text import L
@@ -19,15 +16,37 @@ ID = "mask-matrix"
 MAX_LISTED_CELLS = 8
 
 
+def _draw(seed: int) -> dict:
+    if seed == 0:
+        return {"kind": "causal", "n": 4, "prefix": 0}  # the first lesson's action item: length 8 -> 4
+    rng = rng_for(ID, seed)
+    kind = rng.choice(("causal", "prefix"))
+    n = rng.randint(3, 7)
+    return {"kind": kind, "n": n, "prefix": rng.randint(2, n - 1) if kind == "prefix" else 0}
+
+
+def _fair(params: dict) -> bool:
+    """A prefix-LM mask is worth drawing only with a prefix of 2 or more (a
+    prefix of 1 is the causal mask) that leaves something after it."""
+    if params["kind"] == "prefix":
+        return 2 <= params["prefix"] <= params["n"] - 1
+    return params["kind"] == "causal" and params["prefix"] == 0 and params["n"] >= 2
+
+
+def all_questions() -> list[dict]:
+    causal = [{"kind": "causal", "n": n, "prefix": 0} for n in range(3, 8)]
+    prefix = [{"kind": "prefix", "n": n, "prefix": p} for n in range(3, 8) for p in range(2, n)]
+    return causal + prefix
+
+
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
-    if seed == 0:
-        kind, n, prefix = "causal", 4, 0  # the first lesson's action item: length 8 -> 4
-    else:
-        rng = rng_for(ID, seed)
-        kind = rng.choice(("causal", "prefix"))
-        n = rng.randint(3, 7)
-        prefix = rng.randint(1, n - 1) if kind == "prefix" else 0
+    import torch  # the engine (torch) only where it computes
+
+    from engine.masks import mask_for
+
+    params = _draw(seed)
+    kind, n, prefix = params["kind"], params["n"], params["prefix"]
     matrix = mask_for(kind, n, prefix).to(torch.int).tolist()
     data = {"kind": kind, "n": n, "prefix": prefix, "mask": matrix}
     what = (
@@ -41,7 +60,7 @@ def _generate(seed: int) -> Variant:
         f"写出长度为 {n} 的序列的{what['zh']}：{n} 行（查询位置 0..{n - 1}），每行 {n} 个格子（键位置），"
         "1 = 被遮盖（不能看），0 = 可以看。",
     )
-    return Variant(ID, seed, data, prompt)
+    return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
 def diff_cells(given: list[list[int]], expected: list[list[int]]) -> list[tuple[int, int]]:
@@ -57,6 +76,12 @@ def diff_cells(given: list[list[int]], expected: list[list[int]]) -> list[tuple[
 class MaskMatrix(Exercise):
     def matrix_size(self, variant: Variant) -> int:
         return variant.data["n"]
+
+    def variant_is_fair(self, variant: Variant) -> bool:
+        return _fair(variant.data)
+
+    def pool_size(self) -> int:
+        return len(all_questions())
 
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"matrix": "\n".join(" ".join(map(str, row)) for row in variant.data["mask"])}
@@ -86,16 +111,21 @@ class MaskMatrix(Exercise):
         transposed = [list(row) for row in zip(*expected, strict=True)]
         inverted = [[1 - cell for cell in row] for row in expected]
         diagonal_blocked = [[1 if column >= row else 0 for column in range(n)] for row in range(n)]
-        causal = mask_for("causal", n).to(torch.int).tolist()
+        causal = [[1 if column > row else 0 for column in range(n)] for row in range(n)]
+        nothing_blocked = not any(map(any, given))
         if given == transposed:
             codes.append("mask-transposed")
         elif given == inverted:
             codes.append("mask-inverted")
         elif data["kind"] == "causal" and given == diagonal_blocked:
             codes.append("mask-blocks-diagonal")
+        elif (
+            data["kind"] == "causal" and nothing_blocked
+        ):  # also the grid left (or toggled back) as it started
+            codes.append("causal-sees-future")
         elif data["kind"] == "prefix" and given == causal:
             codes.append("prefix-ignored")
-        elif data["kind"] == "prefix" and not any(map(any, given)):
+        elif data["kind"] == "prefix" and nothing_blocked:
             codes.append("prefix-fully-bidirectional")
         cells = ", ".join(f"({r},{c})" for r, c in wrong[:MAX_LISTED_CELLS])
         more = f" +{len(wrong) - MAX_LISTED_CELLS}" if len(wrong) > MAX_LISTED_CELLS else ""
@@ -111,10 +141,26 @@ class MaskMatrix(Exercise):
         }, codes
 
 
+RUBRIC = Rubric(
+    full=L("Every cell right: 1 exactly where the mask blocks.", "每个格子都对：恰好在被遮盖处为 1。"),
+    partial=(L("The share of cells right.", "按写对的格子比例给分。"),),
+    caps=(
+        ("causal-sees-future", 0.5),
+        ("mask-transposed", 0.5),
+        ("mask-inverted", 0.5),
+        ("mask-blocks-diagonal", 0.5),
+        ("prefix-ignored", 0.5),
+        ("prefix-fully-bidirectional", 0.5),
+    ),
+)
+
+
 EXERCISES = (
     MaskMatrix(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="matrix",
         title=L("Draw the mask matrix", "画出掩码矩阵"),
         parts=(

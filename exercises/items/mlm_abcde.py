@@ -7,19 +7,22 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from engine.mlm import BERT_SPLIT
-from engine.samples import mlm_sample
 from engine.tokens import MASK
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
+    ONE_BASED_CAP,
     counted_from_one,
+    is_one_based,
     jaccard,
+    listing,
     mismatches,
-    read_tokens,
+    read_tokens_certain,
     right,
     same_token,
     sequence_score,
+    set_difference_note,
+    wrong_positions,
 )
 from exercises.items.banks import EN_REPLACEMENTS, LETTERS, ZH_REPLACEMENTS, rng_for, sentence_tokens
 from exercises.text import L, fmt
@@ -35,12 +38,18 @@ def _fate_phrase(token: str, fate: str, replacement: str) -> dict[str, str]:
     return L(f"{token} stays unchanged", f"{token} 保持不变")
 
 
-@functools.lru_cache(maxsize=4096)
-def _generate(seed: int) -> Variant:
+def _draw(seed: int) -> dict:
+    """The question's parameters (torch-free): tokens, selection, fates, replacement, p."""
     if seed == 0:
-        tokens, selected, fates, replacement, p = list("ABCDE"), [1, 4], ["mask", "random"], "X", 0.2
-    else:
-        rng = rng_for(ID, seed)
+        return {
+            "tokens": list("ABCDE"),
+            "selected": [1, 4],
+            "fates": ["mask", "random"],
+            "replacement": "X",
+            "p": 0.2,
+        }
+    for attempt in range(100):
+        rng = rng_for(ID, seed if attempt == 0 else f"{seed}/{attempt}")  # type: ignore[arg-type]
         kind = rng.choice(("letters", "words", "chars"))
         n = rng.randint(4, 10)
         if kind == "letters":
@@ -55,8 +64,38 @@ def _generate(seed: int) -> Variant:
         fates = [rng.choices(("mask", "random", "keep"), weights=(5, 3, 2))[0] for _ in selected]
         if "mask" not in fates:
             fates[rng.randrange(len(fates))] = "mask"
-        p = rng.choice((0.15, 0.2))
-    data = {"tokens": tokens, "selected": selected, "fates": fates, "replacement": replacement, "p": p}
+        params = {
+            "tokens": tokens,
+            "selected": selected,
+            "fates": fates,
+            "replacement": replacement,
+            "p": rng.choice((0.15, 0.2)),
+        }
+        if _fair(params):
+            return params
+    raise AssertionError(f"{ID}: no fair variant for seed {seed}")
+
+
+def _fair(params: dict) -> bool:
+    """A fair question: every selected token is named once (no duplicate tokens
+    to confuse positions with), the random word differs from every token, and
+    at least one token becomes [MASK]."""
+    tokens, selected = params["tokens"], params["selected"]
+    return (
+        len(set(tokens)) == len(tokens)
+        and params["replacement"] not in tokens
+        and "mask" in params["fates"]
+        and len(selected) == len(set(selected)) == len(params["fates"]) >= 2
+        and all(0 <= i < len(tokens) for i in selected)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
+    params = _draw(seed)
+    tokens, selected, fates = params["tokens"], params["selected"], params["fates"]
+    replacement, p = params["replacement"], params["p"]
+    data = dict(params)
     data.update(_engine_answer(tokens, selected, fates, replacement))
     listing = ", ".join(tokens)
     choices = [fmt(L("position {i} ({t})", "位置 {i}（{t}）"), i=i, t=tokens[i]) for i in selected]
@@ -68,7 +107,9 @@ def _generate(seed: int) -> Variant:
     fate_zh = "；".join(
         _fate_phrase(tokens[i], f, replacement)["zh"] for i, f in zip(selected, fates, strict=True)
     )
-    to_mask, to_random, kept = BERT_SPLIT  # stated from the engine (h4, issue 10)
+    from engine.mlm import BERT_SPLIT  # the split is the engine's fact (torch only where it computes)
+
+    to_mask, to_random, kept = BERT_SPLIT
     prompt = L(
         f"A sequence of {len(tokens)} tokens, positions counted from 0: [{listing}]. Masking probability "
         f"{p:.0%}. Following BERT's rule ({to_mask:.0%} → [MASK], {to_random:.0%} → a random token, "
@@ -84,12 +125,14 @@ def _generate(seed: int) -> Variant:
         "2. 计算损失时，哪些位置需要被计算？\n"
         "3. 这些位置的标签分别是什么？",
     )
-    return Variant(ID, seed, data, prompt)
+    return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
 def _engine_answer(tokens: list[str], selected: list[int], fates: list[str], replacement: str) -> dict:
     """The engine applies the fates: BERT's rule with the selection and fates fixed
     and the random draw confined to the stated replacement token."""
+    from engine.samples import mlm_sample  # the engine (torch) only where it computes
+
     sample = mlm_sample(" ".join(tokens), positions=selected, fates=fates, replacements=[replacement])
     loss_positions = [i for i, label in enumerate(sample.labels) if label is not None]
     return {
@@ -100,26 +143,33 @@ def _engine_answer(tokens: list[str], selected: list[int], fates: list[str], rep
 
 
 class MaskedFill(Exercise):
+    def variant_is_fair(self, variant: Variant) -> bool:
+        return _fair(variant.data)
+
     def solve(self, variant: Variant) -> dict[str, str]:
         data = variant.data
         return {
-            "input": " ".join(data["inputs"]),
+            "inputs": " ".join(data["inputs"]),
             "loss_positions": ", ".join(str(i) for i in data["loss_positions"]),
             "labels": ", ".join(f"{i}: {token}" for i, token in data["labels"].items()),
         }
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         data = variant.data
-        if part == "input":
+        if part == "inputs":
             vocabulary = [*data["tokens"], data["replacement"], MASK]
-            return Parsed(read_tokens(text, data["inputs"], vocabulary))
+            tokens, certain = read_tokens_certain(text, data["inputs"], vocabulary)
+            return Parsed(tokens, certain=certain)
         if part == "loss_positions":
             return Parsed(parsing.positions(text, data["tokens"]))
+        row = parsing.label_row(text, len(data["tokens"]))
+        if row is not None:
+            return Parsed(row)
         pairs = parsing.mapping(text)
         if pairs is not None:
             return Parsed(pairs)
-        bare = parsing.bare_tokens(text)
-        if bare is not None and len(bare) == len(data["loss_positions"]):
+        bare = parsing.bare_tokens(text, len(data["loss_positions"]))
+        if bare is not None:
             return Parsed(dict(zip(data["loss_positions"], bare, strict=True)))
         return Parsed(None)
 
@@ -130,9 +180,9 @@ class MaskedFill(Exercise):
         results: dict[str, PartResult] = {}
         codes: list[str] = []
         fate_at = dict(zip(data["selected"], data["fates"], strict=True))
-        if "input" in parsed:
-            results["input"], found = _grade_input(parsed["input"].value, data, fate_at)
-            codes += found
+        if "inputs" in parsed:
+            results["inputs"], found = _grade_input(parsed["inputs"].value, data, fate_at)
+            codes += found if parsed["inputs"].certain else []
         if "loss_positions" in parsed:
             results["loss_positions"], found = _grade_positions(parsed["loss_positions"].value, data, fate_at)
             codes += found
@@ -160,18 +210,13 @@ def _grade_input(given: list[str], data: dict, fate_at: dict[int, str]) -> tuple
                 codes.append("mask-not-applied")
     if score == 1.0:
         return right(), codes
-    wrong = mismatches(given, expected)
     if len(given) != len(expected):
         note = L(
             f"The input keeps the length of the sequence: {len(expected)} tokens, you wrote {len(given)}.",
             f"输入序列长度不变：应有 {len(expected)} 个 token，你写了 {len(given)} 个。",
         )
     else:
-        details = ", ".join(f"{i}: {expected[i]}" for i in wrong)
-        note = L(
-            f"Not right at position(s) {', '.join(map(str, wrong))} (expected {details}).",
-            f"位置 {', '.join(map(str, wrong))} 不对（应为 {details}）。",
-        )
+        note = wrong_positions(mismatches(given, expected), len(expected))
     return PartResult(score, True, note), codes
 
 
@@ -180,7 +225,7 @@ def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> t
     chosen = set(given)
     if chosen == expected:
         return right(), []
-    if chosen == {i + 1 for i in expected}:
+    if is_one_based(chosen, expected):
         return counted_from_one()
     codes = []
     missing = expected - chosen
@@ -190,18 +235,14 @@ def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> t
         codes.append("loss-omits-kept")
     if chosen - expected:
         codes.append("loss-includes-unselected")
-    expected_text = ", ".join(map(str, sorted(expected)))
-    return (
-        PartResult(
-            jaccard(chosen, expected),
-            True,
-            L(
-                f"The loss is taken at every selected position, whatever its fate: {expected_text}.",
-                f"损失在每个被选中的位置上计算，不论它的命运如何：{expected_text}。",
-            ),
-        ),
-        codes,
+    rule = L(
+        "The loss is taken at every selected position, whatever its fate.",
+        "损失在每个被选中的位置上计算，不论它被怎样处理。",
     )
+    note = set_difference_note(chosen, expected)
+    return PartResult(
+        jaccard(chosen, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
+    ), codes
 
 
 def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
@@ -210,53 +251,99 @@ def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) ->
     codes: list[str] = []
     shifted = {i - 1: token for i, token in given.items()}
     if (
-        given != expected
+        not _labels_match(given, expected)
         and set(shifted) == set(expected)
-        and all(same_token(shifted[i], expected[i]) for i in expected)
+        and _labels_match(shifted, expected)
     ):
         return counted_from_one()
     matched = 0
+    wrong: list[int] = []
     for position, label in expected.items():
         seen = given.get(position)
         if seen is None:
             continue
         if same_token(seen, label):
             matched += 1
-        elif fate_at.get(position) == "random" and same_token(seen, replacement):
+            continue
+        wrong.append(position)
+        if fate_at.get(position) == "random" and same_token(seen, replacement):
             codes.append("label-is-replacement")
         elif same_token(seen, MASK):
             codes.append("label-is-mask")
-    extra = [i for i in given if i not in expected]
+    extra = sorted(i for i in given if i not in expected)
     if extra:
         codes.append("labels-for-unselected")
     score = matched / (len(expected) + len(extra))
     if score == 1.0:
         return right(), codes
-    wanted = ", ".join(f"{i}: {expected[i]}" for i in sorted(expected))
+    missing = sorted(set(expected) - set(given))
+    notes_en, notes_zh = [], []
+    if wrong:
+        notes_en.append(f"the label at {listing(wrong)} is not right")
+        notes_zh.append(f"位置 {listing(wrong)} 的标签不对")
+    if missing:
+        notes_en.append(f"{len(missing)} loss position(s) have no label")
+        notes_zh.append(f"有 {len(missing)} 个参与损失的位置没给标签")
+    if extra:
+        notes_en.append(f"{listing(extra)} should have no label (-100)")
+        notes_zh.append(f"{listing(extra)} 不该有标签（-100）")
+    rule = L("A label is the token that was really there.", "标签是这个位置原本的 token。")
     return (
         PartResult(
             score,
             True,
-            L(
-                f"Each selected position's label is its original token: {wanted}.",
-                f"每个被选中位置的标签都是它的原始词：{wanted}。",
-            ),
+            L("; ".join(notes_en).capitalize() + ". " + rule["en"], "；".join(notes_zh) + "。" + rule["zh"]),
         ),
         codes,
     )
+
+
+def _labels_match(given: dict[int, str], expected: dict[int, str]) -> bool:
+    return set(given) == set(expected) and all(same_token(given[i], expected[i]) for i in expected)
+
+
+RUBRIC = Rubric(
+    full=L(
+        "The input with each fate applied, every selected position in the loss, and each label the original token.",
+        "按各自的处理改写后的输入、所有被选中的位置都参与损失、每个标签都是原词。",
+    ),
+    partial=(
+        L("Each of the three parts counts a third.", "三个部分各占三分之一。"),
+        L("Inputs: the share of positions right.", "输入：按写对的位置比例给分。"),
+        L(
+            "Loss positions: overlap with the right set (right ÷ all named).",
+            "损失位置：与正确集合的重合度（对的 ÷ 写出的全部）。",
+        ),
+        L(
+            "Labels: right labels ÷ (labels expected + labels given where none belongs).",
+            "标签：写对的标签 ÷（应有的标签数 + 多写的标签数）。",
+        ),
+    ),
+    caps=(
+        ("random-shown-as-mask", 0.5),
+        ("loss-omits-random", 0.5),
+        ("loss-omits-kept", 0.5),
+        ("label-is-replacement", 0.5),
+        ("label-is-mask", 0.5),
+        ONE_BASED_CAP,
+    ),
+)
 
 
 EXERCISES = (
     MaskedFill(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("BERT's 80/10/10 on a short sequence", "短序列上的 BERT 80/10/10"),
         parts=(
             Part(
-                "input",
+                "inputs",
                 L("the model's input", "模型的输入序列"),
                 L("tokens separated by spaces", "用空格分隔的 token"),
+                aliases=("input",),
             ),
             Part(
                 "loss_positions",
@@ -273,7 +360,7 @@ EXERCISES = (
         hint_texts=(
             L(
                 "Only the selected positions change, and only in the way their fate says.",
-                "只有被选中的位置会变化，并且按它的命运来变。",
+                "只有被选中的位置会变化，并且按给它定的处理来变。",
             ),
             L(
                 "The loss does not care what the input shows at a selected position: [MASK], a random word or the "

@@ -30,7 +30,13 @@ class Reflection(Exercise):
     key_points: tuple[Bilingual, ...] = ()
 
     def generate(self, seed: int) -> Variant:
-        return Variant(self.id, seed, {}, self.question)
+        return Variant(self.id, seed, {}, self.question, self.question["en"])
+
+    def question_key(self, seed: int) -> str:
+        return self.question["en"]
+
+    def pool_size(self) -> int:
+        return 1
 
     def comparison(self) -> Bilingual:
         """The model answer and its key points: what a learner marks themself against."""

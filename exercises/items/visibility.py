@@ -4,13 +4,18 @@ bidirectional or prefix-LM mask? (The first lesson's CLM-vs-MLM comparison.)"""
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 
-from engine.masks import mask_for, visible_keys
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.grading.scoring import jaccard, right
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
+from exercises.grading.scoring import (
+    ONE_BASED_CAP,
+    counted_from_one,
+    is_one_based,
+    jaccard,
+    right,
+    set_difference_note,
+)
 from exercises.items.banks import rng_for
 from exercises.text import L
 
@@ -22,16 +27,76 @@ KIND_NAMES = {
 }
 
 
+RULES = {
+    "causal": L(
+        "Under a causal mask a position sees itself and every earlier position.",
+        "因果掩码下，位置能看到自己和它之前的所有位置。",
+    ),
+    "bidirectional": L(
+        "Under a bidirectional mask every position sees every position.",
+        "双向掩码下，每个位置都能看到所有位置。",
+    ),
+    "prefix": L(
+        "Under a prefix-LM mask a position sees the whole prefix, and causally after it.",
+        "前缀 LM 掩码下，位置能看到整个前缀，前缀之后则按因果方式看。",
+    ),
+}
+
+
+def answer_for(kind: str, n: int, query: int, prefix: int) -> set[int]:
+    """The rule in one line (the engine's mask is what grades; this serves the
+    fairness test, which compares the three kinds)."""
+    if kind == "bidirectional":
+        return set(range(n))
+    return set(range(max(query + 1, prefix if kind == "prefix" else 0)))
+
+
+def _fair(params: dict) -> bool:
+    """The question tests the kind it names: a causal or bidirectional question
+    never asks about the last position (there the two agree), a prefix question
+    has a prefix of at least 2 and an answer unlike both the causal and the
+    bidirectional one."""
+    kind, n, query, prefix = params["kind"], params["n"], params["query"], params["prefix"]
+    if not 0 <= query < n:
+        return False
+    if kind == "prefix":
+        answer = answer_for("prefix", n, query, prefix)
+        return 2 <= prefix < n and answer not in (answer_for("causal", n, query, 0), set(range(n)))
+    return prefix == 0 and query < n - 1
+
+
+def _draw(seed: int) -> dict:
+    if seed == 0:
+        return {"kind": "causal", "n": 6, "query": 3, "prefix": 0}
+    rng = rng_for(ID, seed)
+    kind = rng.choice(("causal", "causal", "bidirectional", "prefix", "prefix"))
+    n = rng.randint(4, 10)
+    if kind == "prefix":
+        prefix = rng.randint(2, n - 1)
+        query = rng.randrange(prefix - 1)  # inside the prefix, before its last position
+    else:
+        prefix, query = 0, rng.randrange(n - 1)
+    return {"kind": kind, "n": n, "query": query, "prefix": prefix}
+
+
+def all_questions() -> list[dict]:
+    """Every question the generator can ask (the pool)."""
+    found = []
+    for n in range(4, 11):
+        for query in range(n):
+            found += [
+                {"kind": kind, "n": n, "query": query, "prefix": 0} for kind in ("causal", "bidirectional")
+            ]
+            found += [{"kind": "prefix", "n": n, "query": query, "prefix": p} for p in range(2, n)]
+    return [params for params in found if _fair(params)]
+
+
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
-    if seed == 0:
-        kind, n, query, prefix = "causal", 6, 3, 0
-    else:
-        rng = rng_for(ID, seed)
-        kind = rng.choice(("causal", "causal", "bidirectional", "prefix", "prefix"))
-        n = rng.randint(4, 10)
-        prefix = rng.randint(1, n - 2) if kind == "prefix" else 0
-        query = rng.randrange(n)
+    from engine.masks import mask_for, visible_keys  # the engine (torch) only where it computes
+
+    params = _draw(seed)
+    kind, n, query, prefix = params["kind"], params["n"], params["query"], params["prefix"]
     mask = mask_for(kind, n, prefix)
     visible = visible_keys(mask, query)
     data = {"kind": kind, "n": n, "query": query, "prefix": prefix, "visible": visible}
@@ -41,15 +106,24 @@ def _generate(seed: int) -> Variant:
         "attend to? List them all.",
         f"长度为 {n} 的序列（位置 0 到 {n - 1}），使用{name['zh']}。位置 {query} 可以注意（看到）哪些位置？请全部列出。",
     )
-    return Variant(ID, seed, data, prompt)
+    return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
 class Visibility(Exercise):
+    def variant_is_fair(self, variant: Variant) -> bool:
+        data = variant.data
+        return _fair(data) and set(data["visible"]) == answer_for(
+            data["kind"], data["n"], data["query"], data["prefix"]
+        )
+
+    def pool_size(self) -> int:
+        return len(all_questions())
+
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"visible": ", ".join(map(str, variant.data["visible"]))}
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        return Parsed(_positions(text, variant.data["n"]))
+        return Parsed(parsing.positions(text, None, n=variant.data["n"]))
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -59,11 +133,12 @@ class Visibility(Exercise):
         n, query, kind = data["n"], data["query"], data["kind"]
         if given == expected:
             return {"visible": right()}, []
+        if is_one_based(given, expected):
+            result, codes = counted_from_one()
+            return {"visible": result}, codes
         codes = []
         causal = set(range(query + 1))
-        if given == {i + 1 for i in expected}:
-            codes.append("one-based-positions")
-        elif kind != "bidirectional" and given == expected - {query}:
+        if kind != "bidirectional" and given == expected - {query}:
             codes.append("causal-excludes-self")
         elif kind == "causal" and given == set(range(n)):
             codes.append("causal-sees-future")
@@ -73,35 +148,37 @@ class Visibility(Exercise):
             codes.append("prefix-ignored")
         elif kind == "prefix" and given == set(range(n)):
             codes.append("prefix-fully-bidirectional")
-        score = 0.5 if codes == ["one-based-positions"] else jaccard(given, expected)
-        listing = ", ".join(map(str, sorted(expected)))
+        note, rule = set_difference_note(given, expected), RULES[kind]
         return {
             "visible": PartResult(
-                score,
-                True,
-                L(f"Position {query} sees {listing}.", f"位置 {query} 能看到 {listing}。"),
+                jaccard(given, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
             )
         }, codes
 
 
-def _positions(text: str, n: int) -> list[int] | None:
-    """Positions, or a range written as 0-3 / 0..3 / [0, 3] (a closed range)."""
-    cleaned = parsing.clean(text)
-    span = re.fullmatch(r"\[?\s*(\d+)\s*(?:-|\.\.|~|到|至|…)\s*(\d+)\s*\]?", cleaned)
-    if span:
-        low, high = int(span.group(1)), int(span.group(2))
-        if low <= high <= 10 * n:
-            return list(range(low, high + 1))
-    numbers = parsing.integers(text)
-    if numbers is None:
-        return [] if any(word in cleaned.lower() for word in ("none", "nothing", "无", "没有")) else None
-    return sorted(set(numbers))
+RUBRIC = Rubric(
+    full=L(
+        "Exactly the positions the mask lets the query position see.",
+        "恰好是掩码允许该查询位置看到的那些位置。",
+    ),
+    partial=(L("Overlap with the right set: right ÷ all named.", "与正确集合的重合度：对的 ÷ 写出的全部。"),),
+    caps=(
+        ("causal-sees-future", 0.5),
+        ("causal-excludes-self", 0.5),
+        ("bidirectional-as-causal", 0.5),
+        ("prefix-ignored", 0.5),
+        ("prefix-fully-bidirectional", 0.5),
+        ONE_BASED_CAP,
+    ),
+)
 
 
 EXERCISES = (
     Visibility(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("Who may position i look at?", "位置 i 能看到谁？"),
         parts=(

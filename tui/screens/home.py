@@ -53,7 +53,7 @@ class HomeScreen(Screen):
     def refresh_list(self) -> None:
         lang = self.app.lang
         progress = self.app.progress
-        solved_ids, mastered_ids = progress.solved(), progress.mastered()  # once, not per lesson
+        counts = progress.per_objective()  # computed once, in exercises/learner/progress.py (h4)
         self.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
         options = self.query_one(OptionList)
@@ -67,9 +67,11 @@ class HomeScreen(Screen):
                 Option(Text(t("continue", lang, title=title), style="bold"), id=f"continue:{last}")
             )
         for number, objective in enumerate(OBJECTIVES, start=1):
-            solved = sum(exercise in solved_ids for exercise in objective.exercises)
-            mastered = sum(exercise in mastered_ids for exercise in objective.exercises)
-            total = len(objective.exercises)
+            solved, mastered, total = (
+                counts[objective.id].solved,
+                counts[objective.id].mastered,
+                counts[objective.id].exercises,
+            )
             status = t("progress", lang, done=solved, total=total)
             if mastered:
                 status += t("progress-mastered", lang, mastered=mastered)

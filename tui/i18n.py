@@ -7,16 +7,16 @@ language, falling back to the engine's English sentence.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from exercises.text import Bilingual, L, pick
 
 LANGUAGES = ("zh", "en")
 
 
-def detect_language(environ: Mapping[str, str] | None = None) -> str:
+def detect_language() -> str:
     """zh when the locale says Chinese, else en (OBJECTIVES_TUTOR_LANG wins)."""
-    env = os.environ if environ is None else environ
+    env = os.environ
     explicit = env.get("OBJECTIVES_TUTOR_LANG", "").strip().lower()
     if explicit in LANGUAGES:
         return explicit

@@ -40,10 +40,6 @@ class MatrixEditor(Widget, can_focus=True):
         self.cursor = (0, 0)
         self.wrong: dict[tuple[int, int], int] = {}  # cell -> the value it should have
 
-    @property
-    def value(self) -> list[list[int]]:
-        return [list(row) for row in self.cells]
-
     def as_text(self) -> str:
         return "\n".join(" ".join(map(str, row)) for row in self.cells)
 

@@ -10,7 +10,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
 
-CELL = 3
+CELL = 4  # three characters (" 1 " or, when wrong, "1→0") and a space between cells
 
 
 class MatrixEditor(Widget, can_focus=True):
@@ -90,7 +90,7 @@ class MatrixEditor(Widget, can_focus=True):
         text = Text(no_wrap=True)
         text.append("   ")
         for column in range(self.n):
-            text.append(str(column).rjust(CELL), style="bold")
+            text.append(str(column).center(CELL - 1) + " ", style="bold")
         for row in range(self.n):
             text.append("\n" + str(row).rjust(2) + " ", style="bold")
             for column in range(self.n):
@@ -102,4 +102,5 @@ class MatrixEditor(Widget, can_focus=True):
                 if (row, column) == self.cursor and self.has_focus:
                     style += " reverse"
                 text.append(cell, style=style)
+                text.append(" ")
         return text

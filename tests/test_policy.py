@@ -31,7 +31,7 @@ def test_hint_policies():
 def test_hints_come_one_at_a_time_and_stop_at_the_last():
     practice = Practice()
     assert practice.next_hint("after-first-try", available=2) == "hints-locked" and practice.hints_shown == 0
-    practice.graded(graded("visibility", {"visible": "0"}))
+    practice.graded(graded("visibility", {"visible": "?!"}))  # unreadable, but a try all the same
     for _ in range(3):
         assert practice.next_hint("after-first-try", available=2) is None
     assert practice.hints_shown == 2

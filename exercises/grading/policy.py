@@ -36,6 +36,7 @@ def hint_refusal(policy: str, tried: bool) -> str | None:
 class Practice:
     """One learner working on one variant: what they have done so far."""
 
+    checks: int = 0  # answers checked, readable or not (a try, for the hint setting)
     tries: int = 0  # graded tries that could be read
     wrong_tries: int = 0
     hints_shown: int = 0
@@ -43,6 +44,7 @@ class Practice:
 
     def graded(self, result: GradeResult) -> None:
         """Count a graded try; an unreadable one is neither right nor wrong."""
+        self.checks += 1
         if result.graded and result.valid:
             self.tries += 1
             if not result.correct:
@@ -50,7 +52,7 @@ class Practice:
 
     def next_hint(self, policy: str, available: int) -> str | None:
         """Show one hint more (up to ``available``); the i18n key of a refusal, or None."""
-        refusal = hint_refusal(policy, self.tries > 0)
+        refusal = hint_refusal(policy, self.checks > 0)
         if refusal is None and self.hints_shown < available:
             self.hints_shown += 1
         return refusal

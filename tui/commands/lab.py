@@ -24,6 +24,7 @@ from rich.text import Text
 from exercises.text import pick
 from tui.errors import UsageError
 from tui.i18n import t
+from tui.render import emit_json
 
 
 def add_parser(commands, common) -> None:
@@ -196,7 +197,7 @@ def _check(folder: Path, name: str | None, as_json: bool, lang: str, console: Co
             "done": len(done & {task.id for task in TASKS}),
             "total": total,
         }
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        emit_json(payload)  # the one JSON writer of the command line (h4, issue 10)
     else:
         console.print(t("lab-progress", lang, done=len(done & {task.id for task in TASKS}), total=total))
     return 0 if all(result.passed for result in results) else 1

@@ -1,10 +1,16 @@
 """Causal language modelling: next-token labels and their loss.
 
-Two equivalent layouts are offered: the lesson's shift (inputs drop the last
-token, labels drop the first) and the same-length layout that libraries use
-(labels[t] = tokens[t + 1], -100 at the end). Padding is read from the
-attention mask, never from token values, so a pad id equal to EOS keeps the EOS
-labels.
+Whatever the layout, the prediction made at position t is scored against
+token t + 1 (the seeds say the labels are the inputs "shifted right by one").
+Two layouts are both right:
+
+* data-side (the second seed lesson): inputs = tokens[:-1], labels = tokens[1:];
+* loss-side (the first seed lesson and Hugging Face): the model reads all n
+  tokens, labels = input_ids, and the loss compares logits[:, :-1] with
+  labels[:, 1:], so logit t meets label t + 1.
+
+Padding is read from the attention mask, never from token values, so a pad id
+equal to EOS keeps the EOS labels.
 """
 
 from __future__ import annotations
@@ -47,6 +53,31 @@ def shift_for_next_token(
         real = attention_mask.to(torch.bool)
         labels[~(real[..., 1:] & real[..., :-1])] = IGNORE_INDEX
     return inputs, labels
+
+
+def loss_side_pairs(length: int) -> list[tuple[int, int]]:
+    """Which logit position meets which label position in the loss-side layout:
+    logits[:, :-1] against labels[:, 1:], i.e. (t, t + 1) for t = 0 .. n - 2."""
+    if length < 2:
+        raise InvalidInput(
+            "sequence-too-short",
+            f"causal LM needs at least 2 tokens (one to read, one to predict), got {length}",
+            n=length,
+            need=2,
+        )
+    logit_positions = torch.arange(length)[:-1]
+    label_positions = torch.arange(length)[1:]
+    return list(zip(logit_positions.tolist(), label_positions.tolist(), strict=True))
+
+
+def loss_side_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Hugging Face's causal-LM loss: labels = input_ids (n of them), shifted inside the loss."""
+    if logits.shape[:-1] != labels.shape:
+        raise InvalidInput(
+            "shape-mismatch",
+            f"logits {tuple(logits.shape)} do not match labels {tuple(labels.shape)}",
+        )
+    return causal_lm_loss(logits[..., :-1, :], labels[..., 1:])
 
 
 def same_length_labels(ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:

@@ -12,13 +12,13 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from engine.clm import IGNORE_INDEX, shift_for_next_token
+from engine.clm import IGNORE_INDEX, loss_side_pairs, shift_for_next_token
 from engine.errors import InvalidInput
 from engine.masks import causal_mask
 from engine.mlm import BERT_SPLIT, FATE_NAMES, KEPT, MASKED, RANDOM, mask_tokens
 from engine.prefix_lm import prefix_lm_sample
-from engine.spans import corrupt_explicit, corrupt_random
-from engine.tokens import CLS, SEP, Vocab, is_special, split_characters, split_text
+from engine.spans import corrupt_explicit, corrupt_random, noise_runs, span_counts
+from engine.tokens import CLS, EOS, SEP, Vocab, is_special, split_characters, split_text
 
 FATE_CODES = {"mask": MASKED, "random": RANDOM, "keep": KEPT}
 
@@ -45,10 +45,22 @@ def _as_lists(mask: torch.Tensor) -> list[list[int]]:
 
 @dataclass(frozen=True)
 class ClmSample:
+    """One sentence as a causal-LM sample, in both layouts.
+
+    Data-side (the second seed lesson): ``inputs`` = tokens[:-1], ``labels`` =
+    tokens[1:], ``mask`` the causal mask over the inputs. Loss-side (the first
+    seed lesson, Hugging Face): the model reads all tokens, ``loss_side_labels``
+    equal them, and ``loss_pairs`` lists which logit position meets which label
+    position (t, t + 1).
+    """
+
     tokens: list[str]
     inputs: list[str]
     labels: list[str | None]
     mask: list[list[int]]
+    loss_side_inputs: list[str]
+    loss_side_labels: list[str]
+    loss_pairs: list[list[int]]
 
     def to_json(self) -> dict:
         return {"objective": "clm", **asdict(self)}
@@ -57,9 +69,16 @@ class ClmSample:
 def clm_sample(text: str) -> ClmSample:
     tokens = _tokens(text, 2, "causal LM")
     vocab = Vocab.from_tokens(tokens, n_sentinels=0)
-    inputs, labels = shift_for_next_token(torch.tensor(vocab.encode(tokens)))
+    ids = torch.tensor(vocab.encode(tokens))
+    inputs, labels = shift_for_next_token(ids)
     return ClmSample(
-        tokens, vocab.decode(inputs), _label_tokens(labels, vocab), _as_lists(causal_mask(len(tokens) - 1))
+        tokens,
+        vocab.decode(inputs),
+        _label_tokens(labels, vocab),
+        _as_lists(causal_mask(len(tokens) - 1)),
+        loss_side_inputs=vocab.decode(ids),
+        loss_side_labels=vocab.decode(ids.clone()),
+        loss_pairs=[list(pair) for pair in loss_side_pairs(len(tokens))],
     )
 
 
@@ -208,10 +227,22 @@ def pieces_with_words(text: str) -> tuple[list[str], list[int]]:
 
 @dataclass(frozen=True)
 class SpanSample:
+    """One sentence under T5's span corruption.
+
+    ``inputs`` and ``targets`` end with ``</s>`` as T5's do; ``spans`` are the
+    hidden runs (touching spans given by hand come back merged); ``closed`` says
+    whether the target carries a closing sentinel (kept text follows the last
+    span). For random spans, ``noise_tokens`` and ``span_count`` are T5's
+    arithmetic for this length (None for spans given by hand).
+    """
+
     tokens: list[str]
     inputs: list[str]
     targets: list[str]
     spans: list[list[int]]
+    closed: bool
+    noise_tokens: int | None = None
+    span_count: int | None = None
 
     def to_json(self) -> dict:
         return {"objective": "span", **asdict(self)}
@@ -225,33 +256,30 @@ def span_sample(
     mean_span: float = 3.0,
     seed: int = 0,
 ) -> SpanSample:
-    """Span corruption of one sentence: the given spans, or T5's random ones."""
+    """Span corruption of one sentence as T5 builds it: the given spans, or T5's random ones."""
     tokens = _tokens(text, 2, "span corruption")
     vocab = Vocab.from_tokens(tokens)
+    eos_id = vocab.add(EOS)
     ids = torch.tensor(vocab.encode(tokens))
+    counts: tuple[int, int] | tuple[None, None] = (None, None)
     if spans:
-        result = corrupt_explicit(ids, spans, vocab.sentinel_ids(), vocab.pad_id)
+        result = corrupt_explicit(ids, spans, vocab.sentinel_ids(), vocab.pad_id, eos_id=eos_id)
     else:
         generator = torch.Generator().manual_seed(seed)
-        result = corrupt_random(ids, vocab.sentinel_ids(), density, mean_span, vocab.pad_id, generator)
+        result = corrupt_random(
+            ids, vocab.sentinel_ids(), density, mean_span, vocab.pad_id, generator, eos_id=eos_id
+        )
+        counts = span_counts(len(tokens), density, mean_span)
+    noise = result.noise_mask.tolist()
     return SpanSample(
         tokens=tokens,
         inputs=vocab.decode(result.inputs[: int(result.input_lengths)]),
         targets=vocab.decode(result.targets[: int(result.target_lengths)]),
-        spans=_runs(result.noise_mask, spans),
+        spans=[[start, end] for start, end in noise_runs(noise)],
+        closed=not noise[-1],
+        noise_tokens=counts[0],
+        span_count=counts[1],
     )
-
-
-def _runs(noise: torch.Tensor, given: Sequence[tuple[int, int]] | None) -> list[list[int]]:
-    if given:
-        return [[start, end] for start, end in sorted(given)]
-    runs: list[list[int]] = []
-    for position, is_noise in enumerate(noise.tolist()):
-        if is_noise and runs and runs[-1][1] == position:
-            runs[-1][1] = position + 1
-        elif is_noise:
-            runs.append([position, position + 1])
-    return runs
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,9 @@
 """T5 span corruption: spans of the text are replaced by sentinels in the
 input, and the target spells each sentinel followed by the span it hides,
-ending with the next sentinel (the second lesson's format).
+closed by one more sentinel only when kept text follows the last span (T5's
+``noise_span_to_unique_sentinel`` for the inputs and
+``nonnoise_span_to_unique_sentinel`` for the targets). The second lesson's own
+function, which always closes with a sentinel, lives in ``engine.textbook``.
 
 Spans are either given (``[(start, end), ...]``, end exclusive, as the lesson's
 ``tokens[start:end]``) or drawn with T5's random-span algorithm, vectorised over
@@ -119,47 +122,53 @@ def corrupt(
     noise_mask: torch.Tensor,
     sentinel_ids: Sequence[int],
     pad_id: int = 0,
-    span_starts: torch.Tensor | None = None,
+    eos_id: int | None = None,
 ) -> SpanCorruption:
-    """Replace every noise span by its sentinel and build the matching targets.
+    """Replace every noise span by its sentinel and build the matching targets, as T5 does.
 
-    ``span_starts`` marks where a span begins; by default a span is a maximal run
-    of noise. Vectorised: each kept token's destination is computed with cumsum
-    and written with one scatter.
+    A span is a maximal run of noise (T5 marks noise per token, so two spans
+    that touch are one span with one sentinel). Sentinel k stands for span k in
+    the input and comes before span k's tokens in the target. The target ends
+    with one more sentinel only when kept text follows the last span (that is
+    T5's ``nonnoise_span_to_unique_sentinel``: the sentinel stands for that kept
+    text); a span that runs to the end closes the target itself. With
+    ``eos_id``, both sequences end with it, as T5's ``add_eos`` features do.
+    Vectorised: each kept token's destination is computed with cumsum and written
+    with one scatter.
     """
     squeeze = ids.dim() == 1
     if squeeze:
         ids, noise_mask = ids.unsqueeze(0), noise_mask.unsqueeze(0)
-        span_starts = None if span_starts is None else span_starts.unsqueeze(0)
     if noise_mask.shape != ids.shape:
         raise InvalidInput("shape-mismatch", "noise_mask must have the same shape as the token ids")
     noise = noise_mask.to(torch.bool)
-    if span_starts is None:
-        span_starts = noise.clone()
-        span_starts[:, 1:] &= ~noise[:, :-1]
-    else:
-        span_starts = span_starts.to(torch.bool) & noise
+    span_starts = noise.clone()
+    span_starts[:, 1:] &= ~noise[:, :-1]
 
+    batch = ids.shape[0]
     n_spans = span_starts.sum(dim=1)
-    most = int(n_spans.max()) if n_spans.numel() else 0
-    if most + 1 > len(sentinel_ids):
+    # The closing sentinel stands for the kept text after the last span.
+    closes = ~noise[:, -1] if ids.shape[1] else torch.ones(batch, dtype=torch.bool)
+    need = n_spans + closes
+    most = int(need.max()) if need.numel() else 0
+    if most > len(sentinel_ids):
         raise InvalidInput(
             "too-many-spans",
-            f"{most} spans need {most + 1} sentinels (the target ends with the next one), but only {len(sentinel_ids)} exist",
-            spans=most,
-            need=most + 1,
+            f"{int(n_spans.max())} spans need {most} sentinels, but only {len(sentinel_ids)} exist",
+            spans=int(n_spans.max()),
+            need=most,
             sentinels=len(sentinel_ids),
         )
+    extra = 0 if eos_id is None else 1
     # Destinations are 1-based so that column 0 can take every discarded write:
     # multiplying a destination by its keep-flag sends the rest there.
     span_number = span_starts.cumsum(dim=1)  # 1 on the first span, 2 on the second ...
     span_sentinel = _sentinel_of_span(list(sentinel_ids), span_number, ids.dtype)
-    closing = torch.as_tensor(list(sentinel_ids), dtype=ids.dtype)[n_spans].view(-1, 1)
-    batch = ids.shape[0]
+    closing = torch.as_tensor([*sentinel_ids, pad_id], dtype=ids.dtype)[n_spans.clamp(max=len(sentinel_ids))]
     noise_through = noise.cumsum(dim=1)  # noise tokens up to and including here
     total_noise = noise_through[:, -1].clone() if ids.shape[1] else torch.zeros(batch, dtype=torch.long)
-    input_lengths = ids.shape[1] - total_noise + n_spans
-    target_lengths = total_noise + n_spans + 1
+    input_lengths = ids.shape[1] - total_noise + n_spans + extra
+    target_lengths = total_noise + n_spans + closes + extra
 
     # Inputs: non-noise tokens, plus the sentinel at the first token of each span.
     # (In-place fills: on a 128x512 batch each avoided allocation is visible.)
@@ -168,15 +177,19 @@ def corrupt(
     input_place = keep_in_input.cumsum(dim=1).masked_fill_(~keep_in_input, 0)
     inputs = torch.full((batch, int(input_lengths.max()) + 1 if batch else 1), pad_id, dtype=ids.dtype)
     inputs.scatter_(1, input_place, input_values)
-    inputs = inputs[:, 1:]
 
-    # Targets: for span k, its sentinel then its tokens; then the closing sentinel.
+    # Targets: for span k, its sentinel then its tokens; then the closing sentinel if kept text follows.
     token_place = noise_through.add_(span_number)  # 1-based place of a noise token in the target
     targets = torch.full((batch, int(target_lengths.max()) + 1 if batch else 1), pad_id, dtype=ids.dtype)
     targets.scatter_(1, token_place.masked_fill(~noise, 0), ids)
     targets.scatter_(1, token_place.sub_(1).masked_fill_(~span_starts, 0), span_sentinel)
-    targets.scatter_(1, target_lengths.view(-1, 1), closing)
-    targets = targets[:, 1:]
+    closing_place = (total_noise + n_spans + 1) * closes
+    targets.scatter_(1, closing_place.view(-1, 1), closing.view(-1, 1))
+    if eos_id is not None:
+        eos = torch.full((batch, 1), eos_id, dtype=ids.dtype)
+        inputs.scatter_(1, input_lengths.view(-1, 1), eos)
+        targets.scatter_(1, target_lengths.view(-1, 1), eos)
+    inputs, targets = inputs[:, 1:], targets[:, 1:]
 
     result = SpanCorruption(noise, inputs, targets, input_lengths, target_lengths)
     if squeeze:
@@ -202,22 +215,42 @@ def _sentinel_of_span(sentinel_ids: list[int], span_number: torch.Tensor, dtype:
 
 
 def corrupt_explicit(
-    ids: torch.Tensor, spans: Sequence[tuple[int, int]], sentinel_ids: Sequence[int], pad_id: int = 0
+    ids: torch.Tensor,
+    spans: Sequence[tuple[int, int]],
+    sentinel_ids: Sequence[int],
+    pad_id: int = 0,
+    eos_id: int | None = None,
 ) -> SpanCorruption:
-    """The lesson's build: hide the given spans of one sequence (each its own
-    sentinel, even when two spans touch)."""
+    """The lessons' build: hide the given spans of one sequence.
+
+    Spans that touch (``2:3, 3:4``) hide one run of tokens and so become one
+    span with one sentinel, as in T5, which marks noise token by token.
+    """
     if ids.dim() != 1:
         raise InvalidInput("bad-shape", "explicit spans apply to one sequence (1-D token ids)")
-    length = int(ids.shape[0])
+    return corrupt(ids, explicit_noise_mask(spans, int(ids.shape[0])), sentinel_ids, pad_id, eos_id)
+
+
+def explicit_noise_mask(spans: Sequence[tuple[int, int]], length: int) -> torch.Tensor:
+    """The (N,) noise mask of validated explicit spans."""
     ordered = check_spans(spans, length)
     if not ordered:
         raise InvalidInput("no-spans", "give at least one span to hide")
     noise = torch.zeros(length, dtype=torch.bool)
-    starts = torch.zeros(length, dtype=torch.bool)
     for start, end in ordered:
         noise[start:end] = True
-        starts[start] = True
-    return corrupt(ids, noise, sentinel_ids, pad_id, span_starts=starts)
+    return noise
+
+
+def noise_runs(noise: Sequence[bool]) -> list[tuple[int, int]]:
+    """The maximal runs of noise as (start, end) pairs, end excluded: the spans T5 sees."""
+    runs: list[list[int]] = []
+    for position, is_noise in enumerate(noise):
+        if is_noise and runs and runs[-1][1] == position:
+            runs[-1][1] = position + 1
+        elif is_noise:
+            runs.append([position, position + 1])
+    return [(start, end) for start, end in runs]
 
 
 def corrupt_random(
@@ -227,6 +260,7 @@ def corrupt_random(
     mean_span: float = 3.0,
     pad_id: int = 0,
     generator: torch.Generator | None = None,
+    eos_id: int | None = None,
 ) -> SpanCorruption:
     """T5's random span corruption of a (B, N) or (N,) batch."""
     squeeze = ids.dim() == 1
@@ -234,7 +268,7 @@ def corrupt_random(
     if batch_ids.dim() != 2:
         raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
     noise = random_spans_noise_mask(batch_ids.shape[0], batch_ids.shape[1], density, mean_span, generator)
-    result = corrupt(batch_ids, noise, sentinel_ids, pad_id)
+    result = corrupt(batch_ids, noise, sentinel_ids, pad_id, eos_id)
     if squeeze:
         result = SpanCorruption(
             *(
@@ -251,8 +285,14 @@ def corrupt_random(
     return result
 
 
-def merge_back(inputs: Sequence[int], targets: Sequence[int], sentinel_ids: Sequence[int]) -> list[int]:
-    """Rebuild the original sequence from one corrupted input and its target."""
+def merge_back(
+    inputs: Sequence[int], targets: Sequence[int], sentinel_ids: Sequence[int], eos_id: int | None = None
+) -> list[int]:
+    """Rebuild the original sequence from one corrupted input and its target
+    (a trailing ``eos_id`` on either is dropped first)."""
+    if eos_id is not None:
+        inputs = inputs[:-1] if inputs and inputs[-1] == eos_id else inputs
+        targets = targets[:-1] if targets and targets[-1] == eos_id else targets
     sentinel_set = set(sentinel_ids)
     fills: dict[int, list[int]] = {}
     current: int | None = None

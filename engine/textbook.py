@@ -16,10 +16,9 @@ from engine.clm import causal_lm_loss, shift_for_next_token, uniform_baseline
 from engine.errors import InvalidInput
 from engine.masks import bidirectional_mask, causal_mask, visible_keys
 from engine.mlm import MASKED, MaskedLMBatch, mask_tokens
-from engine.spans import corrupt_explicit
-from engine.tokens import Vocab, split_text
+from engine.spans import check_spans
+from engine.tokens import LESSON_SENTENCE, Vocab, sentinel, split_text
 
-LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 LESSON_SPECIALS = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}
 FIRST_ORDINARY_ID = 5  # the lesson draws ordinary tokens from [5, vocab)
 
@@ -38,8 +37,10 @@ def _check_size(name: str, value: int, low: int) -> None:
 @dataclass(frozen=True)
 class ClmRun:
     input_ids: torch.Tensor
+    labels: torch.Tensor  # data-side labels: input_ids[:, 1:]
     loss: float
     loss_unscaled: float  # the same run with the projection not divided by sqrt(d)
+    logit_variance: float  # mean over positions of the logits' variance across the vocabulary
     baseline: float  # ln V
     causal_mask: torch.Tensor
     vocab_size: int
@@ -65,8 +66,10 @@ def clm_run(
     logits_unscaled = torch.matmul(hidden, raw_projection)[:, :-1, :]
     return ClmRun(
         input_ids=input_ids,
+        labels=labels,
         loss=float(causal_lm_loss(logits, labels)),
         loss_unscaled=float(causal_lm_loss(logits_unscaled, labels)),
+        logit_variance=float(logits.var(dim=-1).mean()),
         baseline=uniform_baseline(vocab_size),
         causal_mask=causal_mask(seq_len),
         vocab_size=vocab_size,
@@ -136,6 +139,20 @@ def default_positions(n: int) -> tuple[tuple[int, ...], tuple[int, int]]:
     return masks, (start, min(start + 2, n))
 
 
+def lesson_span_corruption(tokens: list[str], start: int, end: int) -> tuple[list[str], list[str]]:
+    """The second lesson's simplified span corruption, kept as the lesson prints it.
+
+    One span, ``<extra_id_0>`` in its place, and a target that always closes
+    with ``<extra_id_1>`` and has no ``</s>``. T5 differs in two ways (see
+    ``engine.spans.corrupt``): it closes the target with a sentinel only when
+    kept text follows the span, and it ends inputs and targets with ``</s>``.
+    """
+    check_spans([(start, end)], len(tokens))
+    hidden = tokens[start:end]
+    corrupted = [*tokens[:start], sentinel(0), *tokens[end:]]
+    return corrupted, [sentinel(0), *hidden, sentinel(1)]
+
+
 def three_samples(
     text: str = LESSON_SENTENCE,
     mask_positions: tuple[int, ...] | None = None,
@@ -176,15 +193,15 @@ def three_samples(
         fates=torch.full_like(ids, MASKED),
         generator=_generator(0),
     )
-    spans = corrupt_explicit(ids, [span], vocab.sentinel_ids(), vocab.pad_id)
+    span_inputs, span_target = lesson_span_corruption(tokens, *span)
     return ThreeSamples(
         tokens=tokens,
         causal_inputs=vocab.decode(causal_inputs),
         causal_labels=vocab.decode(causal_labels),
         masked_inputs=vocab.decode(masked.input_ids),
         masked_labels={int(i): tokens[int(i)] for i in masked.selected.nonzero().flatten()},
-        span_inputs=vocab.decode(spans.inputs[: int(spans.input_lengths)]),
-        span_target=vocab.decode(spans.targets[: int(spans.target_lengths)]),
+        span_inputs=span_inputs,
+        span_target=span_target,
         mask_positions=tuple(sorted(set(mask_positions))),
         span=span,
     )

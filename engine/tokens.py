@@ -14,11 +14,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
+EOS = "</s>"  # T5's end of sequence, appended to its inputs and targets
 # The first lesson's ids: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4.
 BASE_SPECIALS: tuple[str, ...] = (PAD, UNK, CLS, SEP, MASK)
 DEFAULT_SENTINELS = 100  # T5 ships 100 sentinel tokens
+# The second lesson's example sentence: every default and seed-0 variant uses it.
+LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
-_SPECIAL_PATTERN = re.compile(r"(\[(?:PAD|UNK|CLS|SEP|MASK)\]|<extra_id_\d+>)")
+_SPECIAL_PATTERN = re.compile(r"(\[(?:PAD|UNK|CLS|SEP|MASK)\]|<extra_id_\d+>|</s>)")
 _SENTINEL_PATTERN = re.compile(r"<extra_id_(\d+)>")
 
 
@@ -28,7 +31,7 @@ def sentinel(index: int) -> str:
 
 
 def is_special(token: str) -> bool:
-    return token in BASE_SPECIALS or _SENTINEL_PATTERN.fullmatch(token) is not None
+    return token in BASE_SPECIALS or token == EOS or _SENTINEL_PATTERN.fullmatch(token) is not None
 
 
 def is_cjk(char: str) -> bool:

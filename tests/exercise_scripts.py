@@ -75,10 +75,23 @@ MLM_ABCDE: list[tuple[str, Script]] = [
     ),
 ]
 
+
+def _data_side(answer: Callable[[Variant], dict[str, str]]) -> Script:
+    return lambda v, s: answer(v) if v.data["layout"] == "data" else None
+
+
+def _loss_side(answer: Callable[[Variant], dict[str, str]]) -> Script:
+    return lambda v, s: answer(v) if v.data["layout"] == "loss" else None
+
+
 CLM_SHIFT: list[tuple[str, Script]] = [
-    ("labels-not-shifted", lambda v, s: {"labels": " ".join(v.data["tokens"][:-1])}),
-    ("shifted-wrong-way", lambda v, s: {"inputs": " ".join(v.data["tokens"][1:])}),
-    ("inputs-keep-last", lambda v, s: {"inputs": " ".join(v.data["tokens"])}),
+    ("labels-not-shifted", _data_side(lambda v: {"labels": " ".join(v.data["tokens"][:-1])})),
+    ("labels-not-shifted", _loss_side(lambda v: {"pairs": "t->t"})),
+    ("shifted-wrong-way", _data_side(lambda v: {"inputs": " ".join(v.data["tokens"][1:])})),
+    ("inputs-keep-last", _data_side(lambda v: {"inputs": " ".join(v.data["tokens"])})),
+    ("loss-side-inputs-cut", _loss_side(lambda v: {"inputs": " ".join(v.data["tokens"][:-1])})),
+    ("labels-shifted-twice", _loss_side(lambda v: {"labels": " ".join(v.data["tokens"][1:])})),
+    ("labels-shifted-twice", _data_side(lambda v: {"pairs": "logits[:, :-1] vs labels[:, 1:]"})),
 ]
 
 
@@ -137,7 +150,7 @@ MASK_MATRIX: list[tuple[str, Script]] = [
 
 
 def _span_inputs_inclusive(variant: Variant) -> dict[str, str]:
-    tokens, spans = variant.data["tokens"], variant.data["spans"]
+    tokens, spans = variant.data["tokens"], variant.data["merged"]
     out: list[str] = []
     position = 0
     for index, (start, end) in enumerate(spans):
@@ -147,7 +160,7 @@ def _span_inputs_inclusive(variant: Variant) -> dict[str, str]:
 
 
 def _span_reused(variant: Variant) -> dict[str, str] | None:
-    if len(variant.data["spans"]) < 2:
+    if len(variant.data["merged"]) < 2:
         return None
     return {"inputs": " ".join(t.replace("<extra_id_1>", "<extra_id_0>") for t in variant.data["inputs"])}
 
@@ -155,11 +168,24 @@ def _span_reused(variant: Variant) -> dict[str, str] | None:
 def _span_one_per_token(variant: Variant) -> dict[str, str]:
     tokens = list(variant.data["tokens"])
     counter = 0
-    for start, end in variant.data["spans"]:
+    for start, end in variant.data["merged"]:
         for position in range(start, end):
             tokens[position] = f"<extra_id_{counter}>"
             counter += 1
     return {"inputs": " ".join(tokens)}
+
+
+def _span_touching_split(variant: Variant) -> dict[str, str] | None:
+    """Each touching piece given its own sentinel, as if the pieces were separate spans."""
+    if variant.data["kind"] != "touching":
+        return None
+    tokens = variant.data["tokens"]
+    out: list[str] = []
+    position = 0
+    for index, (start, end) in enumerate(variant.data["spans"]):
+        out += [*tokens[position:start], f"<extra_id_{index}>"]
+        position = end
+    return {"inputs": " ".join(out + tokens[position:])}
 
 
 def _renumbered(tokens: list[str]) -> str:
@@ -171,14 +197,26 @@ def _renumbered(tokens: list[str]) -> str:
 
 
 SPAN: list[tuple[str, Script]] = [
-    ("target-missing-final-sentinel", lambda v, s: {"targets": " ".join(v.data["targets"][:-1])}),
+    (
+        "target-missing-final-sentinel",
+        lambda v, s: {"targets": " ".join(v.data["targets"][:-1])} if v.data["closed"] else None,
+    ),
+    (
+        "target-extra-final-sentinel",
+        lambda v, s: (
+            None
+            if v.data["closed"]
+            else {"targets": " ".join([*v.data["targets"], f"<extra_id_{len(v.data['merged'])}>"])}
+        ),
+    ),
+    ("touching-spans-split", lambda v, s: _span_touching_split(v)),
     (
         "target-without-sentinels",
         lambda v, s: {"targets": " ".join(t for t in v.data["targets"] if not t.startswith("<"))},
     ),
     (
         "span-end-inclusive",
-        lambda v, s: _span_inputs_inclusive(v) if v.data["spans"][-1][1] < len(v.data["tokens"]) else None,
+        lambda v, s: _span_inputs_inclusive(v) if v.data["merged"][-1][1] < len(v.data["tokens"]) else None,
     ),
     ("span-kept-in-input", lambda v, s: {"inputs": " ".join(v.data["tokens"])}),
     ("sentinel-reused", lambda v, s: _span_reused(v)),
@@ -186,7 +224,9 @@ SPAN: list[tuple[str, Script]] = [
     (
         "one-sentinel-per-token",
         lambda v, s: (
-            _span_one_per_token(v) if sum(e - b for b, e in v.data["spans"]) > len(v.data["spans"]) else None
+            _span_one_per_token(v)
+            if sum(e - b for b, e in v.data["merged"]) > len(v.data["merged"])
+            else None
         ),
     ),
 ]

@@ -42,11 +42,15 @@ def test_show_sample_mlm_json_has_per_token_lists(capsys):
 
 def test_show_sample_span_and_clm_and_prefix_json(capsys):
     span = run_json(capsys, "show", "sample", "span", "--spans", "2:5")
-    assert span["inputs"] == ["transformer", "models", "<extra_id_0>", "large", "text", "corpora"]
-    assert span["targets"] == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>"]
+    assert span["inputs"] == ["transformer", "models", "<extra_id_0>", "large", "text", "corpora", "</s>"]
+    assert span["targets"] == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>", "</s>"]
+    assert span["closed"] is True
+    end = run_json(capsys, "show", "sample", "span", "--spans", "6:8")
+    assert end["targets"] == ["<extra_id_0>", "text", "corpora", "</s>"] and end["closed"] is False
     clm = run_json(capsys, "show", "sample", "clm", "--text", "今天天气很好")
     assert clm["inputs"] == list("今天天气很") and clm["labels"] == list("天天气很好")
     assert len(clm["mask"]) == 5
+    assert clm["loss_side_labels"] == list("今天天气很好") and clm["loss_pairs"][0] == [0, 1]
     prefix = run_json(capsys, "show", "sample", "prefix", "--text", "a b c d e", "--prefix", "2")
     assert prefix["labels"] == [None, "c", "d", "e"]
 

@@ -229,8 +229,9 @@ def test_chinese_sentences_read_with_or_without_spaces_and_full_width_commas():
         variant = exercise.generate(seed)
         if variant.data["tokens"][0].isascii():
             continue
-        tokens = variant.data["tokens"]
-        answer = {"inputs": "".join(tokens[:-1]), "labels": "，".join(tokens[1:])}
+        data = variant.data
+        pairs = "t -> t" if data["layout"] == "data" else "t→t+1"
+        answer = {"inputs": "".join(data["inputs"]), "labels": "，".join(data["labels"]), "pairs": pairs}
         assert exercise.grade(variant, answer).correct
         break
     else:

@@ -13,6 +13,32 @@ def test_clm_sample_is_the_lessons_shift():
     assert len(sample.mask) == 7 and sample.mask[0][1] == 1 and sample.mask[6][0] == 0
 
 
+def test_clm_sample_loss_side_layout_is_hugging_faces():
+    """Seed 000 and HF: all n tokens in, labels = input_ids, logits[:, :-1] meet labels[:, 1:]."""
+    tokens = LESSON.split()
+    sample = samples.clm_sample(LESSON)
+    assert sample.loss_side_inputs == tokens and sample.loss_side_labels == tokens
+    assert sample.loss_pairs == [[t, t + 1] for t in range(7)]
+    # Both layouts ask each position for the same next token.
+    assert [sample.loss_side_labels[label] for _, label in sample.loss_pairs] == sample.labels
+
+
+def test_both_clm_layouts_give_the_same_loss():
+    import torch
+
+    from engine.clm import causal_lm_loss, loss_side_loss, shift_for_next_token
+
+    generator = torch.Generator().manual_seed(3)
+    ids = torch.randint(0, 50, (2, 9), generator=generator)
+    logits = torch.randn(2, 9, 50, generator=generator)
+    _, labels = shift_for_next_token(ids)
+    data_side = causal_lm_loss(logits[:, :-1], labels)
+    assert torch.allclose(loss_side_loss(logits, ids.clone()), data_side)
+    # Without the shift inside the loss, labels = input_ids would score each position
+    # against its own token: a different (copying) objective.
+    assert not torch.allclose(causal_lm_loss(logits, ids), data_side)
+
+
 def test_mlm_sample_with_fixed_positions_and_fates():
     sample = samples.mlm_sample("A B C D E", positions=[1, 4], fates=["mask", "random"], seed=0)
     assert sample.inputs[1] == "[MASK]"
@@ -55,13 +81,30 @@ def test_mlm_sample_refuses_special_and_out_of_range_positions():
         samples.mlm_sample("a b c", positions=[0], fates=["hide"])
 
 
-def test_span_sample_explicit_is_the_lessons_and_random_is_seeded():
+def test_span_sample_explicit_is_t5s_and_random_is_seeded():
     sample = samples.span_sample(LESSON, spans=[(2, 5)])
-    assert sample.inputs == ["transformer", "models", "<extra_id_0>", "large", "text", "corpora"]
-    assert sample.targets == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>"]
+    assert sample.inputs == ["transformer", "models", "<extra_id_0>", "large", "text", "corpora", "</s>"]
+    assert sample.targets == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>", "</s>"]
+    assert sample.closed
+    end = samples.span_sample(LESSON, spans=[(5, 8)])
+    assert end.inputs == ["transformer", "models", "learn", "patterns", "from", "<extra_id_0>", "</s>"]
+    assert end.targets == ["<extra_id_0>", "large", "text", "corpora", "</s>"]
+    assert not end.closed
+    touching = samples.span_sample(LESSON, spans=[(2, 3), (3, 4)])
+    assert touching.spans == [[2, 4]]
+    assert touching.targets == ["<extra_id_0>", "learn", "patterns", "<extra_id_1>", "</s>"]
     assert samples.span_sample(LESSON, seed=4) == samples.span_sample(LESSON, seed=4)
     chinese = samples.span_sample("今天天气很好我们去公园", density=0.3, mean_span=2, seed=1)
     assert sum(end - start for start, end in chinese.spans) == 3
+
+
+def test_the_lessons_settings_give_a_short_sentence_one_final_span():
+    """0.15 x 8 = 1.2 -> 1 noise token, max(round(1 / 3), 1) = 1 span; T5 ends on noise."""
+    for seed in range(20):
+        sample = samples.span_sample(LESSON, seed=seed)
+        assert (sample.noise_tokens, sample.span_count) == (1, 1)
+        assert sample.spans == [[7, 8]]
+        assert sample.targets == ["<extra_id_0>", "corpora", "</s>"]
 
 
 def test_prefix_sample_takes_loss_only_after_the_prefix():

@@ -10,11 +10,15 @@ from engine.spans import (
     corrupt_explicit,
     corrupt_random,
     merge_back,
+    noise_runs,
     random_spans_noise_mask,
     span_counts,
 )
 
 SENTINELS = list(range(1000, 1600))  # enough for 512 tokens cut into 256 spans
+
+
+EOS = 1
 
 
 def _rows(result):
@@ -25,6 +29,35 @@ def _rows(result):
         )
 
 
+# An independent reference: a plain-Python transcription of T5's preprocessors
+# (google-research/text-to-text-transfer-transformer, t5/data/preprocessors.py):
+# noise_span_to_unique_sentinel gives the inputs, nonnoise_span_to_unique_sentinel
+# (the same function on the inverted mask) the targets, and the task's output
+# features append EOS to both. Sentinel k is the k-th entry of the list
+# (T5 counts ids down from the vocabulary's top; the order is what matters).
+def t5_noise_span_to_unique_sentinel(tokens, noise_mask, sentinels):
+    out, previous, used = [], False, 0
+    for token, noise in zip(tokens, noise_mask, strict=True):
+        if noise and not previous:
+            out.append(sentinels[used])
+            used += 1
+        elif not noise:
+            out.append(token)
+        previous = noise
+    return out
+
+
+def t5_nonnoise_span_to_unique_sentinel(tokens, noise_mask, sentinels):
+    return t5_noise_span_to_unique_sentinel(tokens, [not bit for bit in noise_mask], sentinels)
+
+
+def t5_reference(tokens, noise_mask, sentinels):
+    return (
+        [*t5_noise_span_to_unique_sentinel(tokens, noise_mask, sentinels), EOS],
+        [*t5_nonnoise_span_to_unique_sentinel(tokens, noise_mask, sentinels), EOS],
+    )
+
+
 @given(
     st.integers(1, 4),
     st.integers(2, 512),
@@ -32,48 +65,96 @@ def _rows(result):
     st.floats(0.5, 10.0),
     st.integers(0, 2**31 - 1),
 )
-def test_random_spans_have_exact_counts_and_merge_back(batch, n, density, mean, seed):
+def test_random_spans_have_exact_counts_and_match_t5(batch, n, density, mean, seed):
     ids = torch.randint(5, 900, (batch, n), generator=torch.Generator().manual_seed(seed))
     noise_count, span_count = span_counts(n, density, mean)
     assert 1 <= noise_count <= n - 1
     assert 1 <= span_count <= min(noise_count, n - noise_count)
-    result = corrupt_random(ids, SENTINELS, density, mean, generator=torch.Generator().manual_seed(seed))
+    result = corrupt_random(
+        ids, SENTINELS, density, mean, generator=torch.Generator().manual_seed(seed), eos_id=EOS
+    )
     assert (result.noise_mask.sum(dim=1) == noise_count).all()
     starts = result.noise_mask & ~torch.cat(
         [torch.zeros(batch, 1, dtype=torch.bool), result.noise_mask[:, :-1]], 1
     )
     assert (starts.sum(dim=1) == span_count).all()
     assert not result.noise_mask[:, 0].any()  # T5 starts with a non-noise segment
+    assert result.noise_mask[:, -1].all()  # ... and ends with a noise one
     for row, (inputs, targets) in enumerate(_rows(result)):
-        assert merge_back(inputs, targets, SENTINELS) == ids[row].tolist()
+        mask = result.noise_mask[row].tolist()
+        assert (inputs, targets) == t5_reference(ids[row].tolist(), mask, SENTINELS)
+        assert merge_back(inputs, targets, SENTINELS, eos_id=EOS) == ids[row].tolist()
         assert [t for t in inputs if t in SENTINELS] == SENTINELS[:span_count]  # in order, no reuse
-        assert [t for t in targets if t in SENTINELS] == SENTINELS[: span_count + 1]
-        assert len(inputs) == n - noise_count + span_count
+        # The last span runs to the end: the target ends with it, no closing sentinel.
+        assert [t for t in targets if t in SENTINELS] == SENTINELS[:span_count]
+        assert len(inputs) == n - noise_count + span_count + 1
         assert len(targets) == noise_count + span_count + 1
 
 
 @given(st.integers(2, 60), st.data())
-def test_explicit_spans_merge_back(n, data):
-    cuts = sorted(data.draw(st.sets(st.integers(0, n), min_size=2, max_size=min(n + 1, 12))))
+def test_explicit_spans_match_t5_and_merge_back(n, data):
+    """Any mask that starts with kept text (T5's own masks always do): the engine is T5."""
+    cuts = sorted(data.draw(st.sets(st.integers(1, n), min_size=2, max_size=min(n, 12))))
     spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
     ids = torch.arange(5, 5 + n)
-    result = corrupt_explicit(ids, spans, SENTINELS)
+    result = corrupt_explicit(ids, spans, SENTINELS, eos_id=EOS)
     inputs, targets = result.inputs.tolist(), result.targets.tolist()
-    assert merge_back(inputs, targets, SENTINELS) == ids.tolist()
-    assert [t for t in inputs if t in SENTINELS] == SENTINELS[: len(spans)]
+    mask = result.noise_mask.tolist()
+    assert (inputs, targets) == t5_reference(ids.tolist(), mask, SENTINELS)
+    assert merge_back(inputs, targets, SENTINELS, eos_id=EOS) == ids.tolist()
+    runs = len(noise_runs(mask))
+    assert [t for t in inputs if t in SENTINELS] == SENTINELS[:runs]
+    closed = spans[-1][1] < n
+    assert [t for t in targets if t in SENTINELS] == SENTINELS[: runs + closed]
+    assert targets[-2] == (SENTINELS[runs] if closed else ids[spans[-1][1] - 1].item())
 
 
-def test_the_lessons_span():
+@given(st.integers(2, 40), st.data())
+def test_touching_spans_are_one_span(n, data):
+    """Spans given as touching pieces hide the same tokens as their union: one sentinel."""
+    start = data.draw(st.integers(1, n - 1))
+    end = data.draw(st.integers(start + 1, n))
+    pieces = (
+        sorted(data.draw(st.sets(st.integers(start + 1, end - 1), max_size=4))) if end - start > 1 else []
+    )
+    edges = [start, *pieces, end]
+    split = [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
+    ids = torch.arange(5, 5 + n)
+    together = corrupt_explicit(ids, [(start, end)], SENTINELS, eos_id=EOS)
+    apart = corrupt_explicit(ids, split, SENTINELS, eos_id=EOS)
+    assert apart.inputs.tolist() == together.inputs.tolist()
+    assert apart.targets.tolist() == together.targets.tolist()
+    assert sum(t in SENTINELS for t in apart.inputs.tolist()) == 1
+
+
+@given(st.integers(2, 40), st.data())
+def test_a_span_at_position_0_still_pairs_sentinel_k_with_span_k(n, data):
+    """T5's own masks never start with noise; for a span given at 0 the engine keeps the
+    pairing its targets have everywhere else: each sentinel, then the span it hides."""
+    end = data.draw(st.integers(1, n - 1))
+    ids = torch.arange(5, 5 + n)
+    result = corrupt_explicit(ids, [(0, end)], SENTINELS, eos_id=EOS)
+    assert result.inputs.tolist() == [SENTINELS[0], *range(5 + end, 5 + n), EOS]
+    assert result.targets.tolist() == [SENTINELS[0], *range(5, 5 + end), SENTINELS[1], EOS]
+
+
+def test_the_lessons_span_as_t5_builds_it():
     ids = torch.arange(8)
-    result = corrupt_explicit(ids, [(2, 5)], [100, 101])
-    assert result.inputs.tolist() == [0, 1, 100, 5, 6, 7]
-    assert result.targets.tolist() == [100, 2, 3, 4, 101]
+    result = corrupt_explicit(ids, [(2, 5)], [100, 101], eos_id=99)
+    assert result.inputs.tolist() == [0, 1, 100, 5, 6, 7, 99]
+    assert result.targets.tolist() == [100, 2, 3, 4, 101, 99]
 
 
-def test_touching_spans_keep_their_own_sentinels():
-    result = corrupt_explicit(torch.arange(6), [(1, 2), (2, 4)], [100, 101, 102])
-    assert result.inputs.tolist() == [0, 100, 101, 4, 5]
-    assert result.targets.tolist() == [100, 1, 101, 2, 3, 102]
+def test_a_last_span_that_reaches_the_end_closes_the_target_itself():
+    result = corrupt_explicit(torch.arange(8), [(1, 2), (6, 8)], [100, 101, 102])
+    assert result.inputs.tolist() == [0, 100, 2, 3, 4, 5, 101]
+    assert result.targets.tolist() == [100, 1, 101, 6, 7]
+
+
+def test_touching_spans_share_one_sentinel():
+    result = corrupt_explicit(torch.arange(6), [(2, 3), (3, 4)], [100, 101, 102])
+    assert result.inputs.tolist() == [0, 1, 100, 4, 5]
+    assert result.targets.tolist() == [100, 2, 3, 101]
 
 
 @pytest.mark.parametrize(
@@ -94,14 +175,14 @@ def test_bad_spans_are_refused(spans, code):
 
 def test_more_spans_than_sentinels_is_an_error_not_a_reuse():
     with pytest.raises(InvalidInput) as error:
-        corrupt_explicit(torch.arange(8), [(0, 1), (2, 3), (4, 5)], [100, 101, 102])
+        corrupt_explicit(torch.arange(8), [(0, 1), (2, 3), (4, 5)], [100, 101])
     assert error.value.code == "too-many-spans"
 
 
 def test_random_spans_beyond_the_sentinels_are_refused():
     ids = torch.arange(5, 205).view(1, 200)
     with pytest.raises(InvalidInput) as error:
-        corrupt_random(ids, list(range(1000, 1100)), density=0.5, mean_span=1.0)
+        corrupt_random(ids, list(range(1000, 1099)), density=0.5, mean_span=1.0)  # 100 spans
     assert error.value.code == "too-many-spans"
 
 

@@ -274,15 +274,17 @@ def test_reset_prompt_treats_end_of_input_as_no(capsys, monkeypatch):
     assert "Nothing erased" in capsys.readouterr().out
 
 
-def test_the_saved_language_is_used_when_no_lang_is_given(tmp_path, monkeypatch):
+def test_the_saved_language_is_used_when_no_lang_is_given(monkeypatch):
+    """`objectives-tutor` with no --lang opens the app in the language saved last time,
+    even when the locale says otherwise."""
     from tui import cli
-
-    Progress(ProgressStore()).set("lang", "zh")
-    started = {}
-    monkeypatch.setattr("tui.app.run_app", lambda lang=None, exam=None: started.setdefault("lang", lang))
-    monkeypatch.setenv("LANG", "en_US.UTF-8")
-    assert cli.main([]) == 0
-    assert started["lang"] is None  # the app then reads the saved language
     from tui.app import TutorApp
 
-    assert TutorApp(lang=None).lang == "zh"
+    Progress(ProgressStore()).set("lang", "zh")
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    opened = []
+    monkeypatch.setattr(TutorApp, "run", lambda self, **options: opened.append(self.lang))
+    assert cli.main([]) == 0
+    assert opened == ["zh"]
+    assert cli.main(["--lang", "en"]) == 0  # an explicit --lang still wins
+    assert opened == ["zh", "en"]

@@ -115,6 +115,39 @@ def test_second_lesson_three_samples():
     assert run.span_target == ["<extra_id_0>", "learn", "patterns", "from", "<extra_id_1>"]
 
 
+SEED_002_PRINTS = """\
+causal inputs : ['transformer', 'models', 'learn', 'patterns', 'from', 'large', 'text']
+causal labels : ['models', 'learn', 'patterns', 'from', 'large', 'text', 'corpora']
+
+masked inputs : ['transformer', 'models', '[MASK]', 'patterns', 'from', '[MASK]', 'text', 'corpora']
+masked labels : {2: 'learn', 5: 'large'}
+
+span inputs   : ['transformer', 'models', '<extra_id_0>', 'large', 'text', 'corpora']
+span target   : ['<extra_id_0>', 'learn', 'patterns', 'from', '<extra_id_1>']
+"""
+
+
+def test_textbook_three_samples_prints_exactly_what_seed_002_prints(capsys, monkeypatch):
+    """The seed's simplified function (always a closing sentinel, no </s>), kept as printed."""
+    from tui.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["textbook", "three-samples"]) == 0
+    assert capsys.readouterr().out == SEED_002_PRINTS
+
+
+def test_the_seeds_span_function_differs_from_t5_only_where_the_lesson_says():
+    from engine.samples import span_sample
+
+    tokens = ["a", "b", "c", "d", "e"]
+    assert textbook.lesson_span_corruption(tokens, 3, 5) == (
+        ["a", "b", "c", "<extra_id_0>"],
+        ["<extra_id_0>", "d", "e", "<extra_id_1>"],
+    )
+    t5 = span_sample("a b c d e", spans=[(3, 5)])
+    assert t5.targets == ["<extra_id_0>", "d", "e", "</s>"]  # no closing sentinel, then EOS
+
+
 def test_three_samples_on_a_learners_short_chinese_sentence():
     run = textbook.three_samples("我爱学习")
     assert run.causal_inputs == ["我", "爱", "学"]

@@ -7,7 +7,9 @@ language, falling back to the engine's English sentence.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+
+from exercises.text import Bilingual, L, pick
 
 LANGUAGES = ("zh", "en")
 
@@ -25,361 +27,546 @@ def detect_language(environ: Mapping[str, str] | None = None) -> str:
     return "en"
 
 
-MESSAGES: dict[str, dict[str, str]] = {
-    "error": {"en": "error", "zh": "错误"},
-    "internal-error": {
-        "en": "unexpected internal error ({detail}); please report it",
-        "zh": "意外的内部错误（{detail}），请报告给我们",
-    },
-    "position": {"en": "pos", "zh": "位置"},
-    "token": {"en": "token", "zh": "词元"},
-    "input": {"en": "input", "zh": "输入"},
-    "label": {"en": "label", "zh": "标签"},
-    "selected": {"en": "selected", "zh": "选中"},
-    "fate": {"en": "fate", "zh": "命运"},
-    "target": {"en": "target", "zh": "目标"},
-    "fate-mask": {"en": "[MASK]", "zh": "[MASK]"},
-    "fate-random": {"en": "random", "zh": "随机词"},
-    "fate-keep": {"en": "kept", "zh": "不变"},
-    "no-loss": {"en": "-", "zh": "-"},
-    "special": {"en": "special, never selected", "zh": "特殊符号，从不选中"},
-    "mask-title-causal": {
-        "en": "Causal mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
-        "zh": "因果掩码（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
-    },
-    "mask-title-bidirectional": {
-        "en": "Bidirectional mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
-        "zh": "双向掩码（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
-    },
-    "mask-title-prefix": {
-        "en": "Prefix-LM mask, prefix {prefix} (rows: query, columns: key; 1 = blocked, 0 = may look)",
-        "zh": "前缀 LM 掩码，前缀长度 {prefix}（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
-    },
-    "columns-block": {"en": "columns {first}-{last}:", "zh": "第 {first}-{last} 列："},
-    "too-large": {
-        "en": "{n} positions are too many to draw usefully here (at most {cap}); use --json for the full matrix",
-        "zh": "{n} 个位置太多，这里画不清楚（最多 {cap} 个）；完整矩阵请用 --json",
-    },
-    "sees": {"en": "position {i} sees {visible}", "zh": "位置 {i} 能看到 {visible}"},
-    "clm-heading": {
-        "en": "Causal LM: each input position predicts the next token",
-        "zh": "因果语言建模：每个输入位置预测下一个 token",
-    },
-    "mlm-heading": {
-        "en": "Masked LM (p = {p}): selected positions enter the loss with their original token",
-        "zh": "掩码语言建模（p = {p}）：被选中的位置以原始词为标签参与损失",
-    },
-    "mlm-counts": {
-        "en": "selected {total}: [MASK] {mask}, random {random}, kept {keep}",
-        "zh": "共选中 {total} 个：[MASK] {mask} 个，随机词 {random} 个，保持不变 {keep} 个",
-    },
-    "span-heading": {"en": "Span corruption (T5): spans {spans}", "zh": "片段破坏（T5）：片段 {spans}"},
-    "span-inputs": {"en": "inputs :", "zh": "输入 ："},
-    "span-targets": {"en": "targets:", "zh": "目标 ："},
-    "prefix-heading": {
-        "en": "Prefix LM, prefix {prefix}: the prefix is read both ways, only the rest is predicted",
-        "zh": "前缀 LM，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
-    },
-    "tb-clm-ids": {"en": "input token ids (shape: {shape}):", "zh": "输入 token ids（形状：{shape}）："},
-    "tb-clm-loss": {"en": "CLM loss: {loss}", "zh": "CLM 损失值：{loss}"},
-    "tb-clm-baseline": {
-        "en": "untrained baseline ln({V}) = {baseline}\nwithout the 1/sqrt({d}) scaling the loss is {unscaled}",
-        "zh": "未训练基线 ln({V}) = {baseline}\n若投影层不按 1/sqrt({d}) 缩放，损失变为 {unscaled}",
-    },
-    "tb-clm-mask": {
-        "en": "causal attention mask (1 = blocked: may not look at the future):",
-        "zh": "因果注意力掩码（1 表示被遮盖，即不能看未来）：",
-    },
-    "tb-mlm-original": {"en": "original token ids:", "zh": "原始输入 token ids："},
-    "tb-mlm-selected": {"en": "selected positions (1 = selected):", "zh": "候选掩盖位置（1 表示被选中）："},
-    "tb-mlm-inputs": {"en": "final input token ids:", "zh": "最终输入 token ids："},
-    "tb-mlm-labels": {
-        "en": "MLM labels (-100 = not in the loss):",
-        "zh": "MLM 标签（-100 表示该位置不参与损失）：",
-    },
-    "tb-mlm-total": {"en": "selected {total} tokens in all.", "zh": "统计：共选中 {total} 个候选 token。"},
-    "tb-mlm-mask": {"en": "  [MASK]: {n} ({pct}%)", "zh": "  [MASK] 替换：{n}（{pct}%）"},
-    "tb-mlm-random": {"en": "  random: {n} ({pct}%)", "zh": "  随机词替换：{n}（{pct}%）"},
-    "tb-mlm-keep": {"en": "  kept:   {n} ({pct}%)", "zh": "  保持不变：{n}（{pct}%）"},
-    "tb-vis-length": {"en": "sequence length: {n}", "zh": "序列长度：{n}"},
-    "tb-vis-causal": {
-        "en": "causal mask (CLM), rows: query, columns: key, 1 = blocked:",
-        "zh": "因果掩码（CLM），行：查询位置，列：键位置，1 = 被遮盖：",
-    },
-    "tb-vis-full": {
-        "en": "full mask (MLM), every position sees every position:",
-        "zh": "全连接掩码（MLM），所有位置互相可见：",
-    },
-    "tb-vis-causal-sees": {"en": "under CLM position i sees [0, i]:", "zh": "CLM 下，位置 i 能看到 [0, i]："},
-    "tb-vis-full-sees": {
-        "en": "under MLM position i sees everything:",
-        "zh": "MLM 下，位置 i 能看到全部位置：",
-    },
-    "tb-vis-row": {"en": "  position {i}: {visible}", "zh": "  位置 {i}：{visible}"},
-    "objective": {"en": "objective", "zh": "目标"},
-    "title": {"en": "title", "zh": "标题"},
-    "self-marked": {"en": "self-marked", "zh": "自评"},
-    "solution": {"en": "Solution (computed by the engine):", "zh": "参考答案（由引擎计算）："},
-    "score": {"en": "score", "zh": "得分"},
-    "for-example": {"en": "e.g.", "zh": "例如"},
+MESSAGES: dict[str, Bilingual] = {
+    "error": L("error", "错误"),
+    "internal-error": L(
+        "unexpected internal error ({detail}); please report it", "意外的内部错误（{detail}），请报告给我们"
+    ),
+    "position": L("pos", "位置"),
+    "token": L("token", "token"),
+    "input": L("input", "输入"),
+    "label": L("label", "标签"),
+    "selected": L("selected", "选中"),
+    "fate": L("fate", "处理"),
+    "fate-mask": L("[MASK]", "[MASK]"),
+    "fate-random": L("random", "随机词"),
+    "fate-keep": L("kept", "不变"),
+    "no-loss": L("-", "-"),
+    "special": L("special, never selected", "特殊符号，从不选中"),
+    "mask-title-causal": L(
+        "Causal mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
+        "因果掩码（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+    ),
+    "mask-title-bidirectional": L(
+        "Bidirectional mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
+        "双向掩码（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+    ),
+    "mask-title-prefix": L(
+        "Prefix-LM mask, prefix {prefix} (rows: query, columns: key; 1 = blocked, 0 = may look)",
+        "前缀 LM 掩码，前缀长度 {prefix}（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+    ),
+    "columns-block": L("columns {first}-{last}:", "第 {first}-{last} 列："),
+    "too-large": L(
+        "{n} positions are too many to draw usefully here (at most {cap}); use --json for the full matrix",
+        "{n} 个位置太多，这里画不清楚（最多 {cap} 个）；完整矩阵请用 --json",
+    ),
+    "sees": L("position {i} sees {visible}", "位置 {i} 能看到 {visible}"),
+    "clm-heading": L(
+        "Causal LM: each input position predicts the next token", "因果语言建模：每个输入位置预测下一个 token"
+    ),
+    "mlm-heading": L(
+        "Masked LM (p = {p}): selected positions enter the loss with their original token",
+        "掩码语言建模（p = {p}）：被选中的位置以原始词为标签参与损失",
+    ),
+    "mlm-counts": L(
+        "selected {total}: [MASK] {mask}, random {random}, kept {keep}",
+        "共选中 {total} 个：[MASK] {mask} 个，随机词 {random} 个，保持不变 {keep} 个",
+    ),
+    "span-heading": L("Span corruption (T5): spans {spans}", "片段破坏（T5）：片段 {spans}"),
+    "span-inputs": L("inputs :", "输入 ："),
+    "span-targets": L("targets:", "目标 ："),
+    "prefix-heading": L(
+        "Prefix LM, prefix {prefix}: the prefix is read both ways, only the rest is predicted",
+        "前缀 LM，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
+    ),
+    "tb-clm-ids": L("input token ids (shape: {shape}):", "输入 token ids（形状：{shape}）："),
+    "tb-clm-loss": L("CLM loss: {loss}", "CLM 损失值：{loss}"),
+    "tb-clm-baseline": L(
+        "untrained baseline ln({V}) = {baseline}\nwithout the 1/sqrt({d}) scaling the loss is {unscaled}",
+        "未训练基线 ln({V}) = {baseline}\n若投影层不按 1/sqrt({d}) 缩放，损失变为 {unscaled}",
+    ),
+    "tb-clm-mask": L(
+        "causal attention mask (1 = blocked: may not look at the future):",
+        "因果注意力掩码（1 表示被遮盖，即不能看未来）：",
+    ),
+    "tb-mlm-original": L("original token ids:", "原始输入 token ids："),
+    "tb-mlm-selected": L("selected positions (1 = selected):", "候选掩盖位置（1 表示被选中）："),
+    "tb-mlm-inputs": L("final input token ids:", "最终输入 token ids："),
+    "tb-mlm-labels": L("MLM labels (-100 = not in the loss):", "MLM 标签（-100 表示该位置不参与损失）："),
+    "tb-mlm-total": L("selected {total} tokens in all.", "统计：共选中 {total} 个候选 token。"),
+    "tb-mlm-mask": L("  [MASK]: {n} ({pct}%)", "  [MASK] 替换：{n}（{pct}%）"),
+    "tb-mlm-random": L("  random: {n} ({pct}%)", "  随机词替换：{n}（{pct}%）"),
+    "tb-mlm-keep": L("  kept:   {n} ({pct}%)", "  保持不变：{n}（{pct}%）"),
+    "tb-vis-length": L("sequence length: {n}", "序列长度：{n}"),
+    "tb-vis-causal": L(
+        "causal mask (CLM), rows: query, columns: key, 1 = blocked:",
+        "因果掩码（CLM），行：查询位置，列：键位置，1 = 被遮盖：",
+    ),
+    "tb-vis-full": L(
+        "full mask (MLM), every position sees every position:", "全连接掩码（MLM），所有位置互相可见："
+    ),
+    "tb-vis-causal-sees": L("under CLM position i sees [0, i]:", "CLM 下，位置 i 能看到 [0, i]："),
+    "tb-vis-full-sees": L("under MLM position i sees everything:", "MLM 下，位置 i 能看到全部位置："),
+    "tb-vis-row": L("  position {i}: {visible}", "  位置 {i}：{visible}"),
+    "objective": L("objective", "目标"),
+    "title": L("title", "标题"),
+    "self-marked": L("self-marked", "自评"),
+    "solution": L("Solution (computed by the engine):", "参考答案（由引擎计算）："),
+    "score": L("score", "得分"),
+    "for-example": L("e.g.", "例如"),
     # The app
-    "app-title": {"en": "objectives-tutor", "zh": "预训练目标导师"},
-    "app-subtitle": {"en": "how language models are pretrained", "zh": "语言模型是怎样预训练的"},
-    "home-heading": {"en": "Lessons", "zh": "课程"},
-    "home-intro": {
-        "en": "Pick a lesson (↑/↓, Enter). Each has its text, a live figure computed by the torch engine, and exercises.",
-        "zh": "选择一课（↑/↓，回车）。每课都有讲解、由 torch 引擎实时计算的图，以及练习。",
-    },
-    "continue": {"en": "Continue: {title}", "zh": "继续上次：{title}"},
-    "progress": {"en": "{done}/{total} solved", "zh": "已做对 {done}/{total}"},
-    "progress-mastered": {"en": " · {mastered} mastered", "zh": " · 掌握 {mastered}"},
-    "home-review": {
-        "en": "Review: {n} due (mistakes come back as new variants)",
-        "zh": "复习：{n} 题到期（错题以新变体回来）",
-    },
-    "home-review-none": {"en": "Review: nothing due", "zh": "复习：暂无到期"},
-    "home-history": {"en": "History of attempts", "zh": "答题记录"},
-    "home-settings": {"en": "Settings: language, theme, hints", "zh": "设置：语言、主题、提示"},
-    "review-title": {"en": "Review", "zh": "复习"},
-    "review-empty": {
-        "en": "Nothing is due. Exercises you get wrong come back after 1 day, then 3, then 7 days.",
-        "zh": "暂无到期的题。做错的题会在 1 天后回来，之后是 3 天、7 天。",
-    },
-    "review-line": {
-        "en": "{exercise} — missed {misses}×, due {when}{last}",
-        "zh": "{exercise} —— 错过 {misses} 次，{when}到期{last}",
-    },
-    "review-last": {"en": "; last time: {code}", "zh": "；上次：{code}"},
-    "review-due-now": {"en": "now", "zh": "现在"},
-    "review-due-in": {"en": "in {days:.1f} days", "zh": "{days:.1f} 天后"},
-    "history-title": {"en": "History", "zh": "答题记录"},
-    "history-empty": {"en": "No attempts yet.", "zh": "还没有答题记录。"},
-    "history-when": {"en": "when", "zh": "时间"},
-    "history-exercise": {"en": "exercise", "zh": "练习"},
-    "history-score": {"en": "score", "zh": "得分"},
-    "history-misconception": {"en": "misconception", "zh": "误区"},
-    "settings-title": {"en": "Settings", "zh": "设置"},
-    "history-attempts": {"en": "attempts", "zh": "作答次数"},
-    "history-solved": {"en": "solved", "zh": "做对"},
-    "history-mastered": {"en": "mastered", "zh": "掌握"},
-    "history-due": {"en": "due", "zh": "待复习"},
-    "progress-store": {"en": "progress file: {path}", "zh": "进度文件：{path}"},
-    "reset-confirm": {
-        "en": "Erase all progress in {path}? A backup copy is kept. Type yes to go on: ",
-        "zh": "清空 {path} 中的全部进度？会保留一份备份。输入 yes 继续：",
-    },
-    "reset-kept": {"en": "Nothing erased.", "zh": "未清空任何内容。"},
-    "reset-nothing": {"en": "There is no progress to erase.", "zh": "没有可清空的进度。"},
-    "reset-done": {"en": "Progress erased; the backup is {backup}", "zh": "进度已清空；备份在 {backup}"},
-    "recorded": {"en": "recorded in {path}", "zh": "已记录到 {path}"},
-    "not-recorded": {"en": "not recorded: {why}", "zh": "未记录：{why}"},
-    "settings-language": {"en": "Language", "zh": "语言"},
-    "settings-theme": {"en": "Theme", "zh": "主题"},
-    "settings-hints": {"en": "Hints", "zh": "提示"},
-    "hints-always": {"en": "always available", "zh": "随时可用"},
-    "hints-after-first-try": {"en": "only after a first try", "zh": "先作答一次后才可用"},
-    "hints-never": {"en": "off (exam practice)", "zh": "关闭（模拟考试）"},
-    "hints-locked": {
-        "en": "Hints come after a first try (see Settings).",
-        "zh": "先作答一次才能看提示（见设置）。",
-    },
-    "hints-off": {"en": "Hints are off (see Settings).", "zh": "提示已关闭（见设置）。"},
-    "settings-saved": {"en": "Saved.", "zh": "已保存。"},
-    "not-saving": {"en": "not saving: {why}", "zh": "未保存：{why}"},
-    "engine-loading": {"en": "loading the torch engine…", "zh": "正在加载 torch 引擎……"},
-    "engine-ready": {"en": "engine ready", "zh": "引擎已就绪"},
-    "engine-failed": {"en": "the engine failed to load: {error}", "zh": "引擎加载失败：{error}"},
-    "tab-lesson": {"en": "Lesson", "zh": "讲解"},
-    "tab-figure": {"en": "Live figure", "zh": "实时图"},
-    "tab-practice": {"en": "Practice", "zh": "练习"},
-    "no-figure": {
-        "en": "This lesson has no live figure: read it, then practise.",
-        "zh": "这一课没有实时图：读完后直接练习。",
-    },
-    "too-small": {
-        "en": "The window is {width}×{height}; objectives-tutor needs at least {min_width}×{min_height}. Please enlarge it.",
-        "zh": "窗口大小为 {width}×{height}；至少需要 {min_width}×{min_height}。请把窗口调大。",
-    },
-    "key-quit": {"en": "Quit", "zh": "退出"},
-    "key-help": {"en": "Help", "zh": "帮助"},
-    "key-language": {"en": "中文", "zh": "English"},
-    "key-back": {"en": "Back", "zh": "返回"},
-    "key-hint": {"en": "Hint", "zh": "提示"},
-    "key-solution": {"en": "Solution", "zh": "答案"},
-    "key-new": {"en": "New variant", "zh": "换一题"},
-    "key-check": {"en": "Check", "zh": "提交"},
-    "key-toggle": {"en": "Toggle", "zh": "切换"},
-    "key-resample": {"en": "Resample", "zh": "重新抽样"},
-    "key-palette": {"en": "Commands", "zh": "命令"},
-    "exercise-pick": {"en": "Exercise", "zh": "练习"},
-    "variant": {"en": "variant {seed}", "zh": "变体 {seed}"},
-    "hint-n": {"en": "Hint {n}/{total}: {text}", "zh": "提示 {n}/{total}：{text}"},
-    "no-more-hints": {
-        "en": "No more hints: try the solution (s).",
-        "zh": "没有更多提示了：可以看答案（s）。",
-    },
-    "solution-shown": {"en": "Solution (from the engine):", "zh": "参考答案（由引擎计算）："},
-    "answer-enter": {
-        "en": "Enter moves to the next part and checks when all are filled. Esc, then h hint · s solution · n new.",
-        "zh": "回车跳到下一项，全部填完后提交。按 Esc 后：h 提示 · s 答案 · n 换一题。",
-    },
-    "matrix-help": {
-        "en": "Arrows move, Space toggles a cell (1 = blocked), Enter checks. Mouse clicks toggle too.",
-        "zh": "方向键移动，空格切换格子（1 = 被遮盖），回车提交。鼠标点击也能切换。",
-    },
-    "self-mark": {
-        "en": "Write your explanation, press Enter, then mark yourself against the model answer.",
-        "zh": "写下你的解释，按回车，然后对照参考答案给自己打分。",
-    },
-    "mark-yes": {"en": "I had it", "zh": "答对了"},
-    "mark-partly": {"en": "partly", "zh": "部分对"},
-    "mark-no": {"en": "I missed it", "zh": "没答对"},
-    "reflect-first": {"en": "Write your explanation first.", "zh": "请先写下你的解释。"},
-    "choice-help": {
-        "en": "Type the letter, or pick with the arrows and Enter.",
-        "zh": "输入选项字母，或用方向键选择后回车。",
-    },
-    "self-marked-as": {"en": "You marked yourself: {mark}", "zh": "你的自评：{mark}"},
-    "waiting-engine": {"en": "Waiting for the engine…", "zh": "等待引擎……"},
-    "fig-length": {"en": "length", "zh": "长度"},
-    "fig-sentence": {"en": "sentence", "zh": "句子"},
-    "fig-clm-keys": {
-        "en": "-/+ length · d toggles the 1/sqrt(d) scaling · r new seed",
-        "zh": "-/+ 调长度 · d 切换 1/sqrt(d) 缩放 · r 换随机种子",
-    },
-    "fig-clm-loss": {
-        "en": "loss {loss:.4f}  vs  ln V = {baseline:.4f} (V = {V})  →  {verdict}",
-        "zh": "损失 {loss:.4f}  对比  ln V = {baseline:.4f}（V = {V}）→  {verdict}",
-    },
-    "fig-clm-ok": {"en": "about right for an untrained model", "zh": "对未训练的模型来说正常"},
-    "fig-clm-bad": {
-        "en": "far too high: softmax saturated (no 1/sqrt(d) scaling)",
-        "zh": "远远偏高：softmax 已饱和（没有按 1/sqrt(d) 缩放）",
-    },
-    "fig-scaling-on": {"en": "projection scaled by 1/sqrt({d})", "zh": "投影层按 1/sqrt({d}) 缩放"},
-    "fig-scaling-off": {"en": "projection NOT scaled", "zh": "投影层没有缩放"},
-    "fig-mlm-keys": {
-        "en": "-/+ p · [ ] batch for the counts · r resample · w [CLS]…[SEP] · type a sentence",
-        "zh": "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
-    },
-    "fig-mlm-counts": {
-        "en": "the lesson's run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
-        "zh": "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
-    },
-    "fig-vis-keys": {
-        "en": "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
-        "zh": "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
-    },
-    "fig-prefix-keys": {
-        "en": "[ ] prefix length · type a sentence",
-        "zh": "[ ] 调前缀长度 · 可输入自己的句子",
-    },
-    "fig-span-keys": {
-        "en": "type a sentence and spans (2:5,7:8); clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample. With one span, T5 always puts it last.",
-        "zh": "输入句子和片段（2:5,7:8）；清空片段则用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样。只有一个片段时，T5 总把它放在最后。",
-    },
-    "fig-samples-keys": {
-        "en": "type your own sentence: all three samples follow",
-        "zh": "输入你自己的句子：三种样本同步更新",
-    },
-    "fig-spans": {"en": "spans", "zh": "片段"},
-    "samples-causal-inputs": {"en": "causal inputs :", "zh": "因果 LM 输入："},
-    "samples-causal-labels": {"en": "causal labels :", "zh": "因果 LM 标签："},
-    "samples-masked-inputs": {"en": "masked inputs :", "zh": "掩码 LM 输入："},
-    "samples-masked-labels": {"en": "masked labels :", "zh": "掩码 LM 标签："},
-    "samples-span-inputs": {"en": "span inputs   :", "zh": "片段破坏输入："},
-    "samples-span-target": {"en": "span target   :", "zh": "片段破坏目标："},
-    "fig-span-params": {
-        "en": "random spans: density {density:.2f} · mean span {mean:g} · seed {seed}",
-        "zh": "随机片段：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
-    },
-    "fig-span-bad": {
-        "en": "Spans look like 2:5,7:8 (start:end, end excluded).",
-        "zh": "片段的写法如 2:5,7:8（起点:终点，终点不含）。",
-    },
-    "fig-clm-rows": {"en": "batch row {row}: ", "zh": "第 {row} 行："},
-    "fig-mask-legend": {"en": "1 = blocked, 0 = may look", "zh": "1 = 被遮盖，0 = 可以看"},
-    "loss-here": {"en": "in the loss", "zh": "计入损失"},
-    "matrix-cap": {
-        "en": "{n} positions: too many to draw usefully (at most {cap}). Shorten the sequence.",
-        "zh": "{n} 个位置：太多了，画不清楚（最多 {cap} 个）。请缩短序列。",
-    },
-    "help-title": {"en": "Help", "zh": "帮助"},
-    "exam-question": {"en": "Question {n} of {total}", "zh": "第 {n} 题，共 {total} 题"},
-    "exam-left": {
-        "en": "{student} · {minutes}:{seconds:02d} left",
-        "zh": "{student} · 剩余 {minutes}:{seconds:02d}",
-    },
-    "exam-no-limit": {"en": "{student} · no time limit", "zh": "{student} · 不限时"},
-    "exam-help": {
-        "en": "Answers are saved as you type. No feedback until you submit. Enter: next part · PgDn/PgUp: next/previous question",
-        "zh": "答案随输随存。提交前没有反馈。回车：下一项 · PgDn/PgUp：下一题/上一题",
-    },
-    "exam-prev": {"en": "Previous", "zh": "上一题"},
-    "exam-next": {"en": "Next", "zh": "下一题"},
-    "exam-submit": {"en": "Submit", "zh": "提交试卷"},
-    "exam-confirm": {
-        "en": "{answered} of {total} questions answered. Press Submit again to hand in; you cannot change answers afterwards.",
-        "zh": "已作答 {answered}/{total} 题。再按一次“提交试卷”即交卷；交卷后不能再修改。",
-    },
-    "exam-time-up": {"en": "Time is up: your answers were submitted.", "zh": "时间到：答案已自动提交。"},
-    "exam-submitted": {"en": "Submitted: {path}", "zh": "已提交：{path}"},
-    "exam-results": {
-        "en": "Your results: {total:.2f} of {count} ({percent:.0f}%)",
-        "zh": "你的成绩：{total:.2f} / {count}（{percent:.0f}%）",
-    },
-    "exam-unanswered": {"en": "not answered", "zh": "未作答"},
-    "exam-done": {"en": "submitted ✓", "zh": "已交卷 ✓"},
-    "not-graded": {
-        "en": "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
-        "zh": "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
-    },
+    "app-title": L("objectives-tutor", "预训练目标导师"),
+    "app-subtitle": L("how language models are pretrained", "语言模型是怎样预训练的"),
+    "home-intro": L(
+        "Pick a lesson (↑/↓, Enter). Each has its text, a live figure computed by the torch engine, and exercises.",
+        "选择一课（↑/↓，回车）。每课都有讲解、由 torch 引擎实时计算的图，以及练习。",
+    ),
+    "continue": L("Continue: {title}", "继续上次：{title}"),
+    "progress": L("{done}/{total} solved", "已做对 {done}/{total}"),
+    "progress-mastered": L(" · {mastered} mastered", " · 掌握 {mastered}"),
+    "home-review": L(
+        "Review: {n} due (mistakes come back as new variants)", "复习：{n} 题到期（错题以新变体回来）"
+    ),
+    "home-review-none": L("Review: nothing due", "复习：暂无到期"),
+    "home-history": L("History of attempts", "答题记录"),
+    "home-settings": L("Settings: language, theme, hints", "设置：语言、主题、提示"),
+    "review-title": L("Review", "复习"),
+    "review-empty": L(
+        "Nothing is due. Exercises you get wrong come back after {days} days, one step further each time you get them right.",
+        "暂无到期的题。做错的题会依次在 {days} 天后回来：每答对一次，间隔进一步。",
+    ),
+    "review-line": L(
+        "{exercise} — missed {misses}×, due {when}{last}", "{exercise} —— 错过 {misses} 次，{when}到期{last}"
+    ),
+    "review-last": L("; last time: {code}", "；上次：{code}"),
+    "review-due-now": L("now", "现在"),
+    "review-due-in": L("in {days:.1f} days", "{days:.1f} 天后"),
+    "history-title": L("History", "答题记录"),
+    "history-empty": L("No attempts yet.", "还没有答题记录。"),
+    "history-when": L("when", "时间"),
+    "history-exercise": L("exercise", "练习"),
+    "history-score": L("score", "得分"),
+    "history-misconception": L("misconception", "误区"),
+    "settings-title": L("Settings", "设置"),
+    "history-attempts": L("attempts", "作答次数"),
+    "history-solved": L("solved", "做对"),
+    "history-mastered": L("mastered", "掌握"),
+    "history-due": L("due", "待复习"),
+    "progress-store": L("progress file: {path}", "进度文件：{path}"),
+    "reset-confirm": L(
+        "Erase all progress in {path}? A backup copy is kept. Type yes to go on: ",
+        "清空 {path} 中的全部进度？会保留一份备份。输入 yes 继续：",
+    ),
+    "reset-kept": L("Nothing erased.", "未清空任何内容。"),
+    "reset-nothing": L("There is no progress to erase.", "没有可清空的进度。"),
+    "reset-done": L("Progress erased; the backup is {backup}", "进度已清空；备份在 {backup}"),
+    "recorded": L("recorded in {path}", "已记录到 {path}"),
+    "settings-language": L("Language", "语言"),
+    "settings-theme": L("Theme", "主题"),
+    "settings-hints": L("Hints", "提示"),
+    "hints-always": L("always available", "随时可用"),
+    "hints-after-first-try": L("only after a first try", "先作答一次后才可用"),
+    "hints-never": L("off (exam practice)", "关闭（模拟考试）"),
+    "hints-locked": L("Hints come after a first try (see Settings).", "先作答一次才能看提示（见设置）。"),
+    "hints-off": L("Hints are off (see Settings).", "提示已关闭（见设置）。"),
+    "settings-saved": L("Saved.", "已保存。"),
+    "not-saving": L("not saving: {why}", "未保存：{why}"),
+    "engine-loading": L("loading the torch engine…", "正在加载 torch 引擎……"),
+    "engine-ready": L("engine ready", "引擎已就绪"),
+    "engine-failed": L("the engine failed to load: {error}", "引擎加载失败：{error}"),
+    "tab-lesson": L("Lesson", "讲解"),
+    "tab-figure": L("Live figure", "实时图"),
+    "tab-practice": L("Practice", "练习"),
+    "no-figure": L(
+        "This lesson has no live figure: read it, then practise.", "这一课没有实时图：读完后直接练习。"
+    ),
+    "too-small": L(
+        "The window is {width}×{height}; objectives-tutor needs at least {min_width}×{min_height}. Please enlarge it.",
+        "窗口大小为 {width}×{height}；至少需要 {min_width}×{min_height}。请把窗口调大。",
+    ),
+    "key-quit": L("Quit", "退出"),
+    "key-help": L("Help", "帮助"),
+    "key-language": L("中文", "English"),
+    "key-back": L("Back", "返回"),
+    "key-hint": L("Hint", "提示"),
+    "key-solution": L("Solution", "答案"),
+    "key-new": L("New variant", "换一题"),
+    "key-check": L("Check", "提交"),
+    "key-toggle": L("Toggle", "切换"),
+    "key-palette": L("Commands", "命令"),
+    "variant": L("variant {seed}", "变体 {seed}"),
+    "hint-n": L("Hint {n}/{total}: {text}", "提示 {n}/{total}：{text}"),
+    "no-more-hints": L("No more hints: try the solution (s).", "没有更多提示了：可以看答案（s）。"),
+    "solution-shown": L("Solution (from the engine):", "参考答案（由引擎计算）："),
+    "answer-enter": L(
+        "Enter moves to the next part and checks when all are filled. Esc, then h hint · s solution · n new.",
+        "回车跳到下一项，全部填完后提交。按 Esc 后：h 提示 · s 答案 · n 换一题。",
+    ),
+    "matrix-help": L(
+        "Arrows move, Space toggles a cell (1 = blocked), Enter checks. Mouse clicks toggle too.",
+        "方向键移动，空格切换格子（1 = 被遮盖），回车提交。鼠标点击也能切换。",
+    ),
+    "self-mark": L(
+        "Write your explanation, press Enter, then mark yourself against the model answer.",
+        "写下你的解释，按回车，然后对照参考答案给自己打分。",
+    ),
+    "mark-yes": L("I had it", "答对了"),
+    "mark-partly": L("partly", "部分对"),
+    "mark-no": L("I missed it", "没答对"),
+    "reflect-first": L("Write your explanation first.", "请先写下你的解释。"),
+    "choice-help": L(
+        "Type the letter, or pick with the arrows and Enter.", "输入选项字母，或用方向键选择后回车。"
+    ),
+    "self-marked-as": L("You marked yourself: {mark}", "你的自评：{mark}"),
+    "waiting-engine": L("Waiting for the engine…", "等待引擎……"),
+    "fig-length": L("length", "长度"),
+    "fig-clm-keys": L(
+        "-/+ length · d toggles the 1/sqrt(d) scaling · r new seed",
+        "-/+ 调长度 · d 切换 1/sqrt(d) 缩放 · r 换随机种子",
+    ),
+    "fig-clm-loss": L(
+        "loss {loss:.4f}  vs  ln V = {baseline:.4f} (V = {V})  →  {verdict}",
+        "损失 {loss:.4f}  对比  ln V = {baseline:.4f}（V = {V}）→  {verdict}",
+    ),
+    "fig-clm-ok": L("about right for an untrained model", "对未训练的模型来说正常"),
+    "fig-clm-bad": L(
+        "far too high: softmax saturated (in this demo: no 1/sqrt(d) scaling; in real models: the initialisation scale)",
+        "远远偏高：softmax 已饱和（在这个演示里：没有按 1/sqrt(d) 缩放；在真实模型里：初始化的尺度）",
+    ),
+    "fig-scaling-on": L("projection scaled by 1/sqrt({d})", "投影层按 1/sqrt({d}) 缩放"),
+    "fig-scaling-off": L("projection NOT scaled", "投影层没有缩放"),
+    "fig-mlm-keys": L(
+        "-/+ p · [ ] batch for the counts · r resample · w [CLS]…[SEP] · type a sentence",
+        "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
+    ),
+    "fig-mlm-counts": L(
+        "the lesson's run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
+        "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
+    ),
+    "fig-vis-keys": L(
+        "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
+        "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
+    ),
+    "fig-prefix-keys": L("[ ] prefix length · type a sentence", "[ ] 调前缀长度 · 可输入自己的句子"),
+    "fig-span-keys": L(
+        "type a sentence and spans (2:5,7:8), or clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample",
+        "输入句子和片段（2:5,7:8），或清空片段改用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样",
+    ),
+    "fig-samples-keys": L(
+        "type your own sentence: all three samples follow", "输入你自己的句子：三种样本同步更新"
+    ),
+    "fig-spans": L("spans", "片段"),
+    "samples-causal-inputs": L("causal inputs :", "因果 LM 输入："),
+    "samples-causal-labels": L("causal labels :", "因果 LM 标签："),
+    "samples-masked-inputs": L("masked inputs :", "掩码 LM 输入："),
+    "samples-masked-labels": L("masked labels :", "掩码 LM 标签："),
+    "samples-span-inputs": L("span inputs   :", "片段破坏输入："),
+    "samples-span-target": L("span target   :", "片段破坏目标："),
+    "fig-span-params": L(
+        "T5's random spans (the lesson's settings at start): density {density:.2f} · mean span {mean:g} · seed {seed}",
+        "T5 的随机片段（初始为本课的设置）：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
+    ),
+    "fig-span-bad": L(
+        "Spans look like 2:5,7:8 (start:end, end excluded).", "片段的写法如 2:5,7:8（起点:终点，终点不含）。"
+    ),
+    "fig-clm-rows": L("batch row {row}: ", "第 {row} 行："),
+    "fig-mask-legend": L("1 = blocked, 0 = may look", "1 = 被遮盖，0 = 可以看"),
+    "matrix-cap": L(
+        "{n} positions: too many to draw usefully (at most {cap}). Shorten the sequence.",
+        "{n} 个位置：太多了，画不清楚（最多 {cap} 个）。请缩短序列。",
+    ),
+    "exam-question": L("Question {n} of {total}", "第 {n} 题，共 {total} 题"),
+    "exam-left": L("{student} · {minutes}:{seconds:02d} left", "{student} · 剩余 {minutes}:{seconds:02d}"),
+    "exam-no-limit": L("{student} · no time limit", "{student} · 不限时"),
+    "exam-prev": L("Previous", "上一题"),
+    "exam-next": L("Next", "下一题"),
+    "exam-submit": L("Submit", "提交试卷"),
+    "exam-confirm": L(
+        "{answered} of {total} questions answered. Press Submit again to hand in; you cannot change answers afterwards.",
+        "已作答 {answered}/{total} 题。再按一次“提交试卷”即交卷；交卷后不能再修改。",
+    ),
+    "exam-time-up": L("Time is up: your answers were submitted.", "时间到：答案已自动提交。"),
+    "exam-submitted": L("Submitted: {path}", "已提交：{path}"),
+    "exam-results": L(
+        "Your results: {total:.2f} of {count:g} ({percent:.0f}%)",
+        "你的成绩：{total:.2f} / {count:g}（{percent:.0f}%）",
+    ),
+    "exam-unanswered": L("not answered", "未作答"),
+    "exam-done": L("submitted ✓", "已交卷 ✓"),
+    "not-graded": L(
+        "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
+        "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
+    ),
+    # Code health (h4, issue 10)
+    "list-separator": L(", ", "、"),
+    # h2 content (issue 9): CLM layouts, T5 targets, the span figure's settings
+    "fig-clm-data-side": L("data-side", "数据端错位"),
+    "fig-clm-loss-side": L("loss-side (HF)", "损失端错位（HF）"),
+    "fig-clm-pair": L("logit→label", "logit→标签"),
+    "fig-clm-unused": L("unused", "不用"),
+    "fig-clm-layouts": L(
+        "Both layouts score logit t against token t+1. Data-side (the section “Pretraining methods”): inputs tokens[:-1], labels tokens[1:]. Loss-side (the section “Self-supervision and LM objectives”, Hugging Face): labels = input_ids, the loss compares logits[:, :-1] with labels[:, 1:].",
+        "两种排法都拿位置 t 的 logit 和 token t+1 比较。数据端（《预训练方法》一节）：输入 tokens[:-1]，标签 tokens[1:]。损失端（《自监督与语言建模目标》一节、Hugging Face）：标签 = input_ids，损失比较 logits[:, :-1] 和 labels[:, 1:]。",
+    ),
+    "fig-clm-variance": L(
+        "logits here have variance σ² = {var:.2f}, so random logits give about ln V + σ²/2 = {expected:.2f}; the rest is chance over {count} positions",
+        "这里 logits 的方差 σ² = {var:.2f}，随机 logits 的损失约为 ln V + σ²/2 = {expected:.2f}；余下的差别是 {count} 个位置上的偶然波动",
+    ),
+    "fig-span-eos": L("T5 ends inputs and targets with </s>.", "T5 在输入和目标序列末尾都加 </s>。"),
+    "fig-span-closed": L(
+        "Kept text follows the last span, so the target closes with {sentinel}, which stands for it.",
+        "最后一个片段后面还有保留的文本，所以目标序列以 {sentinel} 收尾，它代表那段文本。",
+    ),
+    "fig-span-open": L(
+        "The last span reaches the end, so the target ends with that span: no closing sentinel.",
+        "最后一个片段一直到末尾，所以目标序列就以这个片段结尾，不再加收尾的哨兵。",
+    ),
+    "fig-span-why": L(
+        "Why: {n} tokens × density {density:.2f} = {raw:.2f}, rounded → {noise} noise token(s); max(round({noise} ÷ {mean:g}), 1) → {spans} span(s). T5 starts with kept text and ends with noise, so a single span always comes last.",
+        "原因：{n} 个 token × 噪声比例 {density:.2f} = {raw:.2f}，取整 → {noise} 个噪声 token；max(round({noise} ÷ {mean:g}), 1) → {spans} 个片段。T5 总以保留的文本开头、以噪声结尾，所以只有一个片段时它总在最后。",
+    ),
+    "fig-mlm-same": L("= original", "恰为原词"),
+    "fig-prefix-default": L(
+        "translate to French : the cat sleeps → le chat dort", "翻译成英文 ： 猫 在 睡觉 → the cat sleeps"
+    ),
     # --- h1 grading: rubrics and question pools (exercise --rubric, exercises) ---
-    "rubric-title": {"en": "How this exercise is scored", "zh": "本题的评分规则"},
-    "rubric-full": {"en": "Full credit:", "zh": "满分："},
-    "rubric-partial": {"en": "Part of the credit:", "zh": "部分分："},
-    "rubric-caps": {
-        "en": "At most (an answer showing this misconception):",
-        "zh": "最高得分（答案暴露出以下误区时）：",
-    },
-    "pool": {"en": "questions", "zh": "题量"},
-    "pool-endless": {"en": "many", "zh": "很多"},
+    "rubric-title": L("How this exercise is scored", "本题的评分规则"),
+    "rubric-full": L("Full credit:", "满分："),
+    "rubric-partial": L("Part of the credit:", "部分分："),
+    "rubric-caps": L("At most (an answer showing this misconception):", "最高得分（答案暴露出以下误区时）："),
+    "pool": L("questions", "题量"),
+    "pool-endless": L("many", "很多"),
+    # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
+    "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
+    "quiz-cannot-read": L("cannot read {path}: {why}", "无法读取 {path}：{why}"),
+    "quiz-cannot-use": L("cannot use {path}: {why}", "无法使用 {path}：{why}"),
+    "quiz-exists": L(
+        "{path} exists; choose another file or add --force", "{path} 已存在；请换一个文件名或加 --force"
+    ),
+    "quiz-teacher-needs-roster": L(
+        "--teacher names the file written from --roster; give a roster too",
+        "--teacher 是由 --roster 生成的文件；请同时给出名单",
+    ),
+    "quiz-made": L("{id}: {count} questions -> {path}", "{id}：{count} 道题 -> {path}"),
+    "quiz-teacher-file": L(
+        "{count} students with a PIN each -> {path} (keep it; give each student only their own PIN)",
+        "{count} 名学生，各有一个 PIN -> {path}（请保管好；每个学生只拿到自己的 PIN）",
+    ),
+    "quiz-pin-needed": L(
+        "this quiz is signed: give your PIN with --pin", "这份测验需要签名：请用 --pin 给出你的 PIN"
+    ),
+    "quiz-pin-prompt": L("Your PIN (from your teacher): ", "你的 PIN（老师发给你的）："),
+    "quiz-unverified": L(
+        "this quiz is signed but no --teacher file was given: signatures are NOT checked",
+        "这份测验需要签名，但没有给出 --teacher 文件：签名未被核对",
+    ),
+    "quiz-skipped": L("skipped {path}: not a submission", "跳过 {path}：不是提交文件"),
+    "quiz-rejected": L("rejected {path}: {why}", "拒收 {path}：{why}"),
+    "quiz-conflict": L(
+        "conflict: {student} has two different submissions ({files}); neither graded",
+        "冲突：{student} 有两份不同的提交（{files}）；都未评分",
+    ),
+    "quiz-col-student": L("student", "学生"),
+    "quiz-col-points": L("points", "得分"),
+    "quiz-col-notes": L("notes", "备注"),
+    "quiz-status-did-not-submit": L("did not submit", "未提交"),
+    "quiz-status-conflict": L("conflict", "冲突"),
+    "quiz-grade-summary": L(
+        "{graded} graded, {missing} did not submit, {conflicts} conflicts, {rejected} rejected",
+        "已评分 {graded}，未提交 {missing}，冲突 {conflicts}，拒收 {rejected}",
+    ),
+    "quiz-no-folder": L("{path} is not a folder", "{path} 不是文件夹"),
+    "quiz-released": L(
+        "results released: {path} (students opening the quiz now see their results)",
+        "成绩已发布：{path}（学生现在打开测验即可看到成绩）",
+    ),
+    "exam-enter-parts": L(
+        "Enter: next box, then next question · PgDn/PgUp: question · Ctrl+S: submit",
+        "回车：下一个输入框，最后到下一题 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-enter-choice": L(
+        "A-D or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
+        "A-D 或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-enter-matrix": L(
+        "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
+        "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
+    ),
+    "exam-saved-note": L(
+        "Answers are saved as you type; no feedback until you submit.", "答案随输随存；交卷前没有反馈。"
+    ),
+    "exam-results-held": L(
+        "Submitted. Your teacher releases the results later: open this quiz again then.",
+        "已交卷。成绩由老师稍后发布：届时再次打开这份测验即可查看。",
+    ),
+    "exam-scroll": L("↑↓ PgUp/PgDn: scroll · Ctrl+Q: quit", "↑↓ PgUp/PgDn：滚动 · Ctrl+Q：退出"),
+    # -- the code lab (h6, issue 13) --------------------------------------------
+    "lab-title": L("Code lab", "代码实验"),
+    "lab-progress": L("{done} of {total} done", "已完成 {done} / {total}"),
+    "lab-status-pass": L("passed", "通过"),
+    "lab-status-fail": L("not yet: a rule is broken", "还没通过：有一条规则不满足"),
+    "lab-status-not-started": L("not written yet", "还没有写"),
+    "lab-status-invalid": L("cannot be run", "无法运行"),
+    "lab-status-stopped": L("stopped", "已被终止"),
+    "lab-rule": L("Rule {code}", "规则 {code}"),
+    "lab-input": L("input (smallest found)", "输入（找到的最小例子）"),
+    "lab-yours": L("your output", "你的输出"),
+    "lab-required": L("the rule requires", "规则要求"),
+    "lab-misconception": L("Misconception {code}: {text}", "常见误区 {code}：{text}"),
+    "lab-exact": L("Identical to the engine's output, draw for draw.", "与引擎的输出逐次抽样完全一致。"),
+    "lab-not-exact": L(
+        "Right, with another draw order than the engine's (that is allowed).",
+        "正确；抽样顺序与引擎不同（这是允许的）。",
+    ),
+    "lab-printed": L("your code printed:", "你的代码打印了："),
+    "lab-line": L("line {line}", "第 {line} 行"),
+    "lab-seconds": L("{seconds:.1f} s, {calls} calls", "{seconds:.1f} 秒，调用 {calls} 次"),
+    "lab-init-created": L("wrote {n} files in {dir}", "已在 {dir} 写入 {n} 个文件"),
+    "lab-init-kept": L(
+        "kept {n} existing files untouched (init never overwrites)", "保留了 {n} 个已有文件（init 从不覆盖）"
+    ),
+    "lab-init-next": L(
+        "next: open {file} in your editor, then run `objectives-tutor lab watch {dir}`",
+        "下一步：用编辑器打开 {file}，然后运行 `objectives-tutor lab watch {dir}`",
+    ),
+    "lab-no-workspace": L(
+        "no lab files in {dir}: run `objectives-tutor lab init {dir}` first",
+        "{dir} 中没有实验文件：请先运行 `objectives-tutor lab init {dir}`",
+    ),
+    "lab-unknown-task": L(
+        "unknown task {task!r}; the tasks are {ids}", "没有名为 {task!r} 的题目；题目有 {ids}"
+    ),
+    "lab-missing-file": L(
+        "{file} is not in {dir}; `objectives-tutor lab init {dir}` writes the missing files",
+        "{dir} 中没有 {file}；`objectives-tutor lab init {dir}` 会补上缺少的文件",
+    ),
+    "lab-watching": L(
+        "watching {dir}: save a file to check it again (Ctrl+C stops)",
+        "正在监视 {dir}：保存文件即重新检查（Ctrl+C 停止）",
+    ),
+    "lab-current": L("Current task: {file}", "当前题目：{file}"),
+    "lab-all-done": L("Every task passes. Well done!", "所有题目都通过了，干得好！"),
+    "lab-hint": L("Hint {i} of {n}: {text}", "提示 {i} / {n}：{text}"),
+    "lab-no-hints-left": L("No more hints for this task.", "这道题没有更多提示了。"),
+    "lab-solution-locked": L(
+        "The reference solution opens after your first attempt: write something and check {task} once.",
+        "参考答案在你第一次尝试之后开放：先写点代码并检查一次 {task}。",
+    ),
+    "lab-not-saved": L("lab run not saved: {why}", "实验记录未保存：{why}"),
+    "lab-checking": L("checking {file} …", "正在检查 {file} …"),
+    "lab-open-hint": L(
+        "▸ Code lab: write this lesson in torch ({count} tasks)",
+        "▸ 代码实验：用 torch 亲手写出本课（{count} 题）",
+    ),
+    "lab-open-all": L("▸ Code lab: write the objectives in torch", "▸ 代码实验：用 torch 亲手写出各个目标"),
+    "lab-watch-on": L("watching the folder: saving a file checks it", "正在监视文件夹：保存文件即自动检查"),
+    "lab-key-watch": L("watch", "监视"),
+    "lab-init-here": L(
+        "No lab files in {dir} yet. Press i to write them (existing files are never overwritten).",
+        "{dir} 中还没有实验文件。按 i 写入（已有文件不会被覆盖）。",
+    ),
+    "lab-key-check": L("check", "检查"),
+    "lab-key-hint": L("hint", "提示"),
+    "lab-key-solution": L("solution", "参考答案"),
+    "lab-key-init": L("write files", "写入文件"),
+    "lab-key-back": L("back", "返回"),
+    "lab-key-open": L("code lab", "代码实验"),
 }
 
-ERRORS: dict[str, str] = {
-    "sequence-too-short": "序列太短：至少需要 {need} 个 token，实际只有 {n} 个",
-    "length-too-small": "掩码至少需要 1 个位置，收到 n={n}",
-    "p-out-of-range": "选择概率 p 必须在 [0, 1] 之间，收到 {p}",
-    "bad-split": "mask/random/keep 三个比例必须都在 [0, 1] 之间且相加为 1，收到 {split}",
-    "prefix-out-of-range": "前缀长度 {prefix} 必须在 0 到 {n} 之间",
-    "span-out-of-range": "片段 {start}:{end} 为空或超出了 {n} 个 token 的序列（需要 0 <= 起点 < 终点 <= {n}）",
-    "spans-overlap": "片段 {first} 与 {second} 重叠",
-    "too-many-spans": "{spans} 个片段需要 {need} 个哨兵（目标以下一个哨兵结尾），但只有 {sentinels} 个",
-    "density-out-of-range": "噪声比例必须在 [0, 1] 之间，收到 {density}",
-    "mean-span-out-of-range": "平均片段长度必须为正数，收到 {mean}",
-    "position-out-of-range": "位置 {position} 超出了 {n} 个 token 的范围（位置从 0 开始计数）",
-    "special-selected": "位置 {position} 是特殊符号 {token}，掩码从不选中它",
-    "unknown-fate": "未知的命运 {fate!r}：请用 mask、random 或 keep",
-    "size-too-small": "{name} 至少为 {low}，收到 {value}",
-    "unknown-mask-kind": "未知的掩码类型 {kind!r}：请用 causal、bidirectional 或 prefix",
-    "no-spans": "请至少给出一个要遮盖的片段",
+# The engine's error codes (engine/errors.py, raised across engine/) in both languages.
+# The engine's own English sentence is the fallback for a code missing here;
+# tests/test_i18n.py checks that none is.
+ERRORS: dict[str, Bilingual] = {
+    "sequence-too-short": L(
+        "the text is too short: at least {need} tokens are needed, got {n}",
+        "序列太短：至少需要 {need} 个 token，实际只有 {n} 个",
+    ),
+    "length-too-small": L("a mask needs at least 1 position, got n={n}", "掩码至少需要 1 个位置，收到 n={n}"),
+    "p-out-of-range": L(
+        "the selection probability p must be in [0, 1], got {p}", "选择概率 p 必须在 [0, 1] 之间，收到 {p}"
+    ),
+    "bad-split": L(
+        "the mask/random/keep split must be three numbers in [0, 1] adding up to 1, got {split}",
+        "mask/random/keep 三个比例必须都在 [0, 1] 之间且相加为 1，收到 {split}",
+    ),
+    "prefix-out-of-range": L(
+        "the prefix length {prefix} must be between 0 and {n}", "前缀长度 {prefix} 必须在 0 到 {n} 之间"
+    ),
+    "span-out-of-range": L(
+        "span {start}:{end} is empty or outside the sequence of {n} tokens (need 0 <= start < end <= {n})",
+        "片段 {start}:{end} 为空或超出了 {n} 个 token 的序列（需要 0 <= 起点 < 终点 <= {n}）",
+    ),
+    "spans-overlap": L("spans {first} and {second} overlap", "片段 {first} 与 {second} 重叠"),
+    "too-many-spans": L(
+        "{spans} spans need {need} sentinels, but there are only {sentinels}",
+        "{spans} 个片段需要 {need} 个哨兵，但只有 {sentinels} 个",
+    ),
+    "density-out-of-range": L(
+        "the noise density must be in [0, 1], got {density}", "噪声比例必须在 [0, 1] 之间，收到 {density}"
+    ),
+    "mean-span-out-of-range": L(
+        "the mean span length must be positive, got {mean}", "平均片段长度必须为正数，收到 {mean}"
+    ),
+    "position-out-of-range": L(
+        "position {position} is outside the text of {n} tokens (positions count from 0)",
+        "位置 {position} 超出了 {n} 个 token 的范围（位置从 0 开始计数）",
+    ),
+    "special-selected": L(
+        "position {position} is the special token {token}, which masking never selects",
+        "位置 {position} 是特殊符号 {token}，掩码从不选中它",
+    ),
+    "unknown-fate": L(
+        "unknown fate {fate!r}: use mask, random or keep",
+        "未知的处理方式 {fate!r}：请用 mask、random 或 keep",
+    ),
+    "size-too-small": L("{name} must be at least {low}, got {value}", "{name} 至少为 {low}，收到 {value}"),
+    "unknown-mask-kind": L(
+        "unknown mask kind {kind!r}: use causal, bidirectional or prefix",
+        "未知的掩码类型 {kind!r}：请用 causal、bidirectional 或 prefix",
+    ),
+    "no-spans": L("give at least one span to hide", "请至少给出一个要遮盖的片段"),
+    "bad-shape": L(
+        "the token ids have the wrong shape: (length,) or (batch, length)",
+        "token ids 的形状不对：应为 (length,) 或 (batch, length)",
+    ),
+    "shape-mismatch": L(
+        "two inputs that belong together have different shapes", "两个应当对应的输入形状不一致"
+    ),
+    "bad-vocab-size": L("the vocabulary needs at least 1 token", "词表至少需要 1 个 token"),
+    "bad-prefix": L(
+        "the prefix length must be a whole number (or one per row)", "前缀长度必须是整数（或每行一个）"
+    ),
+    "bad-attention-mask": L(
+        "the attention mask must have shape (batch, length)", "注意力掩码的形状必须是 (batch, length)"
+    ),
+    "no-replacement": L(
+        "the vocabulary has no ordinary token to use as a random replacement",
+        "词表里没有可用作随机替换的普通 token",
+    ),
+    "fates-without-positions": L(
+        "fates can only be given together with positions", "只有同时给出位置时才能指定处理方式"
+    ),
+    "fates-count": L("give one fate per selected position", "每个选中的位置需要恰好一个命运"),
 }
+
+
+def listing(values: Iterable[object], lang: str) -> str:
+    """Values as a sentence lists them: "1, 3, 7" / "1、3、7"."""
+    return t("list-separator", lang).join(str(value) for value in values)
 
 
 def t(key: str, lang: str, **params: object) -> str:
-    """The message ``key`` in ``lang`` (English if the key has no such language)."""
-    entry = MESSAGES[key]
-    template = entry.get(lang, entry["en"])
-    return template.format(**params)
+    """The message ``key`` in ``lang``, its ``{params}`` filled in."""
+    return pick(MESSAGES[key], lang).format(**params)
 
 
 def error_text(error: Exception, lang: str) -> str:
-    """One line for the learner: the engine's error in their language."""
+    """One line for the learner: the engine's error in their language (the
+    engine's English sentence when the code or its parameters are unknown here)."""
     code = getattr(error, "code", None)
-    params = getattr(error, "params", {})
-    if lang == "zh" and code in ERRORS:
-        try:
-            return ERRORS[code].format(**params)
-        except (KeyError, IndexError, ValueError):
-            pass
-    return str(error)
+    if code not in ERRORS:
+        return str(error)
+    try:
+        return pick(ERRORS[code], lang).format(**getattr(error, "params", {}))
+    except (KeyError, IndexError, ValueError):  # a parameter the template names is missing
+        return str(error)

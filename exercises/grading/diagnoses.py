@@ -65,8 +65,8 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     # Causal LM
     "labels-not-shifted": L(
-        "In causal LM the label at each position is the NEXT token: labels are the tokens shifted left by one.",
-        "因果语言建模里每个位置的标签是“下一个” token：标签是整体左移一位的序列。",
+        "In causal LM the prediction at position t is scored against token t+1 (the lessons call the labels the inputs shifted right by one); scoring it against token t teaches the model to copy its input.",
+        "因果语言建模里位置 t 的预测要和 token t+1 比较（讲义说标签是输入“右移一位”）；和 token t 比较，模型学会的只是抄输入。",
     ),
     "shifted-wrong-way": L(
         "Inputs are the tokens without the last one; labels are the tokens without the first one, not the other way round.",
@@ -119,8 +119,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "哨兵从 0 开始编号：第一个片段是 <extra_id_0>。",
     ),
     "target-missing-final-sentinel": L(
-        "The target ends with the next sentinel (after the last span), marking where the spans stop.",
-        "目标序列以下一个哨兵结尾（放在最后一个片段之后），表示片段到此为止。",
+        "When kept text follows the last span, T5's target ends with one more sentinel, which stands for that kept text.",
+        "最后一个片段后面还有保留的文本时，T5 的目标序列再以一个哨兵结尾，它代表那段保留的文本。",
     ),
     "target-without-sentinels": L(
         "The target puts each span's sentinel before the span, so the model knows which blank it is filling.",
@@ -165,8 +165,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "1/V 是均匀猜测猜中的概率；损失是它的负对数，即 ln V。",
     ),
     "scaling-bug-missed": L(
-        "A loss far above ln V at initialisation means the logits are too large (softmax saturated): typically a projection not scaled by 1/sqrt(d).",
-        "初始化时损失远高于 ln V，说明 logits 太大、softmax 已饱和：多半是投影层没有按 1/sqrt(d) 缩放。",
+        "A loss far above ln V at initialisation means the logits are too large (softmax saturated): in this demo, a projection not scaled by 1/sqrt(d); in real models, usually the initialisation scale.",
+        "初始化时损失远高于 ln V，说明 logits 太大、softmax 已饱和：在这个演示里是投影层没有按 1/sqrt(d) 缩放；在真实模型里多半是初始化的尺度不对。",
     ),
     "false-alarm": L(
         "A loss a little above ln V is what an untrained model gives; nothing is wrong.",
@@ -220,6 +220,23 @@ DIAGNOSES: dict[str, Bilingual] = {
     "self-supervision-needs-labels": L(
         "Self-supervision needs no human labels: the text itself supplies the targets (the next token, the hidden token).",
         "自监督不需要人工标注：文本本身就提供了目标（下一个词、被遮住的词）。",
+    ),
+    # h2 content (issue 9): CLM layouts and T5 targets
+    "loss-side-inputs-cut": L(
+        "In the loss-side layout the model reads all n tokens; the shift by one happens inside the loss (logits[:, :-1] against labels[:, 1:]), not in the inputs.",
+        "损失端的排法里模型读全部 n 个 token；错开一位发生在损失函数里（logits[:, :-1] 对 labels[:, 1:]），不在输入里。",
+    ),
+    "labels-shifted-twice": L(
+        "The shift by one is done once: in the data (data-side, logit t meets label t) or in the loss (loss-side, labels = input_ids, logit t meets label t+1). Doing both pairs position t with token t+2.",
+        "错开一位只做一次：要么在数据里（数据端，logit t 对标签 t），要么在损失里（损失端，标签 = input_ids，logit t 对标签 t+1）。两处都错开，位置 t 就对上了 token t+2。",
+    ),
+    "target-extra-final-sentinel": L(
+        "The last span runs to the end of the text: no kept text follows it, so T5's target ends with that span (then </s>), with no closing sentinel.",
+        "最后一个片段一直到文本末尾：后面没有保留的文本，所以 T5 的目标序列以这个片段结尾（再接 </s>），不再加收尾的哨兵。",
+    ),
+    "touching-spans-split": L(
+        "Spans that touch hide one unbroken run of tokens: T5 marks noise token by token, so they are one span with one sentinel.",
+        "首尾相接的片段遮住的是一段连续的 token：T5 逐个 token 标记噪声，所以它们是一个片段，只用一个哨兵。",
     ),
     "pairing-is-fixed": L(
         "The usual pairing is the natural fit, not a law: the T5 study and UL2 trained objectives on other architectures too (for example a prefix LM or a denoiser on a decoder-only stack).",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
+from engine.tokens import LESSON_SENTENCE  # stated once, in the engine (torch-free module)
 
 LETTERS = tuple("ABCDEFGHIJKLMNOP")
 

@@ -1,90 +1,215 @@
-"""clm-shift: write the causal-LM inputs and labels of a sentence (seed 0: the
-second lesson's sentence)."""
+"""clm-shift: lay out a sentence for causal LM, in the layout the variant names.
+
+Whatever the layout, the logit at position t is scored against token t + 1
+(both seeds call the labels the inputs "shifted right by one"). Two layouts are
+right, and each variant names the one it asks for:
+
+* data-side (seed 002's ``build_causal_example``; seed 0 is its sentence):
+  inputs = tokens[:-1], labels = tokens[1:], and logit t meets label t;
+* loss-side (seed 000's code, Hugging Face): the model reads all n tokens,
+  labels = input_ids, and the loss compares logits[:, :-1] with labels[:, 1:],
+  so logit t meets label t + 1.
+
+So "labels = inputs" is right in the loss-side layout and is the copying
+misconception in the data-side one; "logit t meets label t" is right in the
+data-side layout and copying in the loss-side one.
+
+The rubric (``RUBRIC``, shown by ``exercise clm-shift --rubric``): each part is
+a third of the score; an answer that makes the model copy its own input
+(``labels-not-shifted``) scores at most 50 %.
+"""
 
 from __future__ import annotations
 
 import functools
+import itertools
+import re
 from collections.abc import Mapping
 
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.grading.scoring import mismatches, read_tokens, right, same_token, sequence_score
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.scoring import (
+    jaccard,
+    mismatches,
+    read_tokens_certain,
+    right,
+    same_token,
+    sequence_score,
+    wrong_positions,
+)
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "clm-shift"
+LAYOUTS = ("data", "loss")
+COPYING = "labels-not-shifted"  # the misconception this exercise targets
+CAP = 0.5
+
+RUBRIC = Rubric(
+    full=L(
+        "Inputs, labels and logit-label pairs exactly as the named layout has them.",
+        "输入、标签和 logit-标签配对都和题目指定的排法完全一致。",
+    ),
+    partial=(
+        L(
+            "Three parts, a third each: inputs and labels by the share of positions right, the pairs by "
+            "overlap with the right pairs.",
+            "三部分各占三分之一：输入和标签按对的位置比例计分，配对按与正确配对的重合度计分。",
+        ),
+    ),
+    caps=((COPYING, CAP),),
+)
+
+
+def _draw(seed: int) -> dict:
+    """The question without the engine: the sentence and the layout."""
+    if seed == 0:
+        return {"tokens": LESSON_SENTENCE.split(), "layout": "data"}
+    rng = rng_for(ID, seed)
+    layout = rng.choice(LAYOUTS)
+    while True:  # a token equal to the next one would make copying right there
+        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
+        tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
+        if all(a != b for a, b in itertools.pairwise(tokens)):
+            return {"tokens": tokens, "layout": layout}
 
 
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
-    if seed == 0:
-        tokens = LESSON_SENTENCE.split()
-    else:
-        rng = rng_for(ID, seed)
-        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
-        tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
-    from engine.samples import clm_sample  # the engine (torch) only where it computes
+    from engine.samples import clm_sample
 
+    params = _draw(seed)
+    tokens, layout = params["tokens"], params["layout"]
     sample = clm_sample(" ".join(tokens))
-    data = {"tokens": tokens, "inputs": sample.inputs, "labels": sample.labels}
+    if layout == "data":
+        inputs, labels = sample.inputs, sample.labels
+        pairs = [[t, t] for t in range(len(tokens) - 1)]
+    else:
+        inputs, labels = sample.loss_side_inputs, sample.loss_side_labels
+        pairs = sample.loss_pairs
+    data = {"tokens": tokens, "layout": layout, "inputs": inputs, "labels": labels, "pairs": pairs}
+    return Variant(ID, seed, data, _prompt(tokens, layout))
+
+
+def _prompt(tokens: list[str], layout: str):
     listing = ", ".join(tokens)
-    prompt = L(
-        f"Causal LM on the sentence [{listing}] ({len(tokens)} tokens). Lay it out as the lesson does: "
-        "one list of inputs and one list of labels, so that each input position is trained to predict its "
-        "label.\n1. The inputs?\n2. The labels?",
-        f"对句子 [{listing}]（{len(tokens)} 个 token）做因果语言建模。按讲义的方式排列："
-        "一列输入、一列标签，使每个输入位置学习预测它对应的标签。\n1. 输入是什么？\n2. 标签是什么？",
+    n = len(tokens)
+    if layout == "data":
+        return L(
+            f"Causal LM on the sentence [{listing}] ({n} tokens), in the DATA-SIDE layout (build_causal_example in "
+            "the course section “Pretraining methods”): the shift is done when the sample is built, so the model reads "
+            "one list and the loss compares it position by position with a list of labels.\n"
+            "1. The inputs the model reads?\n2. The labels?\n"
+            "3. Which logit position is scored against which label position? (pairs logit-label)",
+            f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“数据端错位”的排法（《预训练方法》一节的 "
+            "build_causal_example）：构造样本时就错开一位，模型读一列输入，损失把它和一列标签逐位比较。\n"
+            "1. 模型读的输入是什么？\n2. 标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
+        )
+    return L(
+        f"Causal LM on the sentence [{listing}] ({n} tokens), in the LOSS-SIDE layout (the code of the course "
+        "section “Self-supervision and LM objectives”, Hugging Face's models): the sample is not shifted; the shift happens inside the loss "
+        "function.\n1. The inputs the model reads?\n2. The labels passed to the loss?\n"
+        "3. Which logit position is scored against which label position? (pairs logit-label)",
+        f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“损失端错位”的排法（《自监督与语言建模目标》一节的代码、"
+        "Hugging Face 的模型）：样本本身不错位，错位发生在损失函数里。\n"
+        "1. 模型读的输入是什么？\n2. 传给损失函数的标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
     )
-    return Variant(ID, seed, data, prompt)
+
+
+_SLICE = re.compile(r"\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]")
+_RULE = re.compile(r"\bt\s*(?:->|→|=>|—>|-|:|对|和|与|vs\.?|,)\s*t\s*(?:([+-])\s*(\d+))?\b", re.IGNORECASE)
+_INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
+
+
+def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
+    """Which logit meets which label, read from what learners write; ``n`` is the length
+    of the sequence the model reads (n - 1 tokens data-side, n loss-side), so a rule
+    or a slice covers exactly the positions that exist.
+
+    Forms: explicit pairs ("0-1, 1-2", "0→1 1→2", "(0,1) (1,2)"), a rule
+    ("t -> t+1", "t→t"), or the slices of the loss ("logits[:, :-1] vs
+    labels[:, 1:]"). None when nothing can be read.
+    """
+    from exercises.grading.parsing import clean
+
+    cleaned = clean(text)[:2000]
+    if not cleaned:
+        return None
+    slices = _SLICE.findall(cleaned)
+    if len(slices) == 2:
+        logit_range = range(n)[slice(*(int(v) if v else None for v in slices[0]))]
+        label_range = range(n)[slice(*(int(v) if v else None for v in slices[1]))]
+        if len(logit_range) == len(label_range):
+            return list(zip(logit_range, label_range, strict=True))
+        return None
+    rule = _RULE.search(cleaned)
+    if rule:
+        shift = int(rule.group(2) or 0) * (-1 if rule.group(1) == "-" else 1)
+        return [(t, t + shift) for t in range(n) if 0 <= t + shift < n]
+    numbers = [int(value) for value in _INT.findall(cleaned)]
+    if not numbers or len(numbers) % 2:
+        return None
+    return [(numbers[i], numbers[i + 1]) for i in range(0, len(numbers), 2)]
+
+
+def _shift_of(pairs: list[tuple[int, int]]) -> int | None:
+    """The one offset all pairs share (label - logit), or None."""
+    shifts = {label - logit for logit, label in pairs}
+    return shifts.pop() if len(shifts) == 1 else None
 
 
 class ClmShift(Exercise):
     def solve(self, variant: Variant) -> dict[str, str]:
-        return {"inputs": " ".join(variant.data["inputs"]), "labels": " ".join(variant.data["labels"])}
+        data = variant.data
+        return {
+            "inputs": " ".join(data["inputs"]),
+            "labels": " ".join(data["labels"]),
+            "pairs": ", ".join(f"{logit}-{label}" for logit, label in data["pairs"]),
+        }
+
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """A fair variant tells the layouts and the copying answer apart: a named layout, at
+        least 3 tokens, and no token equal to the next one (else copying is right somewhere)."""
+        data = variant.data
+        tokens = data["tokens"]
+        return (
+            data["layout"] in LAYOUTS
+            and len(tokens) >= 3
+            and all(not same_token(a, b) for a, b in itertools.pairwise(tokens))
+        )
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        return Parsed(read_tokens(text, variant.data[part], variant.data["tokens"]))
+        if part == "pairs":
+            pairs = read_pairs(text, len(variant.data["inputs"]))
+            return Parsed(pairs, None if pairs is not None else _pairs_format())
+        tokens, certain = read_tokens_certain(text, variant.data[part], variant.data["tokens"])
+        return Parsed(tokens, certain=certain)
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
-        tokens = variant.data["tokens"]
+        data = variant.data
+        tokens, layout = data["tokens"], data["layout"]
         results: dict[str, PartResult] = {}
         codes: list[str] = []
         for part in ("inputs", "labels"):
             if part not in parsed:
                 continue
-            given, expected = parsed[part].value, variant.data[part]
+            given, expected = parsed[part].value, data[part]
             score = sequence_score(given, expected)
             if score == 1.0:
                 results[part] = right()
                 continue
-            if part == "inputs" and _same(given, tokens):
-                codes.append("inputs-keep-last")
-            elif part == "inputs" and _same(given, tokens[1:]):
-                codes.append("shifted-wrong-way")
-            elif part == "labels" and (_same(given, tokens) or _same(given, tokens[:-1])):
-                codes.append("labels-not-shifted")
-            wrong = mismatches(given, expected)
-            if len(given) != len(expected):
-                name = {"en": part, "zh": "输入" if part == "inputs" else "标签"}
-                results[part] = PartResult(
-                    score,
-                    True,
-                    L(
-                        f"The {name['en']} have {len(expected)} tokens (one fewer than the sentence); you wrote {len(given)}.",
-                        f"{name['zh']}应有 {len(expected)} 个 token（比句子少一个）；你写了 {len(given)} 个。",
-                    ),
-                )
-                continue
-            results[part] = PartResult(
-                score,
-                True,
-                L(
-                    f"{len(wrong)} of {len(expected)} positions differ; the {part} are: {' '.join(expected[:3])} ...",
-                    f"{len(expected)} 个位置中有 {len(wrong)} 个不对；{'输入' if part == 'inputs' else '标签'}开头应为："
-                    f"{' '.join(expected[:3])} ……",
-                ),
-            )
+            codes += _diagnose_tokens(part, layout, given, tokens) if parsed[part].certain else []
+            results[part] = PartResult(score, True, _token_feedback(part, given, expected))
+        if "pairs" in parsed:
+            given_pairs = parsed["pairs"].value
+            expected_pairs = {tuple(pair) for pair in data["pairs"]}
+            score = jaccard(set(given_pairs), expected_pairs)
+            if score == 1.0:
+                results["pairs"] = right()
+            else:
+                codes += _diagnose_pairs(layout, given_pairs)
+                results["pairs"] = PartResult(score, True, _pairs_feedback(given_pairs, expected_pairs))
         return results, codes
 
 
@@ -92,29 +217,93 @@ def _same(given: list[str], expected: list[str]) -> bool:
     return len(given) == len(expected) and all(same_token(a, b) for a, b in zip(given, expected, strict=True))
 
 
+def _diagnose_tokens(part: str, layout: str, given: list[str], tokens: list[str]) -> list[str]:
+    if layout == "data":
+        if part == "inputs" and _same(given, tokens):
+            return ["inputs-keep-last"]
+        if part == "inputs" and _same(given, tokens[1:]):
+            return ["shifted-wrong-way"]
+        if part == "labels" and (_same(given, tokens[:-1]) or _same(given, tokens)):
+            return [COPYING]  # label t = token t: the model would learn to copy
+        return []
+    if part == "inputs" and _same(given, tokens[:-1]):
+        return ["loss-side-inputs-cut"]
+    if part == "labels" and _same(given, tokens[1:]):
+        return ["labels-shifted-twice"]
+    return []
+
+
+def _diagnose_pairs(layout: str, pairs: list[tuple[int, int]]) -> list[str]:
+    shift = _shift_of(pairs)
+    if shift == 0 and layout == "loss":
+        return [COPYING]  # labels = input_ids and logit t meets label t: copying
+    if shift == 1 and layout == "data":
+        return ["labels-shifted-twice"]
+    if shift is not None and shift < 0:
+        return ["shifted-wrong-way"]
+    return []
+
+
+def _token_feedback(part: str, given: list[str], expected: list[str]):
+    """Where the answer goes wrong, counted from 0, without writing the answer out."""
+    name = {"en": part, "zh": "输入" if part == "inputs" else "标签"}
+    if len(given) != len(expected):
+        return L(
+            f"The {name['en']} should have {len(expected)} tokens; you wrote {len(given)}.",
+            f"{name['zh']}应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
+        )
+    return wrong_positions(mismatches(given, expected)[:12], len(expected))
+
+
+def _pairs_feedback(given: list[tuple[int, int]], expected: set[tuple[int, int]]):
+    wrong = [f"{a}-{b}" for a, b in given if (a, b) not in expected][:8]
+    missing = len(expected - set(given))
+    return L(
+        f"{len(expected)} pairs are scored. Not scored this way: {', '.join(wrong) or 'none'}; "
+        f"{missing} right pair(s) missing.",
+        f"一共比较 {len(expected)} 对。不成立的配对：{'、'.join(wrong) or '无'}；还缺 {missing} 对正确的配对。",
+    )
+
+
+def _pairs_format():
+    return L(
+        "Could not read the pairs. Write logit-label pairs such as 0-3, 1-4, or a rule such as t->t+2.",
+        "读不出配对。请写成 logit-标签 的配对，如 0-3, 1-4，或者写规则，如 t->t+2。",
+    )
+
+
 EXERCISES = (
     ClmShift(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
-        title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个词"),
+        title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个 token"),
         parts=(
             Part("inputs", L("inputs", "输入"), L("tokens separated by spaces", "用空格分隔的 token")),
             Part("labels", L("labels", "标签"), L("tokens separated by spaces", "用空格分隔的 token")),
+            Part(
+                "pairs",
+                L("logit-label pairs", "logit-标签配对"),
+                L("pairs such as 0-3, 1-4, or a rule such as t->t+2", "配对如 0-3, 1-4，或规则如 t->t+2"),
+            ),
         ),
         from_lesson=True,
         hint_texts=(
             L(
-                "Each position predicts the token that comes right after it.",
-                "每个位置预测紧跟在它后面的那个 token。",
+                "Whatever the layout, the logit at position t is scored against token t+1.",
+                "不管哪种排法，位置 t 的 logit 都要和 token t+1 比较。",
             ),
             L(
-                "The last token has nothing after it, and the first has nothing before it.",
-                "最后一个 token 后面没有词，第一个 token 前面也没有词。",
+                "Ask where the shift by one happens: in the lists you build (data-side), or inside the "
+                "loss (loss-side, logits[:, :-1] against labels[:, 1:]).",
+                "先问错开一位发生在哪里：在你构造的两列里（数据端），还是在损失函数里"
+                "（损失端：logits[:, :-1] 对 labels[:, 1:]）。",
             ),
             L(
-                "Both lists are one token shorter than the sentence.",
-                "两个列表都比句子短一个 token。",
+                "n tokens give n-1 predictions: the logit at the last position has no next token to meet.",
+                "n 个 token 只有 n-1 次预测：最后一个位置的 logit 后面没有 token 可比。",
             ),
         ),
     ),

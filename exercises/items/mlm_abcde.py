@@ -107,15 +107,19 @@ def _generate(seed: int) -> Variant:
     fate_zh = "；".join(
         _fate_phrase(tokens[i], f, replacement)["zh"] for i, f in zip(selected, fates, strict=True)
     )
+    from engine.mlm import BERT_SPLIT  # the split is the engine's fact (torch only where it computes)
+
+    to_mask, to_random, kept = BERT_SPLIT
     prompt = L(
         f"A sequence of {len(tokens)} tokens, positions counted from 0: [{listing}]. Masking probability "
-        f"{p:.0%}. Following BERT's rule (80 % → [MASK], 10 % → a random token, 10 % unchanged), "
+        f"{p:.0%}. Following BERT's rule ({to_mask:.0%} → [MASK], {to_random:.0%} → a random token, "
+        f"{kept:.0%} unchanged), "
         f"{chosen_en} were selected: {fate_en}.\n"
         "1. What input sequence does the model see?\n"
         "2. Which positions enter the loss?\n"
         "3. What is the label at each of those positions?",
         f"一个长度为 {len(tokens)} 的序列，位置从 0 开始计数：[{listing}]。掩码概率为 {p:.0%}。"
-        f"按照 BERT 的 MLM 策略（80% 换成 [MASK]，10% 换成随机词，10% 保持不变），"
+        f"按照 BERT 的 MLM 策略（{to_mask:.0%} 换成 [MASK]，{to_random:.0%} 换成随机词，{kept:.0%} 保持不变），"
         f"随机选中了{chosen_zh}：{fate_zh}。\n"
         "1. 模型的输入序列会变成什么？\n"
         "2. 计算损失时，哪些位置需要被计算？\n"

@@ -1,65 +1,153 @@
-"""span-corruption: write the corrupted input and the target with sentinels
-(seed 0: the second lesson's span 2..5)."""
+"""span-corruption: write T5's corrupted input and target for given spans
+(seed 0: the second seed lesson's span 2:5).
+
+The answer is T5's (``noise_span_to_unique_sentinel`` for the input,
+``nonnoise_span_to_unique_sentinel`` for the target, ``</s>`` after both):
+one sentinel per span, numbered from 0; spans that touch are one span; the
+target closes with one more sentinel only when kept text follows the last
+span. A trailing ``</s>`` may be written or left out; the seed lesson's
+always-closing target is wrong where the last span reaches the end.
+
+Variants come in four kinds: one span inside the text, two spans, a last span
+that reaches the end, and a span given as two touching pieces.
+
+The rubric (``RUBRIC``, ``exercise span-corruption --rubric``): input and
+target are half the score each; one sentinel per token, or the span left in the
+input, scores at most 50 %.
+"""
 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Mapping
 
-from engine.tokens import sentinel
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.grading.scoring import read_tokens, right, sequence_score
+from engine.tokens import EOS, sentinel
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.scoring import (
+    mismatches,
+    read_tokens_certain,
+    right,
+    same_token,
+    sequence_score,
+    wrong_positions,
+)
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "span-corruption"
+KINDS = ("inside", "two", "end", "touching")
+
+RUBRIC = Rubric(
+    full=L(
+        "T5's input and target exactly; a trailing </s> may be written or left out.",
+        "和 T5 的输入、目标序列完全一致；结尾的 </s> 写不写都可以。",
+    ),
+    partial=(
+        L(
+            "Two parts, half each, by the share of positions that are right.",
+            "两部分各占一半，按对的位置比例计分。",
+        ),
+    ),
+    caps=(("one-sentinel-per-token", 0.5), ("span-kept-in-input", 0.5)),
+)
+
+
+def _spans_for(kind: str, n: int, rng) -> list[tuple[int, int]]:
+    """Spans of one kind for n tokens; every span starts at 1 or later (T5's texts start kept)."""
+    if kind == "end":
+        start = rng.randint(max(1, n - 3), n - 1)
+        if n >= 6 and rng.random() < 0.5:
+            first = rng.randint(1, start - 2)
+            return [(first, first + 1), (start, n)]
+        return [(start, n)]
+    if kind == "touching":
+        start = rng.randint(1, n - 4)
+        middle = start + rng.randint(1, 2)
+        return [(start, middle), (middle, min(middle + rng.randint(1, 2), n - 1))]
+    if kind == "two":
+        first = rng.randint(1, n // 2 - 1)
+        first_end = rng.randint(first + 1, min(first + 2, n // 2))
+        second = rng.randint(first_end + 1, n - 2)
+        return [(first, first_end), (second, rng.randint(second + 1, n - 1))]
+    start = rng.randint(1, n - 2)
+    return [(start, rng.randint(start + 1, min(start + 3, n - 1)))]
+
+
+def _draw(seed: int) -> dict:
+    """The question without the engine: the sentence, the spans and their kind."""
+    if seed == 0:
+        return {"tokens": LESSON_SENTENCE.split(), "spans": [[2, 5]], "kind": "inside"}
+    rng = rng_for(ID, seed)
+    tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
+    kind = KINDS[seed % len(KINDS)]
+    if kind == "two" and len(tokens) < 7:
+        kind = "inside"
+    return {
+        "tokens": tokens,
+        "spans": [list(span) for span in _spans_for(kind, len(tokens), rng)],
+        "kind": kind,
+    }
 
 
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
-    if seed == 0:
-        tokens, spans = LESSON_SENTENCE.split(), [(2, 5)]
-    else:
-        rng = rng_for(ID, seed)
-        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
-        n = len(tokens)
-        if rng.random() < 0.5 or n < 7:
-            start = rng.randrange(0, n - 1)
-            spans = [(start, rng.randint(start + 1, min(start + 3, n)))]
-        else:
-            first = rng.randrange(0, n // 2 - 1)
-            first_end = rng.randint(first + 1, min(first + 2, n // 2))
-            second = rng.randrange(first_end + 1, n - 1)
-            spans = [(first, first_end), (second, rng.randint(second + 1, min(second + 2, n)))]
-    from engine.samples import span_sample  # the engine (torch) only where it computes
+    from engine.samples import span_sample
 
-    sample = span_sample(" ".join(tokens), spans=spans)
+    params = _draw(seed)
+    tokens, kind = params["tokens"], params["kind"]
+    spans = [tuple(span) for span in params["spans"]]
+    sample = span_sample(" ".join(tokens), spans=spans)  # both end with </s>
     data = {
         "tokens": tokens,
+        "kind": kind,
         "spans": [list(span) for span in spans],
-        "inputs": sample.inputs,
-        "targets": sample.targets,
+        "merged": sample.spans,
+        "closed": sample.closed,
+        "inputs": sample.inputs[:-1],  # the answer; </s> after it is optional
+        "targets": sample.targets[:-1],
     }
     listing = ", ".join(tokens)
     hidden_en = " and ".join(f"{s}:{e} ({' '.join(tokens[s:e])})" for s, e in spans)
     hidden_zh = "和".join(f"{s}:{e}（{' '.join(tokens[s:e])}）" for s, e in spans)
     prompt = L(
-        f"T5-style span corruption of [{listing}] (positions from 0). Hide the span(s) {hidden_en} "
-        "(start:end, end excluded, like tokens[start:end]), using the sentinels <extra_id_0>, <extra_id_1>, ...\n"
+        f"T5 span corruption of [{listing}] (positions from 0). Hide {hidden_en} "
+        "(start:end, end excluded, like tokens[start:end]) with the sentinels <extra_id_0>, <extra_id_1>, ... "
+        "as T5 does. T5 ends both sequences with </s>: write it or leave it out.\n"
         "1. The corrupted input?\n2. The target?",
-        f"对 [{listing}] 做 T5 式片段破坏（位置从 0 开始）。遮盖片段 {hidden_zh}（写作 起点:终点，终点不含，"
-        "和 tokens[start:end] 一样），使用哨兵 <extra_id_0>、<extra_id_1>……\n1. 破坏后的输入是什么？\n2. 目标序列是什么？",
+        f"按 T5 的做法对 [{listing}] 做片段破坏（位置从 0 开始）。遮住 {hidden_zh}（写作 起点:终点，不含终点，"
+        "和 tokens[start:end] 一样），哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
+        "写不写都可以。\n1. 破坏后的输入是什么？\n2. 目标序列是什么？",
     )
     return Variant(ID, seed, data, prompt)
 
 
 class SpanCorruptionExercise(Exercise):
     def solve(self, variant: Variant) -> dict[str, str]:
-        return {"inputs": " ".join(variant.data["inputs"]), "targets": " ".join(variant.data["targets"])}
+        data = variant.data
+        return {"inputs": " ".join([*data["inputs"], EOS]), "targets": " ".join([*data["targets"], EOS])}
+
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """T5's answer is defined and the variant tests what its kind names: spans start at 1 or
+        later and keep text between them; a 'touching' variant's pieces touch and merge; an 'end'
+        variant's last span reaches the end (no closing sentinel), the others' does not."""
+        data = variant.data
+        n, spans = len(data["tokens"]), [tuple(span) for span in data["spans"]]
+        if not spans or any(not 1 <= start < end <= n for start, end in spans):
+            return False
+        touching = any(a_end == b_start for (_, a_end), (b_start, _) in itertools.pairwise(spans))
+        if (data["kind"] == "touching") != touching or (
+            data["kind"] == "touching" and len(data["merged"]) != 1
+        ):
+            return False
+        return (data["kind"] == "end") == (not data["closed"])
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        vocabulary = [*variant.data["tokens"], *(sentinel(i) for i in range(4))]
-        return Parsed(read_tokens(text, variant.data[part], vocabulary))
+        vocabulary = [*variant.data["tokens"], *(sentinel(i) for i in range(4)), EOS]
+        tokens, certain = read_tokens_certain(text, [*variant.data[part], EOS], vocabulary)
+        if tokens and same_token(tokens[-1], EOS):
+            tokens = tokens[:-1]
+        return Parsed(tokens, certain=certain)
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -67,7 +155,6 @@ class SpanCorruptionExercise(Exercise):
         data = variant.data
         results: dict[str, PartResult] = {}
         codes: list[str] = []
-        n_spans = len(data["spans"])
         for part in ("inputs", "targets"):
             if part not in parsed:
                 continue
@@ -76,26 +163,31 @@ class SpanCorruptionExercise(Exercise):
             if score == 1.0:
                 results[part] = right()
                 continue
-            codes += _diagnose(part, given, data, n_spans)
-            results[part] = PartResult(
-                score,
-                True,
-                L(f"Expected: {' '.join(expected)}", f"应为：{' '.join(expected)}"),
-            )
+            codes += _diagnose(part, given, data) if parsed[part].certain else []
+            results[part] = PartResult(score, True, _feedback(part, given, expected))
         return results, codes
 
 
-def _diagnose(part: str, given: list[str], data: dict, n_spans: int) -> list[str]:
+def _is_sentinel(token: str) -> bool:
+    return token.startswith("<extra_id_")
+
+
+def _diagnose(part: str, given: list[str], data: dict) -> list[str]:
     tokens = data["tokens"]
-    sentinels_given = [token for token in given if token.startswith("<extra_id_")]
+    n_spans = len(data["merged"])
+    sentinels_given = [token for token in given if _is_sentinel(token)]
     codes = []
     if len(sentinels_given) != len(set(sentinels_given)):
         codes.append("sentinel-reused")
     if sentinels_given and sentinels_given[0] == sentinel(1) and sentinel(0) not in sentinels_given:
         codes.append("sentinel-numbering-from-1")
+    if data["kind"] == "touching" and len(sentinels_given) == len(data["spans"]) + (
+        part == "targets" and data["closed"]
+    ):
+        codes.append("touching-spans-split")
     if part == "inputs":
-        hidden = sum(end - start for start, end in data["spans"])
-        hidden_tokens = [tokens[i] for start, end in data["spans"] for i in range(start, end)]
+        hidden = sum(end - start for start, end in data["merged"])
+        hidden_tokens = [tokens[i] for start, end in data["merged"] for i in range(start, end)]
         kept = all(given.count(token) >= hidden_tokens.count(token) for token in set(hidden_tokens))
         if len(given) == len(tokens) and len(sentinels_given) == hidden > n_spans:
             codes.append("one-sentinel-per-token")
@@ -103,22 +195,38 @@ def _diagnose(part: str, given: list[str], data: dict, n_spans: int) -> list[str
             codes.append("span-kept-in-input")
         elif len(given) == len(data["inputs"]) - n_spans:
             codes.append("span-end-inclusive")
-    else:
-        if not sentinels_given:
-            codes.append("target-without-sentinels")
-        elif (
-            len(sentinels_given) == n_spans and given and not given[-1].startswith("<extra_id_")
-        ) or given == data["targets"][:-1]:
-            codes.append("target-missing-final-sentinel")
-        elif len(given) == len(data["targets"]) + n_spans:
-            codes.append("span-end-inclusive")
+        return codes
+    expected = data["targets"]
+    if not sentinels_given:
+        codes.append("target-without-sentinels")
+    elif not data["closed"] and given == [*expected, sentinel(n_spans)]:
+        codes.append("target-extra-final-sentinel")
+    elif data["closed"] and (
+        given == expected[:-1] or (len(sentinels_given) == n_spans and given and not _is_sentinel(given[-1]))
+    ):
+        codes.append("target-missing-final-sentinel")
+    elif len(given) == len(expected) + n_spans:
+        codes.append("span-end-inclusive")
     return codes
+
+
+def _feedback(part: str, given: list[str], expected: list[str]):
+    """Where the answer goes wrong, counted from 0, without writing the answer out."""
+    name = {"en": "input" if part == "inputs" else "target", "zh": "输入" if part == "inputs" else "目标序列"}
+    if len(given) != len(expected):
+        return L(
+            f"The {name['en']} should have {len(expected)} tokens before </s>; you wrote {len(given)}.",
+            f"{name['zh']}在 </s> 之前应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
+        )
+    return wrong_positions(mismatches(given, expected)[:12], len(expected))
 
 
 EXERCISES = (
     SpanCorruptionExercise(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("Span corruption with sentinels", "带哨兵的片段破坏"),
         parts=(
@@ -135,14 +243,17 @@ EXERCISES = (
         ),
         from_lesson=True,
         hint_texts=(
-            L("A whole span becomes a single sentinel in the input.", "整个片段在输入里只变成一个哨兵。"),
+            L(
+                "A whole span, and two spans that touch, become a single sentinel in the input.",
+                "整个片段（包括首尾相接的两段）在输入里只变成一个哨兵。",
+            ),
             L(
                 "The target lists each sentinel followed by the tokens it hid, in order.",
                 "目标序列依次写出每个哨兵，后面跟着它遮住的 token。",
             ),
             L(
-                "end is excluded, and the target closes with one more sentinel than there are spans.",
-                "终点不包含在内；目标序列最后再多写一个哨兵收尾。",
+                "Does kept text follow the last span? Only then does the target end with one more sentinel.",
+                "最后一个片段后面还有保留的文本吗？只有那样，目标序列才以再多一个哨兵结尾。",
             ),
         ),
     ),

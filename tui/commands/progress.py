@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from dataclasses import asdict
@@ -14,8 +13,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from exercises.text import pick
 from tui.errors import UsageError
 from tui.i18n import t
+from tui.render import emit_json
 
 
 def summary(progress) -> dict:
@@ -56,7 +57,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
             "due": [asdict(item) for item in progress.due()],
             "store": str(store.path),
         }
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        emit_json(payload)
     elif args.csv:
         writer = csv.writer(sys.stdout)
         writer.writerow(
@@ -100,7 +101,7 @@ def _print_summary(progress, lang: str, console: Console) -> None:
     for key in ("objective", "history-attempts", "history-solved", "history-mastered", "history-due"):
         table.add_column(t(key, lang), justify="left" if key == "objective" else "right")
     for objective_id, row in summary(progress).items():
-        title = BY_ID[objective_id].title.get(lang) or BY_ID[objective_id].title["en"]
+        title = pick(BY_ID[objective_id].title, lang)
         table.add_row(
             title,
             str(row["attempts"]),

@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from tui.figures.base import Figure
 from tui.i18n import t
-from tui.widgets.mask_view import MaskView
+from tui.widgets.mask_view import MAX_POSITIONS, MaskView
 
 KIND_TITLES = {
     "causal": "mask-title-causal",
@@ -51,7 +51,7 @@ class VisibilityFigure(Figure):
         self.refresh_figure()
 
     def action_length(self, step: int) -> None:
-        self.n = min(64, max(1, self.n + step))
+        self.n = min(MAX_POSITIONS, max(1, self.n + step))
         self.prefix = min(self.prefix, self.n)
         self.row = min(self.row, self.n - 1)
         self.refresh_figure()

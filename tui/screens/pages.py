@@ -23,7 +23,8 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from exercises.learner.progress import HINT_POLICIES
-from tui.i18n import t
+from exercises.learner.review import INTERVALS_DAYS
+from tui.i18n import listing, t
 
 
 class Page(Screen):
@@ -33,10 +34,15 @@ class Page(Screen):
     TITLE_KEY = ""
 
     def on_mount(self) -> None:
+        self.watch(self.app, "lang", self._relabel_page, init=True)
+
+    def _relabel_page(self, lang: str) -> None:
+        """The header names this page (on the screen itself, so no other screen can leave
+        its own title behind) and the footer speaks the learner's language."""
         from tui.bindings import localise_bindings
 
-        localise_bindings(self, self.app.lang)
-        self.app.sub_title = t(self.TITLE_KEY, self.app.lang)
+        localise_bindings(self, lang)
+        self.sub_title = t(self.TITLE_KEY, lang)
 
     def action_leave(self) -> None:
         self.app.pop_screen()
@@ -81,7 +87,7 @@ class ReviewScreen(Page):
             )
         self.queue = {item.exercise: item for item in queue}
         empty = self.query_one("#empty", Static)
-        empty.update(t("review-empty", lang))
+        empty.update(t("review-empty", lang, days=listing(INTERVALS_DAYS, lang)))  # h4: schedule from review
         empty.display = not queue
         options.display = bool(queue)
         if queue:

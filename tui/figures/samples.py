@@ -1,4 +1,4 @@
-"""The second lesson's three samples, live: type a sentence (English or
+"""The three samples of "Pretraining methods", live: type a sentence (English or
 Chinese) and watch its CLM, MLM and span-corruption samples follow."""
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from exercises.items.loss_sanity import verdict as loss_verdict
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.mask_view import MAX_POSITIONS, MaskView
@@ -78,7 +79,7 @@ class ClmFigure(Figure):
             header.append(" " + " ".join(f"{v:5d}" for v in row[:10]) + (" …" if len(row) > 10 else ""))
         self.query_one("#clm-ids", Static).update(header)
         loss = run.loss if self.scaled else run.loss_unscaled
-        verdict = t("fig-clm-ok" if loss - run.baseline < 2 else "fig-clm-bad", lang)
+        verdict = t("fig-clm-ok" if loss_verdict(loss, run.vocab_size) == "normal" else "fig-clm-bad", lang)
         readout = Text(
             t("fig-clm-loss", lang, loss=loss, baseline=run.baseline, V=run.vocab_size, verdict=verdict),
             style="bold green" if self.scaled else "bold red",

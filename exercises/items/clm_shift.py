@@ -151,6 +151,13 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     return [(numbers[i], numbers[i + 1]) for i in range(0, len(numbers), 2)]
 
 
+_SAME_AS_INPUTS = re.compile(
+    r"(?:labels?\s*=+\s*)?(?:input_ids|inputs?|the\s+inputs?|same\s+as\s+(?:the\s+)?(?:inputs?|input_ids)"
+    r"|(?:标签)?(?:等于|=|同|和|跟|与)\s*(?:输入|input_ids)\s*(?:一样|相同)?|同输入|与输入相同|和输入一样)",
+    re.IGNORECASE,
+)
+
+
 def _shift_of(pairs: list[tuple[int, int]]) -> int | None:
     """The one offset all pairs share (label - logit), or None."""
     shifts = {label - logit for logit, label in pairs}
@@ -181,6 +188,8 @@ class ClmShift(Exercise):
         if part == "pairs":
             pairs = read_pairs(text, len(variant.data["inputs"]))
             return Parsed(pairs, None if pairs is not None else _pairs_format())
+        if part == "labels" and _SAME_AS_INPUTS.fullmatch(text.strip().rstrip(".。").strip()):
+            return Parsed(list(variant.data["inputs"]))  # "labels = input_ids", said in words
         tokens, certain = read_tokens_certain(text, variant.data[part], variant.data["tokens"])
         return Parsed(tokens, certain=certain)
 

@@ -240,7 +240,7 @@ MESSAGES: dict[str, Bilingual] = {
         "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
     ),
     "fig-mlm-counts": L(
-        "the lesson's run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
+        "the course notes' run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
         "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
     ),
     "fig-vis-keys": L(

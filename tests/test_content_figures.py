@@ -42,6 +42,11 @@ async def test_span_figure_opens_on_t5s_settings_and_says_why_one_last_span():
         assert "<extra_id_0> learn patterns from <extra_id_1> </s>" in out  # the given span 2:5
         assert "<extra_id_0> corpora </s>" in out  # T5's one random span, last
         assert "8 个 token × 噪声比例 0.15 = 1.20" in out and "只有一个片段时它总在最后" in out
+        app.screen.query_one("#span-spans").value = "2:3,3:4"
+        await pilot.pause()
+        out = text_of(app.screen.query_one("#span-out"))
+        assert "片段 2:4" in out and "<extra_id_0> learn patterns <extra_id_1> </s>" in out
+        assert "只用一个哨兵" in out
 
 
 async def test_mlm_figure_marks_a_random_draw_equal_to_the_original():

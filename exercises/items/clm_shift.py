@@ -107,11 +107,11 @@ def _prompt(tokens: list[str], layout: str):
     return L(
         f"Causal LM on the sentence [{listing}] ({n} tokens), in the LOSS-SIDE layout (the code of the course "
         "section “Self-supervision and LM objectives”, Hugging Face's models): the sample is not shifted; the shift happens inside the loss "
-        "function.\n1. The inputs the model reads?\n2. The labels passed to the loss?\n"
+        "function.\n1. The inputs the model reads?\n2. The labels given to the model (Hugging Face's labels argument)?\n"
         "3. Which logit position is scored against which label position? (pairs logit-label)",
         f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“损失端错位”的排法（《自监督与语言建模目标》一节的代码、"
         "Hugging Face 的模型）：样本本身不错位，错位发生在损失函数里。\n"
-        "1. 模型读的输入是什么？\n2. 传给损失函数的标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
+        "1. 模型读的输入是什么？\n2. 交给模型的标签（Hugging Face 的 labels 参数）是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
     )
 
 

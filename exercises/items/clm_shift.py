@@ -276,8 +276,8 @@ def _pairs_feedback(given: list[tuple[int, int]], expected: set[tuple[int, int]]
 
 def _pairs_format():
     return L(
-        "Could not read the pairs. Write logit-label pairs such as 0-3, 1-4, or a rule such as t->t+2.",
-        "读不出配对。请写成 logit-标签 的配对，如 0-3, 1-4，或者写规则，如 t->t+2。",
+        "Could not read the pairs. Write logit-label pairs (0-3, 1-4) or a rule (t->t+2).",
+        "读不出配对。请写成 0-3, 1-4 这样的 logit-标签配对，或 t->t+2 这样的规则。",
     )
 
 
@@ -295,7 +295,10 @@ EXERCISES = (
             Part(
                 "pairs",
                 L("logit-label pairs", "logit-标签配对"),
-                L("pairs such as 0-3, 1-4, or a rule such as t->t+2", "配对如 0-3, 1-4，或规则如 t->t+2"),
+                L(
+                    "logit-label pairs (0-3, 1-4) or a rule (t->t+2)",
+                    "logit-标签配对（0-3, 1-4）或规则（t->t+2）",
+                ),
             ),
         ),
         from_lesson=True,

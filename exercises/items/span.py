@@ -247,7 +247,7 @@ EXERCISES = (
             Part(
                 "inputs",
                 L("corrupted input", "破坏后的输入"),
-                L("tokens and sentinels, e.g. a <extra_id_0> d", "token 和哨兵，如 a <extra_id_0> d"),
+                L("tokens and sentinels (a <extra_id_0> d)", "token 和哨兵（a <extra_id_0> d）"),
             ),
             Part(
                 "targets",

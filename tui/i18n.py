@@ -237,7 +237,7 @@ MESSAGES: dict[str, Bilingual] = {
         "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
     ),
     "fig-mlm-counts": L(
-        "the lesson's run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
+        "the course notes' run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
         "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
     ),
     "fig-vis-keys": L(
@@ -325,6 +325,10 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-span-why": L(
         "Why: {n} tokens × density {density:.2f} = {raw:.2f}, rounded → {noise} noise token(s); max(round({noise} ÷ {mean:g}), 1) → {spans} span(s). T5 starts with kept text and ends with noise, so a single span always comes last.",
         "原因：{n} 个 token × 噪声比例 {density:.2f} = {raw:.2f}，取整 → {noise} 个噪声 token；max(round({noise} ÷ {mean:g}), 1) → {spans} 个片段。T5 总以保留的文本开头、以噪声结尾，所以只有一个片段时它总在最后。",
+    ),
+    "fig-span-merged": L(
+        "Spans that touch hide one unbroken run: T5 makes them one span with one sentinel.",
+        "首尾相接的片段遮住的是一段连续的 token：T5 把它们当作一个片段，只用一个哨兵。",
     ),
     "fig-mlm-same": L("= original", "恰为原词"),
     "fig-prefix-default": L(

@@ -568,8 +568,17 @@ def test_a_submitted_quiz_cannot_be_reopened_and_resubmitted(tmp_path):
 
 
 def test_a_wrong_pin_is_caught_when_the_quiz_opens(tmp_path):
-    with pytest.raises(ExamError, match="does not belong"):
-        ExamSession.open(QUIZ, "s1", tmp_path, pin=ROSTER[1].pin, now=NOW)
+    from exercises.classroom.identity import PIN_ALPHABET
+
+    body = normalise_pin(ROSTER[0].pin)[:-1]
+    opened = []
+    for check in PIN_ALPHABET:  # exactly one check character fits s1 and this body
+        try:
+            ExamSession.open(QUIZ, "s1", tmp_path, pin=body + check, now=NOW).close()
+            opened.append(check)
+        except ExamError as error:
+            assert "does not belong to student id 's1'" in str(error) and "不匹配" in error.text["zh"]
+    assert opened == [normalise_pin(ROSTER[0].pin)[-1]]
 
 
 # -- integrity of the questions ---------------------------------------------------------------

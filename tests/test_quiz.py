@@ -813,10 +813,13 @@ def one_thread():
 
 
 KNOWN_UNFAIR = {
+    # Strict xfails over derandomized ids: the day a generator is fixed, its xfail fails and goes.
     # h2 (exercises/items/clm_shift.py): texts with a token repeated next to itself (今天天气,
-    # seed 21 among ~9 % of seeds), where copying the inputs is right somewhere. Strict: the
-    # day the generator is fixed this xfail fails and should go.
+    # seed 21 among ~9 % of seeds), where copying the inputs is right somewhere.
     "clm-shift": "clm-shift draws texts with a token equal to the next one (e.g. seed 21)",
+    # h1 (exercises/items/loss_sanity.py): the run (vocab 5000, run_seed 594, scaled) has a loss
+    # past the sanity margin, so the rule's verdict contradicts the variant's (seed 80424486).
+    "loss-sanity": "loss-sanity's scaled run 594 at V=5000 reads as a scaling bug (seed 80424486)",
 }
 
 
@@ -829,7 +832,7 @@ KNOWN_UNFAIR = {
         for i in QUIZZABLE
     ],
 )
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(student=st.text(min_size=1, max_size=24))
 def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, student):
     """Each exercise's own predicate (exercise.variant_is_fair, e.g. prefix-LM answers

@@ -153,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     exercise.add_argument("id", help="exercise id (see `objectives-tutor exercises`)")
     exercise.add_argument("--seed", type=_integer, default=0, help="which variant (default 0, the lesson's)")
     exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
+    exercise.add_argument("--rubric", action="store_true", help="print how the exercise is scored")
     exercise.add_argument("--json", action="store_true", help="print JSON")
 
     check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")
@@ -190,6 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
 
     add_quiz_parser(commands, common, OneLineParser)
+
+    from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
+
+    lab_commands.add_parser(commands, common)
     return parser
 
 
@@ -242,6 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.serve import run_serve
 
             return run_serve(args, args.lang)
+        elif args.command == "lab":  # h6: the code lab
+            return __import__("tui.commands.lab").commands.lab.run_lab(args, lang, _console(), args.lang)
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

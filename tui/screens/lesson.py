@@ -13,6 +13,7 @@ from exercises.curriculum import BY_ID, lesson_text
 from exercises.text import pick
 from tui.figures import figure_for
 from tui.i18n import t
+from tui.screens.lab import LabLink  # h6: the code lab
 from tui.widgets.exercise_panel import ExercisePanel
 
 
@@ -48,6 +49,7 @@ class LessonScreen(Screen):
                     yield Static(markup=False, id="no-figure")
             with TabPane("", id="practice"):
                 yield ExercisePanel(self.objective.exercises, id="practice-panel")
+                yield LabLink(self.objective.id)  # h6: the code lab, from every lesson's practice tab
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -62,7 +64,7 @@ class LessonScreen(Screen):
         localise_bindings(self, lang)
         for node in self.query("ExercisePanel, Figure"):
             localise_bindings(node, lang)
-        self.app.sub_title = pick(self.objective.title, lang)
+        self.sub_title = pick(self.objective.title, lang)
         tabs = self.query_one(TabbedContent)
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
             tabs.get_tab(pane).label = t(key, lang)

@@ -814,9 +814,6 @@ def one_thread():
 
 KNOWN_UNFAIR = {
     # Strict xfails over derandomized ids: the day a generator is fixed, its xfail fails and goes.
-    # h2 (exercises/items/clm_shift.py): texts with a token repeated next to itself (今天天气,
-    # seed 21 among ~9 % of seeds), where copying the inputs is right somewhere.
-    "clm-shift": "clm-shift draws texts with a token equal to the next one (e.g. seed 21)",
     # h1 (exercises/items/loss_sanity.py): the run (vocab 5000, run_seed 594, scaled) has a loss
     # past the sanity margin, so the rule's verdict contradicts the variant's (seed 80424486).
     "loss-sanity": "loss-sanity's scaled run 594 at V=5000 reads as a scaling bug (seed 80424486)",

@@ -553,13 +553,15 @@ def test_a_submitted_quiz_cannot_be_reopened_and_resubmitted(tmp_path):
     session = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW)
     session.set_answer(1, "inputs", "first")
     path = session.submit()
-    handed_in = path.read_bytes()
+    handed_in, written = path.read_bytes(), path.stat().st_mtime_ns
     session.close()
+    time.sleep(0.01)
     again = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW + 60)
     assert again.submitted_at is not None
     again.set_answer(1, "inputs", "second")
     again.submit()
     assert path.read_bytes() == handed_in and again.answers[1]["inputs"] == "first"
+    assert path.stat().st_mtime_ns == written  # not even rewritten
     again.close()
     session.autosave_path.unlink()  # deleting the autosave does not reopen it either
     third = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW + 120)

@@ -150,6 +150,10 @@ HEAD = '# a title = "comment" and time_limit_minutes = 5 in a comment\nid = "q"\
             "line 6: closes_at must come after",
         ),
         (HEAD + 'results = "never"\n[[questions]]\nexercise = "clm-shift"\n', "line 5: results"),
+        (
+            'id = "q"\ntitle = "Week\\u001b[2J 7"\nsalt = "s"\n[[questions]]\nexercise = "clm-shift"\n',
+            "line 2: 'title' holds",
+        ),
     ],
 )
 def test_malformed_quiz_files_name_the_problem_and_line(text, fragment):

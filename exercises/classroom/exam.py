@@ -19,11 +19,16 @@ from pathlib import Path
 
 from exercises.classroom.grading import StudentGrade, grade_submission, release_stem
 from exercises.classroom.identity import check_student_id, file_stem, pin_matches_id, sign
-from exercises.classroom.quiz import ClassroomError, Question, Quiz, questions_for
+from exercises.classroom.quiz import (
+    CLOCK_SKEW,
+    ClassroomError,
+    Question,
+    Quiz,
+    plausible_time,
+    questions_for,
+)
 from exercises.classroom.submission import SubmissionError, parse_submission, read_json
 from exercises.text import Bilingual, L
-
-CLOCK_SKEW = 120.0
 
 
 class ExamError(ClassroomError):
@@ -148,13 +153,7 @@ class ExamSession:
             )
 
     def _plausible(self, value: object, now: float) -> bool:
-        low = (self.quiz.created_at or 0.0) - CLOCK_SKEW
-        return (
-            isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and value == value  # not NaN
-            and low <= value <= now + CLOCK_SKEW
-        )
+        return plausible_time(self.quiz, value, now)
 
     def _keep_aside(self, path: Path, why: str, copy: bool) -> Path:
         aside = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bad")

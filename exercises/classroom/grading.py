@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from exercises.classroom.identity import Student, file_stem, signed_bytes, verify
-from exercises.classroom.quiz import Quiz, questions_for
+from exercises.classroom.quiz import Quiz, plausible_time, questions_for
 from exercises.classroom.submission import (
     Submission,
     SubmissionError,
@@ -28,7 +28,6 @@ from exercises.text import Bilingual
 
 GRADED, MISSING, CONFLICT = "graded", "did not submit", "conflict"
 FLAGS = ("late", "before-open", "after-close", "clock-implausible", "no-times", "quiz-edited")
-CLOCK_SKEW = 120.0  # seconds a student's clock may run ahead of the teacher's without a flag
 PARALLEL_FROM = 60  # students; fewer are graded in this process
 
 
@@ -153,11 +152,7 @@ def time_flags(
         return ("no-times",)
     flags = []
     now = time.time() if now is None else now
-    if (
-        submitted < started
-        or submitted > now + CLOCK_SKEW
-        or (quiz.created_at is not None and started < quiz.created_at - CLOCK_SKEW)
-    ):
+    if submitted < started or not all(plausible_time(quiz, t, now) for t in (started, submitted)):
         flags.append("clock-implausible")
     if quiz.time_limit_minutes is not None and submitted > started + 60 * quiz.time_limit_minutes + grace:
         flags.append("late")

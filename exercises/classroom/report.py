@@ -5,13 +5,12 @@ discrimination index, option counts and the misconceptions seen, with who."""
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 from collections import Counter
 from collections.abc import Sequence
 
 from exercises.classroom.grading import CONFLICT, GRADED, MISSING, ClassResult, StudentGrade
-from exercises.classroom.quiz import Quiz
+from exercises.classroom.quiz import Quiz, iso_time
 from exercises.classroom.safe import csv_cell, markdown
 from exercises.text import L, pick
 
@@ -79,9 +78,7 @@ def points_text(value: float) -> str:
 
 
 def _iso(epoch: float | None) -> str:
-    if epoch is None:
-        return ""
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return "" if epoch is None else iso_time(float(int(epoch)))
 
 
 def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:

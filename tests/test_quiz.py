@@ -21,6 +21,7 @@ from exercises.classroom.exam import ExamError, ExamSession
 from exercises.classroom.grading import grade_class
 from exercises.classroom.identity import (
     Student,
+    decode_roster,
     file_stem,
     load_teacher_file,
     new_pin,
@@ -255,6 +256,10 @@ def test_roster_reading():
         read_roster("id,name\ns1,Ann\ns1,Bob\n")
     with pytest.raises(ValueError, match="no students"):
         read_roster("id,name\n")
+    for sheet in ("学号;姓名\ns1;Ann\ns2;李明\n", "s1\tAnn\ns2\t李明\n", "s1，Ann\ns2，李明\n"):
+        assert [(s.id, s.name) for s in read_roster(sheet)] == [("s1", "Ann"), ("s2", "李明")]
+    assert decode_roster("学号,姓名\ns2,李明\n".encode("gb18030")) == "学号,姓名\ns2,李明\n"
+    assert decode_roster("\ufeffs1,Ann".encode()) == "s1,Ann"
 
 
 def test_quiz_new_with_a_roster_keeps_pins_out_of_the_handout(tmp_path, capsys):

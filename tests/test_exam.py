@@ -12,7 +12,7 @@ from exercises.catalogue import get
 from exercises.classroom.exam import ExamSession
 from exercises.classroom.grading import grade_class
 from exercises.classroom.identity import Student, dump_teacher_file, new_pin, sign
-from exercises.classroom.quiz import Quiz, dump_toml, questions_for
+from exercises.classroom.quiz import Quiz, dump_toml, questions_for, variant_fingerprint
 from exercises.classroom.report import gradebook_csv, report_markdown
 from tui.app import TutorApp
 from tui.cli import main
@@ -197,6 +197,7 @@ async def test_two_students_results_carry_the_graders_feedback(tmp_path):
     assert submission["answers"]["1"] == {
         "exercise": "clm-shift",
         "seed": questions_for(QUIZ, "bob")[1].seed,
+        "variant": variant_fingerprint(get("clm-shift").generate(questions_for(QUIZ, "bob")[1].seed)),
         "parts": {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"], "pairs": "t->t"},
     }
     assert submission["quiz_hash"] == QUIZ.question_hash and submission["kind"] == "submission"

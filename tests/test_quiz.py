@@ -38,6 +38,7 @@ from exercises.classroom.quiz import (
     new_quiz,
     questions_for,
     seed_for,
+    variant_fingerprint,
 )
 from exercises.classroom.report import discrimination, gradebook_csv, report_markdown
 from exercises.classroom.safe import csv_cell, markdown, plain
@@ -64,7 +65,12 @@ def payload(quiz: Quiz, student: str, answers: dict[int, dict[str, str]], pin=No
         "quiz_hash": quiz.question_hash,
         "student": student,
         "answers": {
-            str(i): {"exercise": questions[i].exercise, "seed": questions[i].seed, "parts": parts}
+            str(i): {
+                "exercise": questions[i].exercise,
+                "seed": questions[i].seed,
+                "variant": variant_fingerprint(get(questions[i].exercise).generate(questions[i].seed)),
+                "parts": parts,
+            }
             for i, parts in answers.items()
         },
         "timeline": {},
@@ -605,6 +611,15 @@ def test_an_edited_quiz_is_detected_and_answers_meet_the_questions_the_student_s
     result = grade_class(swapped, [path], now=NOW)
     assert result.graded == [] and "question 2 as the student saw it (clm-shift" in result.rejected[0][1]
     assert "edited after hand-out" in result.rejected[0][1]
+
+
+def test_a_question_that_changed_since_the_student_saw_it_is_detected(tmp_path):
+    data = payload(QUIZ, "ann", right(QUIZ, "ann"), app_version="0.3.0")
+    data["answers"]["1"]["variant"] = "0" * 16  # as if clm-shift's generator had changed since
+    result = grade_class(QUIZ, [write(tmp_path, "ann.json", data)], now=NOW)
+    why = result.rejected[0][1]
+    assert "question 2 (clm-shift) is no longer the one the student saw" in why and "0.3.0" in why
+    assert result.graded == []
 
 
 def test_an_answer_claiming_another_variant_is_rejected(tmp_path):

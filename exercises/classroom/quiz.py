@@ -68,6 +68,15 @@ class Quiz:
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+def variant_fingerprint(variant) -> str:
+    """What the student was shown, in 16 hex digits: a submission records it per answer,
+    so a question that changed since (a newer version of an exercise) is detected."""
+    canonical = json.dumps(
+        [variant.exercise, variant.seed, variant.data, variant.prompt], sort_keys=True, default=str
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
 def plausible_time(quiz: Quiz, value: object, now: float) -> bool:
     """A time a student's file may hold: a finite number, not before the quiz was made
     and not in the future (each with CLOCK_SKEW of slack)."""

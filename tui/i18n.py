@@ -390,15 +390,12 @@ MESSAGES: dict[str, Bilingual] = {
         "回车：下一个输入框，最后到下一题 · PgDn/PgUp：换题 · Ctrl+S：交卷",
     ),
     "exam-enter-choice": L(
-        "A-D or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
-        "A-D 或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+        "a letter, or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
+        "字母键，或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
     ),
     "exam-enter-matrix": L(
         "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
         "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
-    ),
-    "exam-saved-note": L(
-        "Answers are saved as you type; no feedback until you submit.", "答案随输随存；交卷前没有反馈。"
     ),
     "exam-results-held": L(
         "Submitted. Your teacher releases the results later: open this quiz again then.",

@@ -45,3 +45,22 @@ async def test_the_exercise_picker_never_goes_blank_when_focused():
         assert select.has_focus
         assert current.content_region.height >= 1
         assert any(shown.strip() in line for line in screen_lines(app)), "the picker's title vanished on focus"
+
+
+async def test_settings_show_each_choice_by_a_glyph_not_only_a_colour():
+    from tui.widgets.glyph_radio import OFF, ON
+
+    app = TutorApp(lang="en", still=True, load_engine=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_page("settings")
+        await pilot.pause()
+        await pilot.pause()
+        lines = screen_lines(app)
+        english = next(line for line in lines if "English" in line)
+        chinese = next(line for line in lines if "中文" in line)
+        assert ON in english and OFF not in english
+        assert OFF in chinese and ON not in chinese
+        hint_lines = [line for line in lines if ON in line or OFF in line]
+        assert sum(ON in line for line in hint_lines) == 2  # one language, one hint policy
+        assert len(hint_lines) == 2 + 3

@@ -15,7 +15,6 @@ from textual.widgets import (
     Header,
     Label,
     OptionList,
-    RadioButton,
     RadioSet,
     Select,
     Static,
@@ -25,6 +24,7 @@ from textual.widgets.option_list import Option
 from exercises.learner.progress import HINT_POLICIES
 from exercises.learner.review import INTERVALS_DAYS
 from tui.i18n import listing, t
+from tui.widgets.glyph_radio import GlyphRadioButton
 
 
 class Page(Screen):
@@ -152,8 +152,8 @@ class SettingsScreen(Page):
         with VerticalScroll():
             yield Label(t("settings-language", lang), markup=False)
             with RadioSet(id="language"):
-                yield RadioButton("中文", value=lang == "zh", id="lang-zh")
-                yield RadioButton("English", value=lang == "en", id="lang-en")
+                yield GlyphRadioButton("中文", value=lang == "zh", id="lang-zh")
+                yield GlyphRadioButton("English", value=lang == "en", id="lang-en")
             yield Label(t("settings-theme", lang), markup=False)
             themes = sorted(self.app.available_themes)
             yield Select(
@@ -162,7 +162,7 @@ class SettingsScreen(Page):
             yield Label(t("settings-hints", lang), markup=False)
             with RadioSet(id="hints"):
                 for policy in HINT_POLICIES:
-                    yield RadioButton(
+                    yield GlyphRadioButton(
                         t(f"hints-{policy}", lang),
                         value=progress.setting("hints") == policy,
                         id=f"hints-{policy}",

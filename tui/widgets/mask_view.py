@@ -10,8 +10,11 @@ from textual.widgets import Static
 
 MAX_POSITIONS = 64
 LABEL_WIDTH = 8
-BLOCKED = "on #7f1d1d"
-VISIBLE = "on #14532d"
+# Cells carry their own foreground: a theme's text colour on these fixed backgrounds
+# fell below WCAG AA in 8 of Textual's themes (tests/test_app_contrast.py).
+BLOCKED = "#ffffff on #7f1d1d"
+VISIBLE = "#ffffff on #14532d"
+WRONG = "bold #000000 on #facc15"
 
 
 def short_label(token: str, width: int) -> str:
@@ -70,7 +73,7 @@ def mask_text(
             glyph = "1" if blocked else "0"
             style = BLOCKED if blocked else VISIBLE
             if wrong_cells and (row, column) in wrong_cells:
-                glyph, style = "!" if blocked else "?", "bold black on yellow"
+                glyph, style = "!" if blocked else "?", WRONG
             if row == highlight_row:
                 style += " bold"
             if style != run_style and run:

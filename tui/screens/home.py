@@ -7,12 +7,13 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from exercises.curriculum import BY_ID, OBJECTIVES
 from exercises.text import pick
 from tui.i18n import t
+from tui.widgets.fitting_footer import FittingFooter
 
 
 class HomeScreen(Screen):
@@ -27,7 +28,7 @@ class HomeScreen(Screen):
         yield Static(markup=False, id="intro")
         yield OptionList(id="lessons")
         yield Static(markup=False, id="engine")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.refresh_list(), init=False)

@@ -7,13 +7,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Header, Markdown, Static, TabbedContent, TabPane
 
 from exercises.curriculum import BY_ID, lesson_text
 from exercises.text import pick
 from tui.figures import figure_for
 from tui.i18n import t
 from tui.widgets.exercise_panel import ExercisePanel
+from tui.widgets.fitting_footer import FittingFooter
 
 
 class LessonScreen(Screen):
@@ -48,7 +49,7 @@ class LessonScreen(Screen):
                     yield Static(markup=False, id="no-figure")
             with TabPane("", id="practice"):
                 yield ExercisePanel(self.objective.exercises, id="practice-panel")
-        yield Footer()
+        yield FittingFooter()
 
     async def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.relabel(), init=True)

@@ -11,7 +11,6 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import (
     DataTable,
-    Footer,
     Header,
     Label,
     OptionList,
@@ -24,6 +23,7 @@ from textual.widgets.option_list import Option
 from exercises.learner.progress import HINT_POLICIES
 from exercises.learner.review import INTERVALS_DAYS
 from tui.i18n import listing, t
+from tui.widgets.fitting_footer import FittingFooter
 from tui.widgets.glyph_radio import GlyphRadioButton
 
 
@@ -59,7 +59,7 @@ class ReviewScreen(Page):
         yield Header()
         yield Static(markup=False, id="empty")
         yield OptionList(id="due")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -110,7 +110,7 @@ class HistoryScreen(Page):
         yield Header()
         yield Static(markup=False, id="empty")
         yield DataTable(id="attempts", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -167,7 +167,7 @@ class SettingsScreen(Page):
                         value=progress.setting("hints") == policy,
                         id=f"hints-{policy}",
                     )
-        yield Footer()
+        yield FittingFooter()
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         pressed = event.pressed.id or ""

@@ -34,7 +34,9 @@ def _hex(colour) -> str:
     return f"#{triplet.red:02x}{triplet.green:02x}{triplet.blue:02x}"
 
 
-THEMES = sorted(name for name in TutorApp(lang="en", load_engine=False).available_themes if not name.startswith("ansi"))
+THEMES = sorted(
+    name for name in TutorApp(lang="en", load_engine=False).available_themes if not name.startswith("ansi")
+)
 
 
 @pytest.mark.parametrize("theme_name", THEMES)

@@ -1,6 +1,7 @@
 """Issue 11.5 and 11.7 (focus half): what has focus stays readable and visibly focused."""
 
 import asyncio
+import io
 
 from textual.widgets import Select
 
@@ -19,7 +20,7 @@ def screen_lines(app) -> list[str]:
     """The terminal's lines as the learner sees them."""
     from rich.console import Console
 
-    console = Console(width=app.size.width, record=True, file=open("/dev/null", "w"), legacy_windows=False)
+    console = Console(width=app.size.width, record=True, file=io.StringIO(), legacy_windows=False)
     for strip in app.screen._compositor.render_strips():
         console.print(strip.text, end="\n", soft_wrap=True)
     return console.export_text().splitlines()
@@ -44,7 +45,9 @@ async def test_the_exercise_picker_never_goes_blank_when_focused():
         await pilot.pause()
         assert select.has_focus
         assert current.content_region.height >= 1
-        assert any(shown.strip() in line for line in screen_lines(app)), "the picker's title vanished on focus"
+        assert any(shown.strip() in line for line in screen_lines(app)), (
+            "the picker's title vanished on focus"
+        )
 
 
 async def test_settings_show_each_choice_by_a_glyph_not_only_a_colour():

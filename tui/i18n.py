@@ -303,6 +303,17 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     # Code health (h4, issue 10)
     "list-separator": L(", ", "、"),
+    # The app never misleads (h5, issue 11)
+    "palette-placeholder": L(
+        "Lesson, exercise or term: id or title, in English or Chinese…",
+        "课程、练习或术语：编号或标题，中文或英文均可…",
+    ),
+    "key-close": L("Close", "关闭"),
+    "palette-theme": L("Theme", "主题"),
+    "palette-theme-help": L("Change the colours (also Ctrl+T)", "换一套配色（也可按 Ctrl+T）"),
+    "palette-quit-help": L("Leave the tutor (Ctrl+Q); progress is saved", "退出（Ctrl+Q）；进度已保存"),
+    "palette-help-help": L("Every key (F1 or ?)", "所有按键（F1 或 ?）"),
+    "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -13,6 +13,12 @@ from rich.cells import cell_len
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # pinned textual: the footer's key widget
 
+from tui.i18n import t
+
+# Keys that Textual's own widgets bring, in the learner's language (the Select's
+# open list said "Dismiss menu" in the Chinese app).
+TEXTUAL_ACTIONS = {"dismiss": "key-close"}
+
 # Left out first to last when there is no room (each also lives in the help screen).
 DROPPABLE = ("toggle_language", "help", "command_palette")
 
@@ -32,6 +38,9 @@ class FittingFooter(Footer):
         if not all(isinstance(key, FooterKey) for key in keys):  # grouped keys: as Textual draws them
             yield from keys
             return
+        for key in keys:
+            if key.action in TEXTUAL_ACTIONS:
+                key.description = t(TEXTUAL_ACTIONS[key.action], self.app.lang)
         width = self.size.width or self.app.size.width
 
         def need(compact: bool) -> int:

@@ -67,3 +67,23 @@ async def test_every_footer_fits_80_columns(lang):
         app.action_help()
         await check("help")
     assert seen > 40
+
+
+async def test_the_footer_fits_again_after_a_resize():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("visibility", "mask-matrix")
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        assert not footer.compact  # room enough at 120 columns
+        await pilot.resize_terminal(80, 24)
+        for _ in range(5):
+            await pilot.pause()
+        overflow, keys = footer_overflow(app)
+        assert overflow <= 0, keys
+        await pilot.resize_terminal(120, 30)
+        for _ in range(5):
+            await pilot.pause()
+        assert not app.screen.query_one(Footer).compact

@@ -41,7 +41,7 @@ class FittingFooter(Footer):
         for key in keys:
             if key.action in TEXTUAL_ACTIONS:
                 key.description = t(TEXTUAL_ACTIONS[key.action], self.app.lang)
-        width = self.size.width or self.app.size.width
+        width = self._fitted_width = self.size.width or self.app.size.width
 
         def need(compact: bool) -> int:
             return sum(key_width(key, compact) for key in keys)
@@ -55,4 +55,5 @@ class FittingFooter(Footer):
         yield from keys
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self.recompose)
+        if self.size.width != getattr(self, "_fitted_width", self.size.width):
+            self.call_after_refresh(self.recompose)  # a new terminal width: fit again

@@ -313,6 +313,19 @@ MESSAGES: dict[str, Bilingual] = {
     "palette-theme-help": L("Change the colours (also Ctrl+T)", "换一套配色（也可按 Ctrl+T）"),
     "palette-quit-help": L("Leave the tutor (Ctrl+Q); progress is saved", "退出（Ctrl+Q）；进度已保存"),
     "palette-help-help": L("Every key (F1 or ?)", "所有按键（F1 或 ?）"),
+    "attempt-title": L("{exercise} · variant {seed} · {when}", "{exercise} · 第 {seed} 题 · {when}"),
+    "attempt-score": L("Score: {score}", "得分：{score}"),
+    "attempt-given": L("Your answer", "你的答案"),
+    "attempt-solution": L("The engine's solution", "引擎给出的答案"),
+    "attempt-feedback": L("Feedback", "反馈"),
+    "attempt-misconceptions": L("Misconceptions", "误区"),
+    "attempt-none": L("none recognised", "未发现"),
+    "attempt-empty-part": L("(empty)", "（空）"),
+    "attempt-waiting": L(
+        "The engine is still loading: press Enter again in a moment.", "引擎仍在加载：稍后再按一次回车。"
+    ),
+    "attempt-gone": L("This exercise no longer exists: {error}", "这道练习已不存在：{error}"),
+    "attempt-open": L("Enter: open the attempt", "回车：查看这次作答"),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -104,11 +105,42 @@ class HistoryScreen(Page):
     DEFAULT_CSS = """
     HistoryScreen DataTable { height: 1fr; margin: 0 1; }
     HistoryScreen #empty { padding: 1 2; }
+    HistoryScreen #history-hint { padding: 0 2; color: $text-muted; }
     """
+
+    def _title(self, exercise_id: str) -> str:
+        """Words, not codes: the exercise's title (its id if it no longer exists)."""
+        try:
+            return self.app.exercise_title(exercise_id)
+        except (KeyError, ValueError, LookupError):
+            return exercise_id
+
+    def _misconceptions(self, codes: list[str]) -> str:
+        from exercises.grading.diagnoses import explain
+        from exercises.text import pick
+
+        words = []
+        for code in codes:
+            try:
+                words.append(pick(explain(code), self.app.lang))
+            except (KeyError, ValueError, LookupError):
+                words.append(code)
+        text = listing(words, self.app.lang) if words else ""
+        return text if cell_len(text) <= 44 else set_cell_size(text, 43) + "…"  # Enter shows it all
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row: the attempt in full (needs the engine for the solution)."""
+        if not self.app.engine_loaded:
+            self.notify(t("attempt-waiting", self.app.lang), timeout=4)
+            return
+        from tui.screens.attempt import AttemptScreen
+
+        self.app.push_screen(AttemptScreen(self.attempts[int(event.row_key.value)]))
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(markup=False, id="empty")
+        yield Static(markup=False, id="history-hint")
         yield DataTable(id="attempts", cursor_type="row", zebra_stripes=True)
         yield FittingFooter()
 
@@ -119,18 +151,23 @@ class HistoryScreen(Page):
         for key in ("history-when", "history-exercise", "history-score", "history-misconception"):
             table.add_column(t(key, lang))
         attempts = list(reversed(self.app.progress.attempts))
-        for attempt in attempts:
+        self.attempts = attempts
+        for index, attempt in enumerate(attempts):
             if attempt.graded:
                 score = "?" if not attempt.valid else f"{attempt.score:.0%}"
             else:
                 score = "-" if attempt.score is None else f"({attempt.score:.0%})"
             style = "green" if attempt.correct else "red" if attempt.valid and attempt.graded else ""
+            mark = "✓ " if attempt.correct else "✗ " if attempt.valid and attempt.graded else ""
             table.add_row(
                 time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
-                f"{attempt.exercise} #{attempt.seed}",
-                Text(score, style=style),
-                ", ".join(attempt.diagnoses),
+                f"{self._title(attempt.exercise)} #{attempt.seed}",
+                Text(mark + score, style=style),
+                self._misconceptions(attempt.diagnoses),
+                key=str(index),
             )
+        self.query_one("#history-hint", Static).update(t("attempt-open", lang))
+        self.query_one("#history-hint", Static).display = bool(attempts)
         empty = self.query_one("#empty", Static)
         empty.update(t("history-empty", lang))
         empty.display = not attempts

@@ -56,3 +56,24 @@ async def test_enter_on_a_history_row_opens_the_attempt_in_words():
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ == "HistoryScreen"
+
+
+async def test_review_names_misconceptions_in_words():
+    from textual.widgets import OptionList
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        exercise = get("mlm-abcde")
+        variant = exercise.generate(0)
+        answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
+        result = exercise.grade(variant, answer)
+        app.record_attempt(exercise, variant, answer, result, hints_used=0, seconds=3.0)
+        app.open_page("review")
+        await pilot.pause()
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        line = str(options.get_option_at_index(0).prompt)
+        for code in result.diagnoses:
+            assert code not in line
+        assert explain(result.diagnoses[0])["zh"][:8] in line

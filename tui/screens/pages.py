@@ -28,6 +28,14 @@ from tui.widgets.fitting_footer import FittingFooter
 from tui.widgets.glyph_radio import GlyphRadioButton
 
 
+def misconception_words(codes: list[str], lang: str) -> str:
+    """Diagnosis codes as the learner reads them (a code no longer known stays a code)."""
+    from exercises.grading.diagnoses import explain
+    from exercises.text import pick
+
+    return listing([pick(explain(code), lang) for code in codes], lang)
+
+
 class Page(Screen):
     """A screen reached from home; Esc goes back."""
 
@@ -74,7 +82,11 @@ class ReviewScreen(Page):
                 if item.due <= now
                 else t("review-due-in", lang, days=(item.due - now) / 86400)
             )
-            last = t("review-last", lang, code=", ".join(item.last_diagnoses)) if item.last_diagnoses else ""
+            last = (
+                t("review-last", lang, code=misconception_words(item.last_diagnoses, lang))
+                if item.last_diagnoses
+                else ""
+            )
             line = t(
                 "review-line",
                 lang,
@@ -116,16 +128,7 @@ class HistoryScreen(Page):
             return exercise_id
 
     def _misconceptions(self, codes: list[str]) -> str:
-        from exercises.grading.diagnoses import explain
-        from exercises.text import pick
-
-        words = []
-        for code in codes:
-            try:
-                words.append(pick(explain(code), self.app.lang))
-            except (KeyError, ValueError, LookupError):
-                words.append(code)
-        text = listing(words, self.app.lang) if words else ""
+        text = misconception_words(codes, self.app.lang)
         return text if cell_len(text) <= 44 else set_cell_size(text, 43) + "…"  # Enter shows it all
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

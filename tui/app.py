@@ -190,13 +190,34 @@ class TutorApp(App[None]):
             localise_bindings(screen, lang)
 
     def record_attempt(self, exercise, variant, answer, result, hints_used: int, seconds: float) -> None:
-        """Every graded attempt is stored here; if it cannot be saved, say so once."""
+        """Every graded attempt is stored here; if it cannot be saved, say so once.
+        The attempt that completes a lesson offers the next one."""
+        was_done = self.lesson_done(exercise.objective)
         was_saving = self.progress.store.saving
         self.progress.record_result(
             exercise.id, exercise.objective, variant.seed, answer, result, hints_used, seconds
         )
         if was_saving and not self.progress.store.saving:
             self.notify(self.progress.notices[-1], severity="error", timeout=15)
+        following = self.next_objective(exercise.objective)
+        if not was_done and self.lesson_done(exercise.objective) and following is not None:
+            self.notify(t("lesson-done", self.lang, title=pick(following.title, self.lang)), timeout=10)
+        self.screen.refresh_bindings()
+
+    def lesson_done(self, objective_id: str) -> bool:
+        """Every exercise of the lesson tried at least once (solved, missed or skipped)."""
+        from exercises.curriculum import BY_ID
+
+        tried = {attempt.exercise for attempt in self.progress.attempts}
+        return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
+
+    @staticmethod
+    def next_objective(objective_id: str):
+        from exercises.curriculum import OBJECTIVES
+
+        ids = [objective.id for objective in OBJECTIVES]
+        index = ids.index(objective_id) + 1
+        return OBJECTIVES[index] if index < len(OBJECTIVES) else None
 
     def watch_theme(self, theme: str) -> None:
         """The theme is a setting: remembered for the next start."""

@@ -25,6 +25,7 @@ ACTION_KEYS = {
     "submit": "exam-submit",
     "toggle": "key-toggle",
     "finish": "key-check",
+    "next_lesson": "key-next-lesson",
 }
 
 

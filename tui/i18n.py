@@ -326,6 +326,15 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "attempt-gone": L("This exercise no longer exists: {error}", "这道练习已不存在：{error}"),
     "attempt-open": L("Enter: open the attempt", "回车：查看这次作答"),
+    "course-progress": L(
+        "Course: {lessons}/{lessons_total} lessons done · {solved}/{total} exercises solved · {mastered} mastered",
+        "课程进度：完成 {lessons}/{lessons_total} 课 · 做对 {solved}/{total} 题 · 掌握 {mastered} 题",
+    ),
+    "key-next-lesson": L("Next lesson", "下一课"),
+    "lesson-done": L(
+        "Every exercise of this lesson is done. Ctrl+N: next lesson, {title}",
+        "本课练习都做过了。Ctrl+N：下一课，{title}",
+    ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
 }
 

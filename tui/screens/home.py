@@ -20,12 +20,14 @@ class HomeScreen(Screen):
     DEFAULT_CSS = """
     HomeScreen #intro { padding: 1 2 0 2; color: $text-muted; }
     HomeScreen OptionList { margin: 1 2; height: 1fr; border: round $primary 40%; }
+    HomeScreen #course { padding: 0 2; height: auto; color: $text; }
     HomeScreen #engine { padding: 0 2; color: $text-muted; height: 1; }
     """
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(markup=False, id="intro")
+        yield Static(markup=False, id="course")
         yield OptionList(id="lessons")
         yield Static(markup=False, id="engine")
         yield FittingFooter()
@@ -57,6 +59,18 @@ class HomeScreen(Screen):
         solved_ids, mastered_ids = progress.solved(), progress.mastered()  # once, not per lesson
         self.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
+        total = sum(len(objective.exercises) for objective in OBJECTIVES)
+        self.query_one("#course", Static).update(
+            t(
+                "course-progress",
+                lang,
+                lessons=sum(self.app.lesson_done(objective.id) for objective in OBJECTIVES),
+                lessons_total=len(OBJECTIVES),
+                solved=len(solved_ids),
+                total=total,
+                mastered=len(mastered_ids),
+            )
+        )
         options = self.query_one(OptionList)
         previous = options.highlighted
         highlighted_id = options.get_option_at_index(previous).id if previous is not None else None

@@ -148,6 +148,8 @@ class TutorApp(App[None]):
     def open_lesson(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
         from tui.screens.lesson import LessonScreen
 
+        if self.exam is not None:  # exam mode: no way out to lessons (issue 12)
+            return
         while len(self.screen_stack) > 1:  # back to the home screen first
             self.pop_screen()
         self.progress.last_objective = objective_id
@@ -162,6 +164,8 @@ class TutorApp(App[None]):
 
     def open_page(self, page: str) -> None:
         """The review queue, the history or the settings."""
+        if self.exam is not None:  # exam mode: no way out (issue 12)
+            return
         from tui.screens.pages import HistoryScreen, ReviewScreen, SettingsScreen
 
         screen = {"review": ReviewScreen, "history": HistoryScreen, "settings": SettingsScreen}[page]()

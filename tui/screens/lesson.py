@@ -13,6 +13,7 @@ from exercises.curriculum import BY_ID, lesson_text
 from exercises.text import pick
 from tui.figures import figure_for
 from tui.i18n import t
+from tui.screens.lab import LabLink  # h6: the code lab
 from tui.widgets.exercise_panel import ExercisePanel
 from tui.widgets.fitting_footer import FittingFooter
 
@@ -50,6 +51,7 @@ class LessonScreen(Screen):
                     yield Static(markup=False, id="no-figure")
             with TabPane("", id="practice"):
                 yield ExercisePanel(self.objective.exercises, id="practice-panel")
+                yield LabLink(self.objective.id)  # h6: the code lab, from every lesson's practice tab
         yield FittingFooter()
 
     async def on_mount(self) -> None:

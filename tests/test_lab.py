@@ -1,0 +1,363 @@
+"""The code lab: every task's reference passes and its starter does not, each
+classic bug fails with its rule and misconception (rustlings' content check,
+with properties instead of fixtures), the sandbox's limits, the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from exercises.lab import stats
+from exercises.lab.checks import CHECKERS, run_check
+from exercises.lab.record import LabRecord
+from exercises.lab.tasks import BY_ID, TASKS, find_task, solution, starter
+from exercises.lab.workspace import init
+from tests.lab_bugs import BUGS, buggy_source
+from tui.cli import main
+
+EXACT_TASKS = {"three_samples", "bert_mask", "lesson_mlm_run"}
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- the content check -------------------------------------------------------------------
+
+
+def test_tasks_in_course_order_each_with_a_checker():
+    from exercises.curriculum import OBJECTIVES
+
+    order = [objective.id for objective in OBJECTIVES]
+    ranks = [order.index(task.objective) for task in TASKS]
+    assert ranks == sorted(ranks)
+    assert [task.number for task in TASKS] == list(range(1, len(TASKS) + 1))
+    assert set(CHECKERS) == set(BY_ID)
+    for task in TASKS:
+        assert task.statement["en"] and task.statement["zh"] and task.hints
+        assert all(hint["en"] and hint["zh"] for hint in task.hints)
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.id)
+def test_reference_passes_and_starter_fails(task, tmp_path):
+    passed = run_check(task, _write(tmp_path, task.file_name, solution(task)))
+    assert passed.status == "pass", passed.failure
+    if task.id in EXACT_TASKS:
+        assert passed.exact is True
+    fresh = run_check(task, _write(tmp_path, "starter_" + task.file_name, starter(task)))
+    assert fresh.status == "not-started" and not fresh.passed
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.name)
+def test_classic_bug_fails_with_its_rule(bug, tmp_path):
+    task = BY_ID[bug.task]
+    result = run_check(task, _write(tmp_path, task.file_name, buggy_source(solution(task), bug)))
+    assert result.status == "fail"
+    assert result.failure.rule.code == bug.rule
+    assert result.failure.diagnosis == bug.diagnosis
+    assert result.failure.input and result.failure.yours  # the table has content
+
+
+def test_counterexample_is_shrunk_and_explained(tmp_path):
+    """The diagonal bug is shown on the smallest mask, with the lesson's misconception."""
+    task = BY_ID["causal_mask"]
+    bug = next(b for b in BUGS if b.name == "mask including the diagonal")
+    result = run_check(task, _write(tmp_path, task.file_name, buggy_source(solution(task), bug)))
+    assert result.failure.input == "n = 1"
+    assert result.failure.yours.endswith("\n1") and result.failure.required["en"].endswith("\n0")
+    from exercises.grading.diagnoses import DIAGNOSES
+
+    assert result.failure.diagnosis in DIAGNOSES
+
+
+def test_engine_draw_order_is_exact_and_another_order_is_still_right(tmp_path):
+    task = BY_ID["bert_mask"]
+    swapped = solution(task).replace(
+        "    selected = (torch.rand(ids.shape, generator=generator) < p) & ~special\n"
+        "    fate = torch.rand(ids.shape, generator=generator)\n",
+        "    fate = torch.rand(ids.shape, generator=generator)\n"
+        "    selected = (torch.rand(ids.shape, generator=generator) < p) & ~special\n",
+    )
+    assert swapped != solution(task)
+    result = run_check(task, _write(tmp_path, task.file_name, swapped))
+    assert result.status == "pass" and result.exact is False
+
+
+# -- statistics ------------------------------------------------------------------------------
+
+
+def _brute_p_value(k: int, n: int, p: Fraction) -> float:
+    pmf = [math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(n + 1)]
+    return float(sum(x for x in pmf if x <= pmf[k]))
+
+
+@given(
+    st.integers(1, 30).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
+    st.sampled_from([1, 3, 5, 8]),
+)
+def test_binomial_p_value_matches_exact_arithmetic(nk, tenths):
+    n, k = nk
+    expected = _brute_p_value(k, n, Fraction(tenths, 10))
+    assert stats.p_value(k, n, tenths / 10) == pytest.approx(expected, rel=1e-6, abs=1e-12)
+
+
+def test_significance_and_power_as_stated():
+    """A correct solution fails < 1e-6 per check; the README's biased solutions fail reliably."""
+    assert stats.TESTS_PER_TASK * stats.ALPHA <= 1e-6
+    # bert_mask: 36,000-odd eligible tokens at p = 0.15, then ~5,400 selected
+    assert stats.power(36000, 0.15, 0.12) > 0.999999
+    assert stats.power(36000, 0.15, 0.14) > 0.5
+    assert stats.power(5400, 0.8, 0.7) > 0.999999
+    assert stats.power(5400, 0.1, 0.05) > 0.999999
+    low, high = stats.acceptance_region(36000, 0.15)
+    assert low < 0.15 * 36000 < high
+
+
+# -- the sandbox -------------------------------------------------------------------------------
+
+LOOP = "def causal_mask(n):\n    while True:\n        pass\n"
+HUGE = "import torch\n\ndef causal_mask(n):\n    return torch.ones(10 * 1024**3, dtype=torch.uint8)\n"
+HUGE_BYTES = "def causal_mask(n):\n    return bytearray(10 * 1024**3)\n"
+
+
+def test_endless_loop_is_stopped_within_its_limit(tmp_path):
+    began = time.perf_counter()
+    result = run_check("causal_mask", _write(tmp_path, "loop.py", LOOP), call_limit=1.0)
+    assert result.status == "stopped"
+    assert "1 s" in result.message["en"]
+    assert time.perf_counter() - began < 1.0 + 4.0  # the limit, plus starting and killing
+
+
+@pytest.mark.parametrize("source", [HUGE, HUGE_BYTES], ids=["torch", "bytearray"])
+def test_ten_gigabytes_are_refused(source, tmp_path):
+    began = time.perf_counter()
+    result = run_check("causal_mask", _write(tmp_path, "huge.py", source))
+    assert result.status == "fail" and result.failure.rule.code == "runs"
+    assert "memory" in result.failure.yours.lower() or "MemoryError" in result.failure.yours
+    assert time.perf_counter() - began < 10
+
+
+@pytest.mark.parametrize(
+    ("source", "kind", "words"),
+    [
+        ("def causal_mask(n)\n    return 1\n", "invalid", "line 1"),
+        ("import not_a_module_anywhere\n", "invalid", "not_a_module_anywhere"),
+        ("from engine.masks import causal_mask\n", "invalid", "write it yourself"),
+        ("raise SystemExit(3)\n", "invalid", "SystemExit"),
+        ("x = 1\n", "invalid", "no function named causal_mask"),
+        ("import os\n\ndef causal_mask(n):\n    os._exit(4)\n", "stopped", "died"),
+        ("while True:\n    pass\n", "stopped", "loading"),
+        (b"\xff\xfe not utf-8", "invalid", "cannot read"),
+    ],
+    ids=["syntax", "import", "engine", "exit", "missing", "crash", "loop-on-load", "bytes"],
+)
+def test_broken_files_give_clear_messages(source, kind, words, tmp_path):
+    path = tmp_path / "broken.py"
+    if isinstance(source, bytes):
+        path.write_bytes(source)
+    else:
+        path.write_text(source)
+    result = run_check("causal_mask", path, start_limit=2.0)
+    assert result.status == kind
+    assert words.lower() in result.message["en"].lower()
+    assert result.message["zh"] and result.message["zh"] != result.message["en"]
+
+
+def test_learner_code_cannot_touch_progress(tmp_path, monkeypatch):
+    """The usual ways to reach progress.db lead to a scratch directory that is then removed."""
+    home = tmp_path / "real-home"
+    monkeypatch.setenv("OBJECTIVES_TUTOR_HOME", str(home))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    record = LabRecord()
+    record_path = record.path
+    source = (
+        "import os, sqlite3, pathlib, torch\n"
+        "def causal_mask(n):\n"
+        "    for base in (os.environ.get('OBJECTIVES_TUTOR_HOME', ''), os.path.expanduser('~'), os.getcwd()):\n"
+        "        if base:\n"
+        "            os.makedirs(base, exist_ok=True)\n"
+        "            try:\n"
+        "                sqlite3.connect(os.path.join(base, 'progress.db')).execute('CREATE TABLE IF NOT EXISTS lab_runs (x)')\n"
+        "                pathlib.Path(base, 'progress.db').write_text('overwritten')\n"
+        "            except Exception:\n"
+        "                pass\n"
+        "    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)\n"
+    )
+    result = run_check("causal_mask", _write(tmp_path, "sneaky.py", source))
+    assert result.status == "pass"
+    assert not record_path.exists() and not (tmp_path / "user").exists()
+
+
+def test_learner_prints_do_not_break_the_protocol(tmp_path):
+    source = solution(BY_ID["causal_mask"]).replace(
+        "    return torch",
+        "    print('{\"ok\": 1}')\n    import os\n    os.write(1, b'noise\\n')\n    return torch",
+    )
+    result = run_check("causal_mask", _write(tmp_path, "noisy.py", source))
+    assert result.status == "pass"
+    assert "noise" in result.printed
+
+
+# -- the workspace and the command line -----------------------------------------------------------
+
+
+def test_init_never_overwrites_a_learners_file(tmp_path):
+    first = init(tmp_path)
+    assert len(first.created) == len(TASKS) + 1
+    mine = tmp_path / TASKS[0].file_name
+    mine.write_text("# my work\n")
+    (tmp_path / TASKS[1].file_name).unlink()
+    again = init(tmp_path)
+    assert again.created == [TASKS[1].file_name]
+    assert mine.read_text() == "# my work\n"
+    assert "lab check" in (tmp_path / "README.md").read_text()
+
+
+@given(st.text(max_size=20))
+def test_find_task_never_raises(name):
+    found = find_task(name)
+    assert found is None or found in TASKS
+
+
+def test_find_task_forms():
+    assert find_task("06") is find_task("6") is find_task("bert_mask") is find_task("06_bert_mask.py")
+    assert find_task("０６") is find_task(" bert_mask ") is find_task("6")
+    assert find_task("07_bert_mask") is None and find_task("99") is None and find_task("6x") is None
+
+
+def test_lab_command_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["lab", "init", "work"]) == 0
+    assert "14" in capsys.readouterr().out
+    work = tmp_path / "work"
+    # the starter fails, with exit 1 and JSON for scripts
+    assert main(["lab", "check", "causal_mask", "--dir", str(work), "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["tasks"][0]["status"] == "not-started" and payload["total"] == len(TASKS)
+    # the reference solution is locked before a first real attempt
+    assert main(["lab", "solution", "causal_mask"]) == 1
+    capsys.readouterr()
+    task = BY_ID["causal_mask"]
+    bug = next(b for b in BUGS if b.task == "causal_mask")
+    (work / task.file_name).write_text(buggy_source(solution(task), bug))
+    assert main(["lab", "check", "10", "--dir", str(work)]) == 1
+    out = capsys.readouterr().out
+    assert "diagonal-visible" in out and "mask-blocks-diagonal" in out
+    assert main(["lab", "solution", "causal_mask"]) == 0
+    assert "diagonal=1" in capsys.readouterr().out
+    (work / task.file_name).write_text(solution(task))
+    assert main(["lab", "check", "causal_mask", "--dir", str(work), "--lang", "zh"]) == 0
+    assert "已完成 1 / 13" in capsys.readouterr().out
+    runs = LabRecord().runs()
+    assert [(run.task, run.passed, run.rule) for run in runs] == [
+        ("causal_mask", False, "not-started"),
+        ("causal_mask", False, "diagonal-visible"),
+        ("causal_mask", True, None),
+    ]
+    assert LabRecord().done() == {"causal_mask"}
+    # hints come one at a time, then stop
+    for index in range(1, len(task.hints) + 2):
+        assert main(["lab", "hint", "causal_mask"]) == 0
+        assert f"{min(index, len(task.hints))} of {len(task.hints)}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["lab", "check", "nonsense", "--dir", "."],
+        ["lab", "check", "--dir", "/nonexistent-lab-dir"],
+        ["lab", "hint"],
+        ["lab", "hint", "no_such_task"],
+        ["lab", "frobnicate", "x"],
+    ],
+)
+def test_lab_usage_errors_exit_2_in_one_line(argv, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    init(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_lab_record_survives_an_unwritable_home(tmp_path, monkeypatch):
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("x")
+    monkeypatch.setenv("OBJECTIVES_TUTOR_HOME", str(blocked / "home"))
+    record = LabRecord()
+    assert record.runs() == [] and record.done() == set()
+    result = run_check("causal_mask", _write(tmp_path, "ok.py", solution(BY_ID["causal_mask"])))
+    assert record.record(result) is False and record.notice
+
+
+def test_sandbox_processes_are_gone_after_a_check(tmp_path):
+    """No learner process outlives its check (the fork server aside)."""
+    result = run_check("causal_mask", _write(tmp_path, "loop.py", LOOP), call_limit=0.5)
+    assert result.status == "stopped"
+    time.sleep(0.2)
+    alive = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"loop.py" in cmd:
+                alive.append(pid)
+    assert alive == []
+
+
+@given(
+    st.integers(2, 12).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.integers(0, n), min_size=2, max_size=8, unique=True).map(sorted),
+            st.data(),
+        )
+    )
+)
+def test_engine_t5_matches_an_independent_transcription(case):
+    """The span task is graded against the engine; the engine must agree with T5's
+    format written out plainly (touching spans merged, closing sentinel only before
+    kept text, </s> on both)."""
+    from exercises.lab.checks import EOS, SENTINELS, engine_t5, t5_reference
+
+    n, cuts, data = case
+    spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
+    if data.draw(st.booleans()) and spans[-1][1] - spans[-1][0] >= 2:  # two touching halves
+        start, end = spans.pop()
+        spans += [(start, start + 1), (start + 1, end)]
+    tokens = list(range(10, 10 + n))
+    assert engine_t5(tokens, spans) == t5_reference(tokens, spans, SENTINELS, EOS)
+
+
+def test_quiz_grading_runs_the_same_checks():
+    from exercises.lab.grading import grade_source, is_lab_question
+
+    assert is_lab_question("lab:bert_mask") and is_lab_question("lab:06")
+    assert not is_lab_question("bert_mask") and not is_lab_question("lab:nothing")
+    task = BY_ID["prefix_lm_mask"]
+    right = grade_source("prefix_lm_mask", solution(task))
+    assert (right.score, right.correct, right.valid) == (1.0, True, True)
+    bug = next(b for b in BUGS if b.name == "prefix ignored (plain causal)")
+    wrong = grade_source("prefix_lm_mask", buggy_source(solution(task), bug))
+    assert (wrong.score, wrong.valid, wrong.rule, wrong.diagnoses) == (
+        0.0,
+        True,
+        "prefix-visible",
+        ("prefix-ignored",),
+    )
+    for unreadable in ("", "   ", None, 42, "x" * 200_000, "def prefix_lm_mask(n, p)\n"):
+        graded = grade_source("prefix_lm_mask", unreadable)
+        assert graded.score == 0.0 and not graded.valid and graded.feedback["zh"]

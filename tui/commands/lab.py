@@ -1,0 +1,298 @@
+"""``objectives-tutor lab``: the code lab from the command line.
+
+    lab [DIR]                         the lab screen in the app
+    lab init DIR                      the learner's files (never overwriting one)
+    lab check [TASK] [--dir] [--json] run the checks once: exit 0 all pass, 1 a failure, 2 usage
+    lab watch [DIR]                   re-check the current task on every save (watchfiles)
+    lab hint TASK [--dir]             the next hint
+    lab solution TASK [--dir]         the reference, after a first attempt
+
+``init``, ``hint`` and the argument checks import no torch; the checks do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from exercises.text import pick
+from tui.errors import UsageError
+from tui.i18n import t
+
+
+def add_parser(commands, common) -> None:
+    """The `lab` subcommand (tui/cli.py calls this: its one-line hook)."""
+    lab = commands.add_parser("lab", parents=[common], help="the code lab: write each objective in torch")
+    lab.add_argument(
+        "action", nargs="?", default=None, help="init | check | watch | hint | solution, or a folder"
+    )
+    lab.add_argument(
+        "target", nargs="?", default=None, help="init/watch: the folder; check/hint/solution: the task"
+    )
+    lab.add_argument("--dir", default=None, help="the lab folder (default: the current directory)")
+    lab.add_argument("--json", action="store_true", help="check: print JSON")
+
+
+ACTIONS = ("init", "check", "watch", "hint", "solution")
+
+
+def default_lab_dir() -> Path:
+    """The current directory when it holds lab files, else ~/objectives-lab."""
+    from exercises.lab.workspace import present
+
+    here = Path.cwd()
+    return here if present(here) else Path.home() / "objectives-lab"
+
+
+def run_lab(args: argparse.Namespace, lang: str, console: Console, app_lang: str | None = None) -> int:
+    action = args.action
+    if action is None or action not in ACTIONS:
+        folder = Path(action) if action is not None else Path(args.dir) if args.dir else default_lab_dir()
+        if args.target is not None:
+            raise UsageError(f"objectives-tutor lab: unknown action {action!r}; use {', '.join(ACTIONS)}")
+        from tui.screens.lab import run_lab_app
+
+        run_lab_app(app_lang, folder)
+        return 0
+    if action == "init":
+        return _init(Path(args.target or args.dir or "."), lang, console)
+    if action == "watch":
+        return _watch(Path(args.target or args.dir or "."), lang, console)
+    folder = Path(args.dir or ".")
+    if action == "check":
+        return _check(folder, args.target, args.json, lang, console)
+    if args.target is None:
+        raise UsageError(f"objectives-tutor lab {action}: name the task, e.g. `lab {action} bert_mask`")
+    task = _task(args.target, lang)
+    if action == "hint":
+        return _hint(task, lang, console)
+    return _solution(task, lang, console)
+
+
+def _task(name: str, lang: str):
+    from exercises.lab.tasks import TASKS, find_task
+
+    task = find_task(name)
+    if task is None:
+        raise UsageError(
+            f"objectives-tutor lab: {t('lab-unknown-task', lang, task=name, ids=', '.join(x.id for x in TASKS))}"
+        )
+    return task
+
+
+def _init(folder: Path, lang: str, console: Console) -> int:
+    from exercises.lab.tasks import TASKS
+    from exercises.lab.workspace import init
+
+    try:
+        report = init(folder)
+    except OSError as error:
+        raise UsageError(f"objectives-tutor lab init: {error}") from None
+    console.print(t("lab-init-created", lang, n=len(report.created), dir=folder))
+    if report.kept:
+        console.print(t("lab-init-kept", lang, n=len(report.kept)))
+    console.print(t("lab-init-next", lang, file=folder / TASKS[0].file_name, dir=folder))
+    return 0
+
+
+# -- showing a result ------------------------------------------------------------------
+
+
+def render_result(result, task, lang: str, *, verbose: bool = True):
+    """A check's result for people: status, the counterexample table, the rule in
+    words, the misconception. Shared by `lab check`, `lab watch` and the lab screen."""
+    from exercises.lab.checks import diagnosis_text
+
+    parts: list = []
+    mark = {"pass": "✓", "not-started": "·"}.get(result.status, "✗")
+    style = {"pass": "green", "not-started": "dim"}.get(result.status, "red")
+    head = Text(f"{mark} {task.number:02d} {task.id}  ", style=f"bold {style}")
+    head.append(t(f"lab-status-{result.status}", lang), style=style)
+    if verbose:
+        head.append(f"  ({t('lab-seconds', lang, seconds=result.seconds, calls=result.calls)})", style="dim")
+    parts.append(head)
+    if result.message is not None:
+        message = pick(result.message, lang)
+        parts.append(Text("  " + message))
+    failure = result.failure
+    if failure is not None:
+        parts.append(
+            Text(
+                t("lab-rule", lang, code=failure.rule.code) + ": " + pick(failure.rule.text, lang),
+                style="bold",
+            )
+        )
+        table = Table(show_lines=True, expand=False, pad_edge=False)
+        table.add_column(t("lab-input", lang), overflow="fold")
+        table.add_column(t("lab-yours", lang), overflow="fold", style="red")
+        table.add_column(t("lab-required", lang), overflow="fold", style="green")
+        table.add_row(failure.input, failure.yours, pick(failure.required, lang))
+        parts.append(table)
+        explanation = diagnosis_text(failure.diagnosis)
+        if explanation is not None:
+            parts.append(
+                Text(
+                    t("lab-misconception", lang, code=failure.diagnosis, text=pick(explanation, lang)),
+                    style="yellow",
+                )
+            )
+    if result.passed and result.exact is not None:
+        parts.append(Text("  " + t("lab-exact" if result.exact else "lab-not-exact", lang), style="dim"))
+    if verbose and result.printed.strip() and not result.passed:
+        parts.append(Text(t("lab-printed", lang), style="dim"))
+        parts.append(Text(result.printed.strip()[-400:], style="dim"))
+    return Group(*parts)
+
+
+def _record(results, lang: str) -> None:
+    from exercises.lab.record import LabRecord
+
+    record = LabRecord()
+    for result in results:
+        if not record.record(result):
+            sys.stderr.write(f"objectives-tutor: {t('lab-not-saved', lang, why=record.notice)}\n")
+            return
+
+
+def _check(folder: Path, name: str | None, as_json: bool, lang: str, console: Console) -> int:
+    from exercises.lab.tasks import TASKS
+    from exercises.lab.workspace import present, task_path
+
+    if not folder.is_dir() or not present(folder):
+        raise UsageError(f"objectives-tutor lab check: {t('lab-no-workspace', lang, dir=folder)}")
+    if name is not None:
+        task = _task(name, lang)
+        if not task_path(folder, task).is_file():
+            raise UsageError(
+                f"objectives-tutor lab check: {t('lab-missing-file', lang, file=task.file_name, dir=folder)}"
+            )
+        tasks = [task]
+    else:
+        tasks = present(folder)
+    from exercises.lab.checks import run_check
+
+    results = []
+    for task in tasks:
+        result = run_check(task, task_path(folder, task))
+        results.append(result)
+        if not as_json:
+            console.print(render_result(result, task, lang))
+    _record(results, lang)
+    from exercises.lab.record import LabRecord
+
+    done = LabRecord().done()
+    total = len(TASKS)
+    if as_json:
+        payload = {
+            "tasks": [result.to_json() for result in results],
+            "passed": sum(r.passed for r in results),
+            "checked": len(results),
+            "done": len(done & {task.id for task in TASKS}),
+            "total": total,
+        }
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    else:
+        console.print(t("lab-progress", lang, done=len(done & {task.id for task in TASKS}), total=total))
+    return 0 if all(result.passed for result in results) else 1
+
+
+def _hint(task, lang: str, console: Console) -> int:
+    """Hints come one at a time: each call shows the next (kept per task in the lab record's folder)."""
+    from exercises.lab.record import LabRecord
+
+    record = LabRecord()
+    state = record.path.parent / "lab-hints.json"
+    try:
+        seen = json.loads(state.read_text(encoding="utf-8"))
+        if not isinstance(seen, dict):
+            seen = {}
+    except (OSError, ValueError):
+        seen = {}
+    index = int(seen.get(task.id, 0)) if str(seen.get(task.id, 0)).isdigit() else 0
+    if index >= len(task.hints):
+        console.print(t("lab-no-hints-left", lang))
+        index = len(task.hints) - 1
+    console.print(t("lab-hint", lang, i=index + 1, n=len(task.hints), text=pick(task.hints[index], lang)))
+    seen[task.id] = min(index + 1, len(task.hints))
+    try:
+        state.parent.mkdir(parents=True, exist_ok=True)
+        state.write_text(json.dumps(seen), encoding="utf-8")
+    except OSError:
+        pass
+    return 0
+
+
+def _solution(task, lang: str, console: Console) -> int:
+    from exercises.lab.record import LabRecord
+    from exercises.lab.tasks import solution
+
+    if not LabRecord().attempted(task.id):
+        console.print(t("lab-solution-locked", lang, task=task.id))
+        return 1
+    sys.stdout.write(solution(task))
+    return 0
+
+
+# -- watch --------------------------------------------------------------------------------
+
+
+def _watch(folder: Path, lang: str, console: Console) -> int:
+    """Plain-terminal watch: check the current task now and after every save."""
+    from exercises.lab.workspace import present
+
+    if not folder.is_dir() or not present(folder):
+        raise UsageError(f"objectives-tutor lab watch: {t('lab-no-workspace', lang, dir=folder)}")
+    from watchfiles import watch
+
+    current = _watch_round(folder, None, lang, console)
+    console.print(t("lab-watching", lang, dir=folder), style="dim")
+    try:
+        for changes in watch(folder, debounce=300, rust_timeout=0):
+            changed = {Path(path).name for _change, path in changes}
+            if not any(name.endswith(".py") for name in changed):
+                continue
+            current = _watch_round(folder, changed, lang, console, current)
+            console.print(t("lab-watching", lang, dir=folder), style="dim")
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def _watch_round(folder: Path, changed: set[str] | None, lang: str, console: Console, current=None):
+    """Check the task whose file was saved (or the current one), print the round."""
+    from exercises.lab.checks import run_check
+    from exercises.lab.record import LabRecord
+    from exercises.lab.tasks import TASKS
+    from exercises.lab.workspace import current_task, present, task_path
+
+    record = LabRecord()
+    tasks = present(folder)
+    target = next((task for task in tasks if changed and task.file_name in changed), None)
+    if target is None:
+        target = current_task(folder, record.done())
+    if target is None:
+        console.print(t("lab-all-done", lang), style="bold green")
+        return None
+    result = run_check(target, task_path(folder, target))
+    record.record(result)
+    done = record.done()
+    console.rule(t("lab-progress", lang, done=len(done & {x.id for x in TASKS}), total=len(TASKS)))
+    console.print(t("lab-current", lang, file=target.file_name), style="bold")
+    if not result.passed:
+        console.print(Text(pick(target.statement, lang)), style="dim")
+    console.print(render_result(result, target, lang))
+    if result.passed:
+        following = current_task(folder, done)
+        if following is None:
+            console.print(t("lab-all-done", lang), style="bold green")
+        else:
+            console.print(t("lab-current", lang, file=following.file_name), style="bold")
+            console.print(Text(pick(following.statement, lang)), style="dim")
+        return following
+    return target

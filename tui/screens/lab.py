@@ -1,0 +1,344 @@
+"""The code lab in the app: the task list with each one's state, the current
+task's statement, and the result of its last check. The folder is watched
+(watchfiles): saving a task's file checks it again. Checks run in a thread
+worker and the learner's code in a sandboxed child, so a loop or a crash in
+their code never stops the app.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from exercises.lab.tasks import TASKS, Task
+from exercises.text import pick
+from tui.i18n import t
+
+
+def lab_folder(app) -> Path:
+    """The folder the learner last used (a setting), else the command line's default."""
+    saved = app.progress.setting("lab_dir") if hasattr(app, "progress") else None
+    if saved:
+        return Path(saved)
+    from tui.commands.lab import default_lab_dir
+
+    return default_lab_dir()
+
+
+class LabLink(Button):
+    """One line in a lesson's practice tab that opens the code lab on its tasks
+    (the hook tui/screens/lesson.py yields)."""
+
+    DEFAULT_CSS = """
+    LabLink { height: 1; min-width: 0; width: 100%; border: none; padding: 0 1; margin: 0; }
+    """
+
+    def __init__(self, objective: str) -> None:
+        super().__init__("", id="lab-link", compact=True)
+        self.objective = objective
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "lang", lambda _lang: self._relabel(), init=True)
+
+    def _relabel(self) -> None:
+        lang = self.app.lang
+        tasks = [task.id for task in TASKS if task.objective == self.objective]
+        self.label = t("lab-open-hint", lang, count=len(tasks)) if tasks else t("lab-open-all", lang)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.app.push_screen(LabScreen(lab_folder(self.app), self.objective))
+
+
+class LabScreen(Screen):
+    DEFAULT_CSS = """
+    LabScreen #lab-top { height: 1; padding: 0 1; background: $boost; }
+    LabScreen #lab-tasks { width: 30; height: 1fr; }
+    LabScreen #lab-detail { width: 1fr; height: 1fr; padding: 0 1; }
+    LabScreen #lab-result { margin-top: 1; }
+    LabScreen #lab-extra { margin-top: 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "leave", "back"),
+        Binding("c", "check", "check"),
+        Binding("h", "hint", "hint"),
+        Binding("s", "solution", "solution"),
+        Binding("i", "init", "write files"),
+    ]
+
+    def __init__(self, folder: Path, objective: str | None = None, watch: bool = True) -> None:
+        super().__init__()
+        self.folder = Path(folder)
+        self.objective = objective
+        self.watch_folder_on = watch
+        self.results: dict[str, object] = {}
+        self.hints_shown: dict[str, int] = {}
+        self.checking: set[str] = set()
+        self.extra: object = ""
+        self.current: Task = TASKS[0]
+        self._stop = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="lab-top", markup=False)
+        with Horizontal():
+            yield OptionList(id="lab-tasks")
+            with VerticalScroll(id="lab-detail"):
+                yield Static(id="lab-statement", markup=False)
+                yield Static(id="lab-result", markup=False)
+                yield Static(id="lab-extra", markup=False)
+        yield Footer()
+
+    # -- state ---------------------------------------------------------------------
+
+    def _record(self):
+        from exercises.lab.record import LabRecord
+
+        return LabRecord()
+
+    def on_mount(self) -> None:
+        from exercises.lab.workspace import current_task
+
+        done = self._record().done()
+        first = next((task for task in TASKS if task.objective == self.objective), None)
+        self.current = first or current_task(self.folder, done) or TASKS[0]
+        self.watch(self.app, "lang", lambda _lang: self.refresh_all(), init=True)
+        options = self.query_one("#lab-tasks", OptionList)
+        options.highlighted = TASKS.index(self.current)
+        options.focus()
+        if self.watch_folder_on:
+            self.run_worker(self._watch_folder, thread=True, group="lab-watch", exclusive=True)
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+
+    def refresh_all(self) -> None:
+        from tui.bindings import localise_bindings
+
+        lang = self.app.lang
+        localise_bindings(self, lang)
+        own = {
+            "check": "lab-key-check",
+            "init": "lab-key-init",
+            "solution": "lab-key-solution",
+            "hint": "lab-key-hint",
+        }
+        table = self._bindings.key_to_bindings
+        for key, bindings in table.items():
+            table[key] = [
+                replace(binding, description=t(own[binding.action], lang))
+                if binding.action in own
+                else binding
+                for binding in bindings
+            ]
+        self.refresh_bindings()
+        self.app.sub_title = t("lab-title", lang)
+        self._fill_list()
+        self._show()
+
+    def _fill_list(self) -> None:
+        from exercises.lab.workspace import task_path
+
+        done = self._record().done()
+        options = self.query_one("#lab-tasks", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        for task in TASKS:
+            result = self.results.get(task.id)
+            if task.id in self.checking:
+                mark = "…"
+            elif task.id in done:
+                mark = "✓"
+            elif result is not None and result.status != "not-started":
+                mark = "✗"
+            elif not task_path(self.folder, task).is_file():
+                mark = " "
+            else:
+                mark = "·"
+            options.add_option(Option(f"{mark} {task.number:02d} {task.id}", id=task.id))
+        options.highlighted = highlighted if highlighted is not None else TASKS.index(self.current)
+        lang = self.app.lang
+        total = len(TASKS)
+        top = f"{t('lab-title', lang)} · {self.folder} · {t('lab-progress', lang, done=len(done & set(BY_IDS)), total=total)}"
+        if self.watch_folder_on:
+            top += f" · {t('lab-watch-on', lang)}"
+        self.query_one("#lab-top", Static).update(top)
+
+    def _show(self) -> None:
+        from exercises.lab.workspace import present, task_path
+
+        lang = self.app.lang
+        task = self.current
+        statement = Text(f"{task.number:02d} · {pick(task.title, lang)}\n", style="bold")
+        statement.append(f"{task_path(self.folder, task)}\n", style="dim")
+        statement.append(pick(task.statement, lang))
+        if task.exact is not None:
+            statement.append("\n" + pick(task.exact, lang), style="dim")
+        self.query_one("#lab-statement", Static).update(statement)
+        result = self.results.get(task.id)
+        widget = self.query_one("#lab-result", Static)
+        if task.id in self.checking:
+            widget.update(Text(t("lab-checking", lang, file=task.file_name), style="italic"))
+        elif result is not None:
+            from tui.commands.lab import render_result
+
+            widget.update(render_result(result, task, lang))
+        elif not present(self.folder):
+            widget.update(Text(t("lab-init-here", lang, dir=self.folder), style="yellow"))
+        else:
+            widget.update("")
+        self.query_one("#lab-extra", Static).update(self.extra)
+
+    # -- events --------------------------------------------------------------------------
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        task = next((task for task in TASKS if task.id == event.option.id), None)
+        if task is not None and task is not self.current:
+            self.current = task
+            self.extra = ""
+            self._show()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_check()
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()
+
+    def action_init(self) -> None:
+        from exercises.lab.workspace import init
+
+        lang = self.app.lang
+        try:
+            report = init(self.folder)
+        except OSError as error:
+            self.app.notify(str(error), severity="error")
+            return
+        if hasattr(self.app, "progress"):
+            self.app.progress.set("lab_dir", str(self.folder.resolve()))
+        message = t("lab-init-created", lang, n=len(report.created), dir=self.folder)
+        if report.kept:
+            message += "; " + t("lab-init-kept", lang, n=len(report.kept))
+        self.app.notify(message)
+        self._fill_list()
+        self._show()
+
+    def action_hint(self) -> None:
+        lang = self.app.lang
+        task = self.current
+        shown = self.hints_shown.get(task.id, 0)
+        if shown >= len(task.hints):
+            self.extra = Text(t("lab-no-hints-left", lang), style="dim")
+        else:
+            self.hints_shown[task.id] = shown + 1
+            lines = [
+                t("lab-hint", lang, i=i + 1, n=len(task.hints), text=pick(task.hints[i], lang))
+                for i in range(shown + 1)
+            ]
+            self.extra = Text("\n".join(lines), style="cyan")
+        self._show()
+
+    def action_solution(self) -> None:
+        from exercises.lab.tasks import solution
+
+        lang = self.app.lang
+        if not self._record().attempted(self.current.id):
+            self.extra = Text(t("lab-solution-locked", lang, task=self.current.id), style="yellow")
+        else:
+            self.extra = Group(Syntax(solution(self.current), "python", word_wrap=True))
+        self._show()
+
+    def action_check(self, task: Task | None = None) -> None:
+        from exercises.lab.workspace import task_path
+
+        task = task or self.current
+        if task.id in self.checking:
+            return
+        if not task_path(self.folder, task).is_file():
+            self.app.notify(
+                t("lab-missing-file", self.app.lang, file=task.file_name, dir=self.folder), severity="warning"
+            )
+            return
+        self.checking.add(task.id)
+        self._fill_list()
+        self._show()
+        self.run_worker(lambda: self._check_in_thread(task), thread=True, group=f"lab-check-{task.id}")
+
+    def _check_in_thread(self, task: Task) -> None:
+        from exercises.lab.checks import run_check
+        from exercises.lab.workspace import task_path
+
+        try:
+            result = run_check(task, task_path(self.folder, task))
+            record = self._record()
+            saved = record.record(result)
+            notice = None if saved else record.notice
+        except Exception as error:  # never let a check take the app down
+            from exercises.lab.checks import LabResult
+            from exercises.text import L
+
+            result = LabResult(task.id, "invalid", message=L(str(error), str(error)))
+            notice = None
+        self.app.call_from_thread(self._checked, task, result, notice)
+
+    def _checked(self, task: Task, result, notice: str | None) -> None:
+        self.checking.discard(task.id)
+        self.results[task.id] = result
+        if notice:
+            self.app.notify(t("lab-not-saved", self.app.lang, why=notice), severity="warning")
+        self._fill_list()
+        self._show()
+        if task is self.current and result.failure is not None:
+            self.query_one("#lab-detail", VerticalScroll).scroll_to_widget(
+                self.query_one("#lab-result"), animate=False
+            )
+
+    def _watch_folder(self) -> None:
+        """In a thread: re-check a task whenever its file is saved."""
+        try:
+            from watchfiles import watch
+
+            by_file = {task.file_name: task for task in TASKS}
+            for changes in watch(
+                self.folder, stop_event=self._stop, debounce=300, rust_timeout=500, yield_on_timeout=False
+            ):
+                names = {Path(path).name for _change, path in changes}
+                for name in sorted(names):
+                    if name in by_file:
+                        self.app.call_from_thread(self._saved, by_file[name])
+        except Exception:  # a folder that vanished, a watcher limit: the lab still works by `c`
+            return
+
+    def _saved(self, task: Task) -> None:
+        self.current = task
+        self.query_one("#lab-tasks", OptionList).highlighted = TASKS.index(task)
+        self.action_check(task)
+
+
+BY_IDS = {task.id for task in TASKS}
+
+
+def run_lab_app(lang: str | None, folder: Path) -> None:
+    """`objectives-tutor lab [DIR]`: the app, opened on the lab screen (Esc: the lessons)."""
+    from tui import app as tutor_app
+
+    class LabApp(tutor_app.TutorApp):
+        CSS_PATH = str(
+            Path(tutor_app.__file__).with_name("app.tcss")
+        )  # relative paths resolve from this module
+
+        def on_ready(self) -> None:
+            self.progress.set("lab_dir", str(Path(folder).resolve()))
+            self.push_screen(LabScreen(folder))
+
+    LabApp(lang=lang).run()

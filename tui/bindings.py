@@ -26,6 +26,7 @@ ACTION_KEYS = {
     "submit": "exam-submit",
     "toggle": "key-toggle",
     "finish": "key-check",
+    "next_lesson": "key-next-lesson",
 }
 
 

@@ -469,6 +469,41 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-key-hint": L("hint", "提示"),
     "lab-key-solution": L("solution", "参考答案"),
     "lab-key-init": L("write files", "写入文件"),
+    "lab-key-back": L("back", "返回"),
+    "lab-key-open": L("code lab", "代码实验"),
+    # The app never misleads (h5, issue 11)
+    "palette-placeholder": L(
+        "Lesson, exercise or term: id or title, in English or Chinese…",
+        "课程、练习或术语：编号或标题，中文或英文均可…",
+    ),
+    "key-close": L("Close", "关闭"),
+    "palette-theme": L("Theme", "主题"),
+    "palette-theme-help": L("Change the colours (also Ctrl+T)", "换一套配色（也可按 Ctrl+T）"),
+    "palette-quit-help": L("Leave the tutor (Ctrl+Q); progress is saved", "退出（Ctrl+Q）；进度已保存"),
+    "palette-help-help": L("Every key (F1 or ?)", "所有按键（F1 或 ?）"),
+    "attempt-title": L("{exercise} · variant {seed} · {when}", "{exercise} · 第 {seed} 题 · {when}"),
+    "attempt-score": L("Score: {score}", "得分：{score}"),
+    "attempt-given": L("Your answer", "你的答案"),
+    "attempt-solution": L("The engine's solution", "引擎给出的答案"),
+    "attempt-feedback": L("Feedback", "反馈"),
+    "attempt-misconceptions": L("Misconceptions", "误区"),
+    "attempt-none": L("none recognised", "未发现"),
+    "attempt-empty-part": L("(empty)", "（空）"),
+    "attempt-waiting": L(
+        "The engine is still loading: press Enter again in a moment.", "引擎仍在加载：稍后再按一次回车。"
+    ),
+    "attempt-gone": L("This exercise no longer exists: {error}", "这道练习已不存在：{error}"),
+    "attempt-open": L("Enter: open the attempt", "回车：查看这次作答"),
+    "course-progress": L(
+        "Course: {lessons}/{lessons_total} lessons done · {solved}/{total} exercises solved · {mastered} mastered",
+        "课程进度：完成 {lessons}/{lessons_total} 课 · 做对 {solved}/{total} 题 · 掌握 {mastered} 题",
+    ),
+    "key-next-lesson": L("Next lesson", "下一课"),
+    "lesson-done": L(
+        "Every exercise of this lesson is done. Ctrl+N: next lesson, {title}",
+        "本课练习都做过了。Ctrl+N：下一课，{title}",
+    ),
+    "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -7,27 +7,30 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from exercises.curriculum import BY_ID, OBJECTIVES
 from exercises.text import pick
 from tui.i18n import t
+from tui.widgets.fitting_footer import FittingFooter
 
 
 class HomeScreen(Screen):
     DEFAULT_CSS = """
     HomeScreen #intro { padding: 1 2 0 2; color: $text-muted; }
     HomeScreen OptionList { margin: 1 2; height: 1fr; border: round $primary 40%; }
+    HomeScreen #course { padding: 0 2; height: auto; color: $text; }
     HomeScreen #engine { padding: 0 2; color: $text-muted; height: 1; }
     """
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(markup=False, id="intro")
+        yield Static(markup=False, id="course")
         yield OptionList(id="lessons")
         yield Static(markup=False, id="engine")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.refresh_list(), init=False)
@@ -56,6 +59,18 @@ class HomeScreen(Screen):
         counts = progress.per_objective()  # computed once, in exercises/learner/progress.py (h4)
         self.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
+        total = sum(len(objective.exercises) for objective in OBJECTIVES)
+        self.query_one("#course", Static).update(
+            t(
+                "course-progress",
+                lang,
+                lessons=sum(self.app.lesson_done(objective.id) for objective in OBJECTIVES),
+                lessons_total=len(OBJECTIVES),
+                solved=len(solved_ids),
+                total=total,
+                mastered=len(mastered_ids),
+            )
+        )
         options = self.query_one(OptionList)
         previous = options.highlighted
         highlighted_id = options.get_option_at_index(previous).id if previous is not None else None

@@ -41,7 +41,7 @@ class LabLink(Button):
     (the hook tui/screens/lesson.py yields)."""
 
     DEFAULT_CSS = """
-    LabLink { height: 1; min-width: 0; width: 100%; border: none; padding: 0 1; margin: 0; }
+    LabLink { height: 1; min-width: 0; width: 100%; border: none; padding: 0 1; margin: 0; content-align: left middle; text-align: left; }
     """
 
     def __init__(self, objective: str) -> None:
@@ -50,6 +50,12 @@ class LabLink(Button):
 
     def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self._relabel(), init=True)
+        app = self.app
+        if getattr(app, "exam", None) is None and not hasattr(app, "action_open_code_lab"):
+            # F8 from anywhere in a lesson (a text box keeps every other key); bound on the
+            # app instance so that the lesson screen needs no more than this widget.
+            app.action_open_code_lab = lambda: _open_from(app)
+            app.bind("f8", "open_code_lab", show=False)
 
     def _relabel(self) -> None:
         lang = self.app.lang
@@ -59,6 +65,15 @@ class LabLink(Button):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.app.push_screen(LabScreen(lab_folder(self.app), self.objective))
+
+
+def _open_from(app) -> None:
+    """Open the lab on the lesson being read (its first task), unless it is open already."""
+    if isinstance(app.screen, LabScreen):
+        return
+    links = list(app.screen.query(LabLink))
+    objective = links[0].objective if links else None
+    app.push_screen(LabScreen(lab_folder(app), objective))
 
 
 class LabScreen(Screen):
@@ -110,6 +125,7 @@ class LabScreen(Screen):
     def on_mount(self) -> None:
         from exercises.lab.workspace import current_task
 
+        self._previous_subtitle = self.app.sub_title
         done = self._record().done()
         first = next((task for task in TASKS if task.objective == self.objective), None)
         self.current = first or current_task(self.folder, done) or TASKS[0]
@@ -213,6 +229,7 @@ class LabScreen(Screen):
         self.action_check()
 
     def action_leave(self) -> None:
+        self.app.sub_title = self._previous_subtitle
         self.app.pop_screen()
 
     def action_init(self) -> None:

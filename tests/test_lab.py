@@ -352,7 +352,12 @@ def test_quiz_grading_runs_the_same_checks():
     assert (right.score, right.correct, right.valid) == (1.0, True, True)
     bug = next(b for b in BUGS if b.name == "prefix ignored (plain causal)")
     wrong = grade_source("prefix_lm_mask", buggy_source(solution(task), bug))
-    assert (wrong.score, wrong.valid, wrong.rule, wrong.diagnoses) == (0.0, True, "prefix-visible", ("prefix-ignored",))
+    assert (wrong.score, wrong.valid, wrong.rule, wrong.diagnoses) == (
+        0.0,
+        True,
+        "prefix-visible",
+        ("prefix-ignored",),
+    )
     for unreadable in ("", "   ", None, 42, "x" * 200_000, "def prefix_lm_mask(n, p)\n"):
         graded = grade_source("prefix_lm_mask", unreadable)
         assert graded.score == 0.0 and not graded.valid and graded.feedback["zh"]

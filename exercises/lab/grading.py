@@ -51,7 +51,10 @@ def grade_source(task_id: str, source: object) -> LabGrade:
     if len(source) > MAX_SOURCE_CHARS:
         return _invalid(
             task.id,
-            L(f"The file is longer than {MAX_SOURCE_CHARS} characters.", f"文件超过了 {MAX_SOURCE_CHARS} 个字符。"),
+            L(
+                f"The file is longer than {MAX_SOURCE_CHARS} characters.",
+                f"文件超过了 {MAX_SOURCE_CHARS} 个字符。",
+            ),
         )
     from exercises.lab.checks import run_check
 
@@ -64,7 +67,8 @@ def grade_source(task_id: str, source: object) -> LabGrade:
         feedback = L("Every rule holds.", "所有规则都满足。")
     elif failure is not None:
         feedback = L(
-            f"Rule {failure.rule.code}: {failure.rule.text['en']}", f"规则 {failure.rule.code}：{failure.rule.text['zh']}"
+            f"Rule {failure.rule.code}: {failure.rule.text['en']}",
+            f"规则 {failure.rule.code}：{failure.rule.text['zh']}",
         )
     else:
         feedback = result.message or L(result.status, result.status)

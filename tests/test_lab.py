@@ -361,3 +361,28 @@ def test_quiz_grading_runs_the_same_checks():
     for unreadable in ("", "   ", None, 42, "x" * 200_000, "def prefix_lm_mask(n, p)\n"):
         graded = grade_source("prefix_lm_mask", unreadable)
         assert graded.score == 0.0 and not graded.valid and graded.feedback["zh"]
+
+
+def test_watch_round_shows_progress_statement_and_first_failure(tmp_path):
+    """One round of `lab watch` (the loop around it is watchfiles'): the saved task is
+    checked, then the next task is named once it passes."""
+    import io
+
+    from rich.console import Console
+
+    from tui.commands.lab import _watch_round
+
+    init(tmp_path)
+    task = BY_ID["three_samples"]
+    bug = next(b for b in BUGS if b.task == "three_samples")
+    (tmp_path / task.file_name).write_text(buggy_source(solution(task), bug))
+    out = io.StringIO()
+    console = Console(file=out, width=100)
+    assert _watch_round(tmp_path, {task.file_name}, "en", console) is task
+    text = out.getvalue()
+    assert "0 of 13 done" in text and "three training samples" in text and "causal-pair" in text
+    (tmp_path / task.file_name).write_text(solution(task))
+    out.truncate(0)
+    following = _watch_round(tmp_path, {task.file_name}, "zh", console)
+    assert following is BY_ID["clm_shift"]
+    assert "已完成 1 / 13" in out.getvalue() and "02_clm_shift.py" in out.getvalue()

@@ -36,7 +36,7 @@ OBJECTIVES: tuple[Objective, ...] = (
         L("Causal LM", "因果语言建模"),
         L("GPT's 'continue': predict the next token", "GPT 的“续写”：预测下一个词"),
         "clm",
-        ("clm-shift", "loss-sanity", "reflect-clm-generation"),
+        ("clm-shift", "loss-sanity", "perplexity", "reflect-clm-generation"),
     ),
     Objective(
         "mlm",
@@ -48,6 +48,7 @@ OBJECTIVES: tuple[Objective, ...] = (
             "mlm-eligible",
             "expected-counts",
             "concept-80-10-10",
+            "concept-nsp",
             "reflect-mlm-fill",
             "reflect-mask-rate",
         ),
@@ -57,14 +58,14 @@ OBJECTIVES: tuple[Objective, ...] = (
         L("CLM vs MLM: who sees what", "CLM 与 MLM：谁能看到什么"),
         L("Causal and bidirectional attention masks", "因果掩码与双向掩码"),
         "visibility",
-        ("visibility", "mask-matrix"),
+        ("visibility", "mask-matrix", "three-masks"),
     ),
     Objective(
         "span",
         L("Span corruption", "片段破坏"),
         L("T5's 'repair the missing span'", "T5 的“修复缺失片段”"),
         "span",
-        ("span-corruption", "reflect-summarisation"),
+        ("span-corruption", "bart-vs-t5", "reflect-summarisation"),
     ),
     Objective(
         "architecture",
@@ -78,7 +79,7 @@ OBJECTIVES: tuple[Objective, ...] = (
         L("Prefix LM", "前缀 LM"),
         L("A bidirectional prefix, a causal continuation", "双向的前缀，因果的续写"),
         "prefix",
-        ("concept-prefix-lm",),
+        ("prefix-lm-labels", "concept-prefix-lm"),
     ),
     Objective(
         "misconceptions",

@@ -1,14 +1,21 @@
-"""Taking a quiz as a student would (Pilot), then grading the class."""
+"""Taking a quiz as students would (Pilot), then grading the class: roster and
+PINs, signatures, a forger, a conflict, a late student, release of results."""
 
 import asyncio
 import csv
 import io
 import json
+import time
+from dataclasses import replace
 
 from exercises.catalogue import get
 from exercises.classroom.exam import ExamSession
-from exercises.classroom.quiz import Quiz, grade_class, gradebook_csv, questions_for, report_markdown
+from exercises.classroom.grading import grade_class
+from exercises.classroom.identity import Student, dump_teacher_file, new_pin, sign
+from exercises.classroom.quiz import Quiz, dump_toml, questions_for
+from exercises.classroom.report import gradebook_csv, report_markdown
 from tui.app import TutorApp
+from tui.cli import main
 from tui.widgets.matrix_editor import MatrixEditor
 
 QUIZ = Quiz("quiz-exam", "Week 7", "exam-salt", ("mlm-abcde", "clm-shift", "mask-matrix", "concept-task"), 30)
@@ -23,9 +30,9 @@ async def ready(app) -> None:
     raise AssertionError("the exam did not load")
 
 
-def solutions(student: str) -> list[dict[str, str]]:
+def solutions(quiz: Quiz, student: str) -> list[dict[str, str]]:
     out = []
-    for question in questions_for(QUIZ, student):
+    for question in questions_for(quiz, student):
         exercise = get(question.exercise)
         out.append(exercise.solve(exercise.generate(question.seed)))
     return out
@@ -51,14 +58,14 @@ async def fill(pilot, app, index: int, answer: dict[str, str]) -> None:
         elif widget.__class__.__name__ == "RadioSet":
             widget.focus()
             await pilot.pause()
-            widget.query("RadioButton")[ord(text) - 65].value = True
+            await pilot.press(text.lower())
         else:
             widget.value = text
         await pilot.pause()
 
 
-async def take(tmp_path, student: str, answers: dict[int, dict[str, str]], lang="en"):
-    session = ExamSession.open(QUIZ, student, tmp_path)
+async def take(session, answers: dict[int, dict[str, str]], lang="en") -> str:
+    """Answer, submit (twice: the confirmation), and return what the results page says."""
     app = TutorApp(lang=lang, still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(app)
@@ -66,28 +73,111 @@ async def take(tmp_path, student: str, answers: dict[int, dict[str, str]], lang=
             await fill(pilot, app, index, answer)
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert "Press Submit again" in str(app.screen.query_one("#exam-status").content) or lang != "en"
+        status = str(app.screen.query_one("#exam-status").content)
+        assert ("Press Submit again" in status) if lang == "en" else ("再按一次" in status)
         await pilot.press("ctrl+s")
         await pilot.pause()
-        results = str(app.screen.query_one("#results-text").content)
         assert app.screen.query_one("#results").display
-    return session, results
+        return str(app.screen.query_one("#results-text").content)
 
 
-async def test_two_students_take_the_quiz_and_the_class_is_graded_exactly(tmp_path):
-    right = dict(enumerate(solutions("ann")))
-    _, ann_results = await take(tmp_path, "ann", right)
+async def test_a_class_round_trip_with_roster_signatures_a_forger_a_conflict_lateness_and_release(tmp_path):
+    quiz = replace(QUIZ, signed=True, results="after-release", created_at=time.time() - 7200)
+    roster = [
+        Student(f"s{n}", name, new_pin(f"s{n}"))
+        for n, name in enumerate(["Ann", "李明", "Cat", "Dan", "Eve", "Fay"], 1)
+    ]
+    ann, li, cat, dan, eve, _fay = roster
+    quiz_file = tmp_path / "quiz.toml"
+    quiz_file.write_text(dump_toml(quiz), encoding="utf-8")
+    (tmp_path / "quiz.teacher.toml").write_text(dump_teacher_file(quiz, roster), encoding="utf-8")
+    inbox = tmp_path / "inbox"
+
+    # Ann answers everything right in English; results wait for the release
+    held = await take(
+        ExamSession.open(quiz, ann.id, inbox, pin=ann.pin), dict(enumerate(solutions(quiz, ann.id)))
+    )
+    assert "releases the results later" in held and "100%" not in held
+
+    # 李明 works in Chinese, is killed mid-quiz (nothing closed, nothing submitted), resumes, slips
+    first = ExamSession.open(quiz, li.id, inbox, pin=li.pin)
+    first.set_answer(1, "inputs", solutions(quiz, li.id)[1]["inputs"])
+    first.close()  # what kill -9 leaves: the autosave, the lock dropped by the kernel
+    resumed = ExamSession.open(quiz, li.id, inbox, pin=li.pin)
+    assert resumed.started_at == first.started_at and resumed.answers == first.answers
+    li_solution = solutions(quiz, li.id)
+    held_zh = await take(resumed, {1: {"labels": li_solution[1]["inputs"], "pairs": "t->t"}}, lang="zh")
+    assert "老师稍后发布" in held_zh
+
+    # Cat's time ran out long ago: opening submits at once, flagged late
+    cat_session = ExamSession.open(quiz, cat.id, inbox, pin=cat.pin, now=time.time() - 45 * 60)
+    cat_session.answers = {3: {"choice": solutions(quiz, cat.id)[3]["choice"]}}
+    app = TutorApp(lang="en", still=True, exam=cat_session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.1)
+            if cat_session.submitted_at is not None:
+                break
+    assert cat_session.submission_path.exists()
+
+    # Dan takes the quiz in two folders: two different signed submissions
+    for folder, text in ((inbox, "a"), (tmp_path / "elsewhere", "b")):
+        session = ExamSession.open(quiz, dan.id, folder, pin=dan.pin)
+        session.set_answer(1, "inputs", text)
+        session.submit()
+        session.close()
+    second_dan = next((tmp_path / "elsewhere").glob("*.submission.json"))
+    (inbox / "dan-again.json").write_bytes(second_dan.read_bytes())
+
+    # Eve forges a perfect submission for 李明 with her own PIN, and one with no signature
+    forged = json.loads(resumed.submission_path.read_text(encoding="utf-8"))
+    forged["answers"] = {
+        str(q.index): {"exercise": q.exercise, "seed": q.seed, "parts": li_solution[q.index]}
+        for q in questions_for(quiz, li.id)
+    }
+    forged["signature"] = sign(forged, eve.pin)
+    (inbox / "li-fixed.json").write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
+    forged["signature"] = None
+    (inbox / "li-unsigned.json").write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
+
+    book, report = tmp_path / "grades.csv", tmp_path / "report.md"
+    argv = ["quiz", "grade", str(quiz_file), str(inbox), "--teacher", str(tmp_path / "quiz.teacher.toml")]
+    assert main([*argv, "--csv", str(book), "--report", str(report)]) == 1  # rejected files and a conflict
+    rows = {row[0]: row for row in csv.reader(io.StringIO(book.read_text(encoding="utf-8")))}
+    assert list(rows)[1:] == ["s1", "s2", "s3", "s4", "s5", "s6"]
+    assert rows["s1"][:7] == ["s1", "Ann", "4", "4", "100.0", "graded", ""]
+    assert rows["s2"][1] == "李明" and rows["s2"][5] == "graded" and float(rows["s2"][2]) < 2
+    assert rows["s3"][5] == "graded" and rows["s3"][6] == "late" and rows["s3"][2] == "1"
+    assert rows["s4"][5] == "conflict" and rows["s4"][2] == ""
+    assert rows["s5"][5] == rows["s6"][5] == "did not submit"
+    text = report.read_text(encoding="utf-8")
+    assert "signature does not match s2's PIN" in text and "li-unsigned.json" in text
+    assert "**labels-not-shifted** × 1" in text and "**late** × 1" in text
+    assert "Conflicts" in text and "dan-again.json" in text
+
+    # the teacher releases the results; Ann opens the quiz again and sees them
+    assert main(["quiz", "release", str(quiz_file), "--out", str(inbox)]) == 0
+    app = TutorApp(lang="en", still=True, exam=ExamSession.open(quiz, ann.id, inbox, pin=ann.pin))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if "Your results" in str(app.screen.query_one("#results-text").content):
+                break
+        assert "Your results: 4.00 of 4 (100%)" in str(app.screen.query_one("#results-text").content)
+
+
+async def test_two_students_results_carry_the_graders_feedback(tmp_path):
+    right = dict(enumerate(solutions(QUIZ, "ann")))
+    ann_results = await take(ExamSession.open(QUIZ, "ann", tmp_path), right)
     assert "Your results: 4.00 of 4 (100%)" in ann_results
 
+    bob_solution = solutions(QUIZ, "bob")
     bob_variant = get("mlm-abcde").generate(questions_for(QUIZ, "bob")[0].seed)
     one_based = ", ".join(str(i + 1) for i in bob_variant.data["loss_positions"])
-    bob_solution = solutions("bob")
-    mask_n = get("mask-matrix").generate(questions_for(QUIZ, "bob")[2].seed).data["n"]
     inverted = "\n".join(
         " ".join(str(1 - c) for c in row)
         for row in get("mask-matrix").generate(questions_for(QUIZ, "bob")[2].seed).data["mask"]
     )
-    assert mask_n >= 3
     classic = {
         0: {
             "inputs": bob_solution[0]["inputs"],
@@ -98,32 +188,36 @@ async def test_two_students_take_the_quiz_and_the_class_is_graded_exactly(tmp_pa
         1: {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"], "pairs": "t->t"},
         2: {"matrix": inverted},
     }
-    _, bob_results = await take(tmp_path, "bob", classic)
-    assert "not answered" in bob_results and "1 = blocked" not in bob_results
-
-    submission = json.loads((tmp_path / "bob.submission.json").read_text(encoding="utf-8"))
-    assert set(submission) >= {"quiz", "student", "answers", "timeline", "app_version", "engine_version"}
-    assert submission["quiz"] == QUIZ.id and submission["answers"]["1"]["labels"] == bob_solution[1]["inputs"]
+    bob_session = ExamSession.open(QUIZ, "bob", tmp_path)
+    bob_results = await take(bob_session, classic)
+    assert (
+        "not answered" in bob_results and "counted from 1" in bob_results.lower()
+    ) or "from 0" in bob_results
+    submission = json.loads(bob_session.submission_path.read_text(encoding="utf-8"))
+    assert submission["answers"]["1"] == {
+        "exercise": "clm-shift",
+        "seed": questions_for(QUIZ, "bob")[1].seed,
+        "parts": {"inputs": bob_solution[1]["inputs"], "labels": bob_solution[1]["inputs"], "pairs": "t->t"},
+    }
+    assert submission["quiz_hash"] == QUIZ.question_hash and submission["kind"] == "submission"
     assert submission["timeline"]["0"] and "score" not in json.dumps(submission["answers"])
     submission["score"] = 4.0  # a forged score changes nothing
-    (tmp_path / "bob.submission.json").write_text(json.dumps(submission), encoding="utf-8")
-
-    result = grade_class(QUIZ, [tmp_path / "ann.submission.json", tmp_path / "bob.submission.json"])
+    bob_session.submission_path.write_text(json.dumps(submission), encoding="utf-8")
+    files = sorted(tmp_path.glob("*.submission.json"))
+    result = grade_class(QUIZ, files)
     assert result.rejected == []
     rows = list(csv.reader(io.StringIO(gradebook_csv(QUIZ, result.grades))))
-    assert rows[1] == ["ann", "1.00", "1.00", "1.00", "1.00", "4.00", "100.0"]
+    assert rows[1][:5] == ["ann", "", "4", "4", "100.0"]
     bob = rows[2]
-    assert (
-        bob[0] == "bob" and bob[3] == "0.00" and bob[4] == "0.00"
-    )  # inverted mask; unanswered last question
-    assert float(bob[1]) < 1 and float(bob[2]) < 1
-    print("BOBROW", bob)
+    assert bob[0] == "bob" and bob[9] == "0.00" and bob[10] == "0.00"  # inverted mask; unanswered
+    assert float(bob[7]) < 1 and float(bob[8]) < 1
     report = report_markdown(QUIZ, result)
     for code in ("one-based-positions", "labels-not-shifted", "mask-inverted"):
-        assert f"**{code}** × 1" in report and "(students: bob)" in report
-    # counted from 1: the flat half (issue 9, grading 2)
-    assert "| 1 | mlm-abcde | 0.75 | 1/2 |" in report and "| 4 | concept-task | 0.50 | 1/2 |" in report
-    assert "2 submissions graded." in report and "Class mean: 62.5%" in report
+        assert f"**{code}** × 1" in report
+    assert (
+        "| 1 | mlm-abcde | 1 | 0.75 | 1/2 |" in report and "| 4 | concept-task | 1 | 0.50 | 1/2 |" in report
+    )
+    assert "Class mean: 62.5%" in report  # counted from 1: the flat half (issue 9)
 
 
 async def test_a_closed_exam_resumes_where_it_was(tmp_path):
@@ -132,8 +226,9 @@ async def test_a_closed_exam_resumes_where_it_was(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(app)
         await fill(pilot, app, 1, {"inputs": "a b c"})
-    saved = json.loads((tmp_path / "cat.quiz-autosave.json").read_text(encoding="utf-8"))
-    assert saved["answers"] == {"1": {"inputs": "a b c"}}
+    session.close()
+    saved = json.loads(session.autosave_path.read_text(encoding="utf-8"))
+    assert saved["answers"]["1"]["parts"] == {"inputs": "a b c"}
     again = ExamSession.open(QUIZ, "cat", tmp_path)
     assert again.started_at == session.started_at  # the clock does not restart
     app = TutorApp(lang="zh", still=True, exam=again)
@@ -144,20 +239,15 @@ async def test_a_closed_exam_resumes_where_it_was(tmp_path):
 
 
 async def test_time_up_submits_by_itself(tmp_path):
-    session = ExamSession.open(QUIZ, "dan", tmp_path)
-    session.started_at -= 31 * 60  # the 30-minute limit has passed
+    session = ExamSession.open(QUIZ, "dan", tmp_path, now=time.time() - 30 * 60 - 2)
     app = TutorApp(lang="en", still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
-        await ready(app)
-        await pilot.pause(1.2)
-    assert (tmp_path / "dan.submission.json").exists()
-
-
-def test_an_unreadable_autosave_is_kept_aside(tmp_path):
-    (tmp_path / "eve.quiz-autosave.json").write_text("{half", encoding="utf-8")
-    session = ExamSession.open(QUIZ, "eve", tmp_path)
-    assert session.answers == {} and "kept as" in session.notice
-    assert list(tmp_path.glob("eve.quiz-autosave.json.*.bad"))
+        for _ in range(300):
+            await pilot.pause(0.05)
+            if session.submission_path.exists() and app.screen.query_one("#results").display:
+                break
+        assert session.submission_path.exists() and session.submitted_at is not None
+        assert "Your results" in str(app.screen.query_one("#results-text").content)
 
 
 async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):
@@ -165,15 +255,29 @@ async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):
     app = TutorApp(lang="en", still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(app)
-        await pilot.press("ctrl+p")
+        app.screen.query_one("Tabs").focus()  # keys that are not typed into an answer box
+        for key in ("h", "s", "n", "f5", "f6", "f7", "ctrl+p", "ctrl+l", "ctrl+t", "escape"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ExamScreen", key
+            assert app.lang == "en"
+        for key in ("question_mark", "f1"):
+            app.screen.query_one("Tabs").focus()
+            await pilot.press(key)
+            await pilot.pause()
+            assert "Exam keys" in app.screen.query_one("Markdown").source  # the exam's own help only
+            await pilot.press("escape")
+            await pilot.pause()
+        app.open_lesson("clm", "clm-shift")  # the lesson screen, asked for directly
+        app.open_page("review")
         await pilot.pause()
-        assert type(app.screen).__name__ == "ExamScreen"  # no command palette
-        await pilot.press("ctrl+l")
+        assert type(app.screen).__name__ == "ExamScreen" and len(app.screen_stack) == 1
+        box = app.screen.query_one("#view-q0 #part-inputs")
+        box.focus()
+        await pilot.press("h", "s", "n")  # in an answer box they are just letters
         await pilot.pause()
-        assert app.lang == "en"
-        await pilot.press("f1")
-        await pilot.pause()
-        assert "Exam keys" in app.screen.query_one("Markdown").source
+        assert box.value == "hsn" and session.answers[0]["inputs"] == "hsn"
+        assert "solution" not in str(app.screen.query_one("#exam-status").content).lower()
 
 
 async def test_typing_a_letter_answers_exam_multiple_choice(tmp_path):
@@ -189,3 +293,49 @@ async def test_typing_a_letter_answers_exam_multiple_choice(tmp_path):
         await pilot.press("b")
         await pilot.pause()
     assert session.answers[3] == {"choice": "B"}
+
+
+async def test_keys_typed_ahead_land_in_the_box_they_were_typed_for(tmp_path):
+    session = ExamSession.open(QUIZ, "hal", tmp_path)
+    app = TutorApp(lang="en", still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app)
+        await pilot.press("a", "pagedown", "b", "c", "enter", "d", "pagedown", "pagedown", "c")
+        await pilot.pause()
+    assert session.answers[0] == {"inputs": "a"}
+    assert session.answers[1] == {"inputs": "bc", "labels": "d"}
+    assert session.answers[3] == {"choice": "C"}
+
+
+async def test_the_line_above_the_footer_says_what_enter_does(tmp_path):
+    session = ExamSession.open(QUIZ, "ivy", tmp_path)
+    app = TutorApp(lang="zh", still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app)
+        seen = []
+        for _ in range(4):
+            seen.append(str(app.screen.query_one("#exam-help").content))
+            await pilot.press("pagedown")
+            await pilot.pause()
+    assert seen[0].startswith("回车：下一个输入框") and seen[1] == seen[0]
+    assert seen[2].startswith("方向键 + 空格") and seen[3].startswith("A-D")
+
+
+async def test_results_scroll_by_keys(tmp_path):
+    session = ExamSession.open(QUIZ, "joe", tmp_path)
+    wrong = {0: {"inputs": "x", "loss_positions": "9", "labels": "9: z"}, 1: {"inputs": "q", "labels": "r"}}
+    app = TutorApp(lang="en", still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app)
+        for index, answer in wrong.items():
+            await fill(pilot, app, index, answer)
+        await pilot.press("ctrl+s", "ctrl+s")
+        await pilot.pause()
+        results = app.screen.query_one("#results")
+        assert results.max_scroll_y > 0 and results.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert results.scroll_y > 0
+        await pilot.press("home", "down", "down")
+        await pilot.pause()
+        assert results.scroll_y == 2

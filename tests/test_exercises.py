@@ -1,15 +1,20 @@
 """The catalogue graded against the engine, as learners will answer it."""
 
+import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from exercises.catalogue import EXERCISES, UnknownExercise, get
 from exercises.grading import parsing
 from exercises.grading.diagnoses import DIAGNOSES
 from exercises.grading.model import UnknownPart
+from exercises.items import choice as choice_module
 from exercises.items.choice import LETTERS, ChoiceExercise
 from exercises.selfcheck import problems
 from tests.exercise_scripts import SCRIPTS
@@ -29,10 +34,41 @@ def test_the_engines_solution_always_scores_one(exercise, seed):
     assert result.diagnoses == []
 
 
-@pytest.mark.parametrize("exercise", GRADED, ids=lambda e: e.id)
+def _uncached(exercise, seed):
+    """A variant generated afresh, bypassing the item's lru_cache."""
+    if isinstance(exercise, ChoiceExercise):
+        return choice_module._generate.__wrapped__(exercise, seed)
+    if exercise.make_variant is None:
+        return exercise.generate(seed)  # reflections: no cache, nothing random
+    return exercise.make_variant.__wrapped__(seed)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
+@settings(max_examples=40, deadline=None)
 @given(seed=seeds)
 def test_variants_are_deterministic(exercise, seed):
-    assert exercise.generate(seed).data == exercise.generate(seed).data
+    cached = exercise.generate(seed)
+    fresh = _uncached(exercise, seed)
+    assert fresh is not cached
+    assert fresh.data == cached.data and fresh.prompt == cached.prompt and fresh.question == cached.question
+
+
+def test_variants_are_the_same_in_a_fresh_process_with_another_hash_seed():
+    """Same seed, same variant on every machine: another interpreter with another
+    PYTHONHASHSEED generates the same data."""
+    ids = [exercise.id for exercise in EXERCISES if exercise.graded]
+    code = (
+        "import json, sys\n"
+        "from exercises.catalogue import get\n"
+        f"ids = {ids!r}\n"
+        "print(json.dumps({i: [get(i).generate(s).data for s in (0, 7, 123456)] for i in ids}, sort_keys=True))\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    here = {i: [get(i).generate(s).data for s in (0, 7, 123456)] for i in ids}
+    assert json.loads(out) == json.loads(json.dumps(here, sort_keys=True))
 
 
 SCRIPT_CASES = [
@@ -87,7 +123,9 @@ def _mutate(text: str) -> str:
         return "B" if text == "A" else "A"
     number = parsing.number(text)
     if number is not None and re.fullmatch(r"[\d.]+", text):
-        return f"{number + 1:g}"
+        return f"{number * 1.5 + 1:g}"  # outside every tolerance, however large the number
+    if re.fullmatch(r"[01]( [01])+", text):  # a row of bits: flip the first
+        return ("0" if text[0] == "1" else "1") + text[1:]
     if re.fullmatch(r"[\d, ]+", text):  # positions: drop the last
         parts = text.split(", ")
         return ", ".join(parts[:-1]) if len(parts) > 1 else str(int(parts[0]) + 1)
@@ -108,8 +146,7 @@ def test_changing_one_element_scores_below_one(exercise, seed, data):
     solution = exercise.solve(variant)
     part = data.draw(st.sampled_from(sorted(solution)))
     changed = _mutate(solution[part])
-    if changed == solution[part]:
-        return
+    assume(changed != solution[part])  # a mutation that changes nothing tests nothing
     result = exercise.grade(variant, {**solution, part: changed})
     assert result.score < 1, (part, solution[part], changed)
 
@@ -123,9 +160,18 @@ ALL_PARTS = [(exercise, part.name) for exercise in EXERCISES for part in exercis
 def test_no_answer_ever_raises(exercise, part, text, seed):
     variant = exercise.generate(seed)
     parsed = exercise.parse(part, text, variant)
-    assert parsed.valid or parsed.value is None
     result = exercise.grade(variant, {part: text})
     assert 0.0 <= (result.score or 0.0) <= 1.0
+    if not exercise.graded:
+        return
+    graded_part = result.parts[part]
+    if not text.strip() or not parsed.valid:  # unreadable: invalid, never a misconception
+        assert not graded_part.valid and graded_part.score == 0 and not result.valid
+        assert result.diagnoses == []
+        example = next(p.example["en"] for p in exercise.parts if p.name == part)
+        assert example in graded_part.feedback["en"] or parsed.message is not None
+    else:
+        assert graded_part.valid
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
@@ -165,9 +211,9 @@ def test_unknown_part_and_exercise_are_errors():
 @pytest.mark.parametrize(
     "answer",
     [
-        {"input": "A【mask】C D X", "loss_positions": "位置 1 和 4", "labels": "1：B，4：E"},
+        {"inputs": "A【mask】C D X", "loss_positions": "位置 1 和 4", "labels": "1：B，4：E"},
         {"input": "['A', '[MASK]', 'C', 'D', 'X']", "loss_positions": "[1, 4]", "labels": "{1: 'B', 4: 'E'}"},
-        {"input": "A,[Mask],C,D,X", "loss_positions": "B, E", "labels": "B E"},
+        {"inputs": "A,[Mask],C,D,X", "loss_positions": "B, E", "labels": "B E"},
         {"input": "“A [MASK] C D X”", "loss_positions": "１、４", "labels": "1→B 4→E"},
     ],
 )
@@ -217,11 +263,11 @@ def test_seed_zero_is_the_lessons_own_question():
 def test_one_based_counting_is_told_not_just_marked_wrong():
     exercise = get("mlm-abcde")
     result = exercise.grade(
-        exercise.generate(0), {"input": "A [MASK] C D X", "loss_positions": "2, 5", "labels": "2: B, 5: E"}
+        exercise.generate(0), {"inputs": "A [MASK] C D X", "loss_positions": "2, 5", "labels": "2: B, 5: E"}
     )
     assert result.diagnoses == ["one-based-positions"]
     assert "from 0" in result.feedback["en"] and "从 0 开始" in result.feedback["zh"]
-    assert 0 < result.score < 1
+    assert result.score == 0.5  # the flat half, as everywhere
 
 
 def test_mask_matrix_lists_the_wrong_cells():

@@ -1,207 +1,831 @@
-"""Quizzes: definitions, per-student variants, regrading, gradebook and report."""
+"""Quizzes from files: definitions, identity, signatures, clocks, integrity, safe
+output, the report, and grading that never aborts. Every attack in issue 12 is a
+test here (or in test_exam.py for the screen)."""
 
 import csv
 import io
 import json
+import os
+import re
+import time
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from exercises.catalogue import EXERCISES as ALL_EXERCISES
 from exercises.catalogue import get
+from exercises.classroom.exam import ExamError, ExamSession
+from exercises.classroom.grading import grade_class
+from exercises.classroom.identity import (
+    Student,
+    file_stem,
+    load_teacher_file,
+    new_pin,
+    normalise_pin,
+    pin_matches_id,
+    read_roster,
+    sign,
+)
 from exercises.classroom.quiz import (
     Quiz,
     QuizFileError,
     dump_toml,
-    grade_class,
-    gradebook_csv,
     loads,
     new_quiz,
     questions_for,
-    report_markdown,
     seed_for,
 )
+from exercises.classroom.report import discrimination, gradebook_csv, report_markdown
+from exercises.classroom.safe import csv_cell, markdown, plain
+from exercises.classroom.submission import SubmissionError, read_json
 from tui.cli import main
 
 QUIZ = Quiz("quiz-test", "Week 7", "fixed-salt", ("mlm-abcde", "clm-shift", "mask-matrix"), 20)
+NOW = 1_800_000_000.0
 
 
-def submission(quiz: Quiz, student: str, answers: dict[int, dict[str, str]], **extra) -> dict:
-    return {
+def solution(quiz: Quiz, student: str, index: int) -> dict[str, str]:
+    question = questions_for(quiz, student)[index]
+    exercise = get(question.exercise)
+    return exercise.solve(exercise.generate(question.seed))
+
+
+def payload(quiz: Quiz, student: str, answers: dict[int, dict[str, str]], pin=None, **extra) -> dict:
+    """A submission as the exam writes it (format 2), signed when a PIN is given."""
+    questions = questions_for(quiz, student)
+    data = {
+        "kind": "submission",
+        "format": 2,
         "quiz": quiz.id,
+        "quiz_hash": quiz.question_hash,
         "student": student,
-        "answers": {str(index): parts for index, parts in answers.items()},
+        "answers": {
+            str(i): {"exercise": questions[i].exercise, "seed": questions[i].seed, "parts": parts}
+            for i, parts in answers.items()
+        },
         "timeline": {},
+        "started_at": NOW - 600,
+        "submitted_at": NOW - 60,
+        "signature": None,
         **extra,
     }
+    if pin is not None:
+        data["signature"] = sign(data, pin)
+    return data
 
 
-def right_answers(quiz: Quiz, student: str) -> dict[int, dict[str, str]]:
-    answers = {}
-    for question in questions_for(quiz, student):
-        exercise = get(question.exercise)
-        answers[question.index] = exercise.solve(exercise.generate(question.seed))
-    return answers
+def right(quiz: Quiz, student: str) -> dict[int, dict[str, str]]:
+    return {i: solution(quiz, student, i) for i in range(len(quiz.exercises))}
+
+
+def write(folder: Path, name: str, data) -> Path:
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def rows_of(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+# -- the quiz file ---------------------------------------------------------------
 
 
 def test_toml_round_trip_and_new_quizzes_differ():
     assert loads(dump_toml(QUIZ)) == QUIZ
+    full = replace(
+        QUIZ,
+        points=(2.0, 1.0, 0.5),
+        max_points=3.0,
+        opens_at=NOW,
+        closes_at=NOW + 3600,
+        results="after-release",
+    )
+    assert loads(dump_toml(full)) == full
     first, second = new_quiz("A", ["clm-shift"]), new_quiz("A", ["clm-shift"])
-    assert first.salt != second.salt and first.id != second.id
+    assert first.salt != second.salt and first.id != second.id and first.created_at is not None
+
+
+def test_a_bom_or_crlf_quiz_file_loads():
+    text = dump_toml(QUIZ)
+    assert loads("\ufeff" + text) == QUIZ
+    assert loads(text.replace("\n", "\r\n")) == QUIZ
+    assert loads("\ufeff" + text.replace("\n", "\r\n")) == QUIZ
+
+
+HEAD = '# a title = "comment" and time_limit_minutes = 5 in a comment\nid = "q"\ntitle = "t"\nsalt = "s"\n'
 
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
+        (HEAD + '[[questions]]\nexercise = "nope"\n', "line 6: unknown exercise 'nope'"),
         (
-            'id = "q"\ntitle = "t"\nsalt = "s"\n[[questions]]\nexercise = "nope"\n',
-            "line 5: unknown exercise 'nope'",
+            HEAD + '[[questions]]\nexercise = "clm-shift"\n[[questions]]\nexercise = "mlm"\n',
+            "line 8: unknown",
         ),
-        ('id = "q"\ntitle = "t"\nsalt = "s"\n[[questions]]\nexercise = "reflect-mlm-fill"\n', "self-marked"),
-        ('id = "q"\ntitle = \nsalt = "s"\n', "line 2"),
-        ('id = "q"\ntitle = "t"\nsalt = "s"\n', "[[questions]]"),
+        (HEAD + '[[questions]]\nexercise = "reflect-mlm-fill"\n', "line 6: reflect-mlm-fill is self-marked"),
+        ('# title = "x"\nid = "q"\ntitle = \nsalt = "s"\n', "line 3, column"),
+        (HEAD, "[[questions]]"),
+        (HEAD + 'time_limit_minutes = 0\n[[questions]]\nexercise = "clm-shift"\n', "line 5: the time limit"),
+        (HEAD + 'time_limt_minutes = 15\n[[questions]]\nexercise = "clm-shift"\n', "line 5: unknown key"),
         (
-            'id = "q"\ntitle = "t"\nsalt = "s"\ntime_limit_minutes = 0\n[[questions]]\nexercise = "clm-shift"\n',
-            "line 4",
+            '# salt = "x"\nid = "q"\ntitle = "t"\nsalt = ""\n[[questions]]\nexercise = "clm-shift"\n',
+            "line 4: 'salt'",
+        ),
+        (HEAD + 'time_limit_minutes = 100000000\n[[questions]]\nexercise = "clm-shift"\n', "1 to 1440"),
+        (HEAD + '[[questions]]\nexercise = "clm-shift"\npoints = -1\n', "line 7: points"),
+        (HEAD + '[[questions]]\nexercise = "clm-shift"\nweight = 2\n', "line 7: unknown key 'weight'"),
+        (
+            HEAD + 'opens_at = 2026-12-01T09:00:00\n[[questions]]\nexercise = "clm-shift"\n',
+            "line 5: opens_at",
         ),
         (
-            'id = "q"\ntitle = "t"\nsalt = "s"\ntime_limt_minutes = 15\n[[questions]]\nexercise = "clm-shift"\n',
-            "line 4: unknown key 'time_limt_minutes'",
+            HEAD
+            + "opens_at = 2026-12-01T09:00:00Z\ncloses_at = 2026-12-01T08:00:00Z\n"
+            + '[[questions]]\nexercise = "clm-shift"\n',
+            "line 6: closes_at must come after",
         ),
-        ('id = "q"\ntitle = "t"\nsalt = ""\n[[questions]]\nexercise = "clm-shift"\n', "line 3: 'salt'"),
-        (
-            'id = "q"\ntitle = "t"\nsalt = "s"\ntime_limit_minutes = 100000000\n[[questions]]\nexercise = "clm-shift"\n',
-            "1 to 1440",
-        ),
+        (HEAD + 'results = "never"\n[[questions]]\nexercise = "clm-shift"\n', "line 5: results"),
     ],
 )
 def test_malformed_quiz_files_name_the_problem_and_line(text, fragment):
     with pytest.raises(QuizFileError) as error:
         loads(text)
     assert fragment in str(error.value)
+    assert error.value.text["zh"] and error.value.text["zh"] != error.value.text["en"]  # zh too
 
 
-@settings(max_examples=200)
-@given(st.text(min_size=1, max_size=20).filter(str.strip), st.text(min_size=1, max_size=20).filter(str.strip))
-def test_variants_are_deterministic_per_student_and_differ_between_students(student, other):
-    seeds = [seed_for(QUIZ, student, index) for index in range(3)]
-    assert seeds == [seed_for(QUIZ, student, index) for index in range(3)]
-    if student.strip() != other.strip():
-        assert seeds != [seed_for(QUIZ, other, index) for index in range(3)]
+@pytest.mark.parametrize("limit", ["0", "1441", "100000", "2.5", "-3", "ten", "1e3"])
+def test_quiz_new_time_limit_refuses_what_the_quiz_file_refuses(tmp_path, limit, capsys):
+    target = tmp_path / "quiz.toml"
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "quiz",
+                "new",
+                "--title",
+                "T",
+                "--exercises",
+                "clm-shift",
+                "--time-limit",
+                limit,
+                "-o",
+                str(target),
+            ]
+        )
+    assert exit_info.value.code == 2 and not target.exists()
+    assert "Traceback" not in capsys.readouterr().err
 
 
-def test_neighbours_in_a_class_of_40_get_different_variants():
+@pytest.mark.parametrize(("limit", "minutes"), [("1", 1), ("1440", 1440), ("３０", 30), (" 45 ", 45)])
+def test_quiz_new_time_limit_accepts_what_take_accepts(tmp_path, limit, minutes, capsys):
+    target = tmp_path / "quiz.toml"
+    argv = [
+        "quiz",
+        "new",
+        "--title",
+        "T",
+        "--exercises",
+        "clm-shift",
+        "--time-limit",
+        limit,
+        "-o",
+        str(target),
+    ]
+    assert main(argv) == 0
+    assert loads(target.read_text(encoding="utf-8")).time_limit_minutes == minutes
+
+
+# -- identity --------------------------------------------------------------------
+
+
+def test_variants_are_exact_per_id_and_neighbours_differ():
     variants = {tuple(q.seed for q in questions_for(QUIZ, f"s{n:03d}")) for n in range(40)}
     assert len(variants) == 40
+    ids = ["Bob", "bob", "bob ", "li ming", "li_ming", "李明", "李 明"]
+    assert len({tuple(seed_for(QUIZ, i, k) for k in range(3)) for i in ids}) == len(ids)
 
 
-def test_round_trip_with_the_exact_gradebook_and_report(tmp_path):
-    good = tmp_path / "ann.submission.json"
-    good.write_text(json.dumps(submission(QUIZ, "ann", right_answers(QUIZ, "ann"))), encoding="utf-8")
-    bob_questions = questions_for(QUIZ, "bob")
-    bob_variant = get("mlm-abcde").generate(bob_questions[0].seed)
-    random_positions = [
-        i
-        for i, f in zip(bob_variant.data["selected"], bob_variant.data["fates"], strict=True)
-        if f != "random"
+@settings(max_examples=300)
+@given(st.text(min_size=1, max_size=30), st.text(min_size=1, max_size=30))
+def test_two_ids_never_share_a_file_even_on_a_case_blind_file_system(first, second):
+    if first != second:
+        assert file_stem(first).lower() != file_stem(second).lower()
+    assert re.fullmatch(r"[a-z0-9-]+-[0-9a-f]{10}", file_stem(first))
+
+
+def test_sessions_of_look_alike_ids_keep_their_own_files(tmp_path):
+    sessions = [
+        ExamSession.open(QUIZ, student, tmp_path, now=NOW) for student in ("Bob", "bob", "li ming", "li_ming")
     ]
-    classic = {
-        0: {
-            "input": " ".join(bob_variant.data["tokens"]),
-            "loss_positions": ", ".join(map(str, random_positions)),
-            "labels": "0: zzz",
-        },
-        2: {
-            "matrix": "\n".join(
-                " ".join(str(1 - c) for c in row)
-                for row in get("mask-matrix").generate(bob_questions[2].seed).data["mask"]
-            )
-        },
-    }
-    bad = tmp_path / "bob.submission.json"
-    bad.write_text(json.dumps(submission(QUIZ, "bob", classic, score=1.0, percent=100)), encoding="utf-8")
-    result = grade_class(QUIZ, [good, bad])
-    assert result.rejected == []
-    ann, bob = sorted(result.grades, key=lambda g: g.student)
-    assert ann.total == 3.0 and ann.percent == 100.0
-    assert bob.questions[1].score == 0.0 and not bob.questions[1].valid  # unanswered
-    assert bob.total < 1.5  # the forged score changed nothing
-    rows = list(csv.reader(io.StringIO(gradebook_csv(QUIZ, result.grades))))
-    assert rows[0] == ["student", "q1 mlm-abcde", "q2 clm-shift", "q3 mask-matrix", "total", "percent"]
-    assert rows[1] == ["ann", "1.00", "1.00", "1.00", "3.00", "100.0"]
-    assert rows[2][0] == "bob" and rows[2][2] == "0.00"
-    report = report_markdown(QUIZ, result)
-    assert "| 2 | clm-shift | 0.50 | 1/2 |" in report
-    assert "**mask-inverted** × 1" in report and "(students: bob)" in report
-    assert "Question 2 (clm-shift): 1/2" in report
+    for number, session in enumerate(sessions):
+        session.set_answer(1, "inputs", f"answer {number}")
+    for number, session in enumerate(sessions):
+        saved = json.loads(session.autosave_path.read_text(encoding="utf-8"))
+        assert (
+            saved["student"] == session.student
+            and saved["answers"]["1"]["parts"]["inputs"] == f"answer {number}"
+        )
+        session.close()
+    assert len(list(tmp_path.glob("*.autosave.json"))) == 4
 
 
-def test_bad_files_are_rejected_one_by_one_and_the_rest_graded(tmp_path):
-    files = {
-        "ok.json": json.dumps(submission(QUIZ, "ann", right_answers(QUIZ, "ann"))),
-        "again.json": json.dumps(submission(QUIZ, "ann", {})),
-        "other.json": json.dumps({**submission(QUIZ, "cat", {}), "quiz": "quiz-other"}),
-        "broken.json": "{not json",
-        "shape.json": json.dumps({"quiz": QUIZ.id, "student": "dan", "answers": ["x"]}),
-    }
-    paths = []
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-        paths.append(tmp_path / name)
-    result = grade_class(QUIZ, paths)
-    assert [g.student for g in result.grades] == ["ann"]
-    reasons = dict((path.rsplit("/", 1)[-1], why) for path, why in result.rejected)
-    assert "already submitted" in reasons["again.json"]
-    assert "quiz-other" in reasons["other.json"]
-    assert (
-        "not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2"
-        in reasons["broken.json"]
+def test_pins_catch_typos_and_read_what_people_type():
+    pin = new_pin("ann")
+    assert pin_matches_id("ann", pin) and pin_matches_id("ann", pin.lower().replace("-", " "))
+    full_width = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else c for c in pin)
+    assert normalise_pin(full_width) == pin.replace("-", "")
+    others = sum(pin_matches_id(f"student{n}", pin) for n in range(400))
+    assert others < 40  # about 1 in 32 by chance: the check character is tied to the id
+
+
+def test_roster_reading():
+    students = read_roster("\ufeffid,name\ns1,Ann\n\n  s2 , 李明 \n")
+    assert [(s.id, s.name) for s in students] == [("s1", "Ann"), ("s2", "李明")]
+    assert all(pin_matches_id(s.id, s.pin) for s in students)
+    with pytest.raises(ValueError, match="line 3: student id 's1' is already on line 2"):
+        read_roster("id,name\ns1,Ann\ns1,Bob\n")
+    with pytest.raises(ValueError, match="no students"):
+        read_roster("id,name\n")
+
+
+def test_quiz_new_with_a_roster_keeps_pins_out_of_the_handout(tmp_path, capsys):
+    roster = write(tmp_path, "roster.csv", "id,name\ns1,Ann\ns2,Bob\n")
+    handout = tmp_path / "quiz.toml"
+    argv = [
+        "quiz",
+        "new",
+        "--title",
+        "W",
+        "--exercises",
+        "clm-shift",
+        "--roster",
+        str(roster),
+        "-o",
+        str(handout),
+    ]
+    assert main(argv) == 0
+    teacher = tmp_path / "quiz.teacher.toml"
+    quiz = loads(handout.read_text(encoding="utf-8"))
+    students = load_teacher_file(teacher, quiz)
+    assert quiz.signed and [s.id for s in students] == ["s1", "s2"]
+    text = handout.read_text(encoding="utf-8")
+    assert all(s.pin not in text and s.pin.replace("-", "") not in text for s in students)
+    assert oct(teacher.stat().st_mode & 0o777) == "0o600"
+
+
+# -- grading never aborts ------------------------------------------------------------
+
+BAD = {
+    "superscript key": lambda q: {**payload(q, "x1", {}), "answers": {"²": {"inputs": "a"}}},
+    "circled key": lambda q: {**payload(q, "x2", {}), "answers": {"①": {"inputs": "a"}}},
+    "5000-digit key": lambda q: {**payload(q, "x3", {}), "answers": {"9" * 5000: {"inputs": "a"}}},
+    "parts a list": lambda q: {**payload(q, "x4", {}), "answers": {"0": ["a"]}},
+    "part not text": lambda q: {**payload(q, "x5", {}), "answers": {"0": {"inputs": 5}}},
+    "seed text": lambda q: {
+        **payload(q, "x6", {}),
+        "answers": {"1": {"exercise": "clm-shift", "seed": "1", "parts": {}}},
+    },
+    "started text": lambda q: payload(q, "x7", {}, started_at="yesterday"),
+    "student number": lambda q: {**payload(q, "x8", {}), "student": 8},
+    "timeline junk": lambda q: payload(q, "x9", {}, timeline={"0": [{"at": "now"}]}),
+    "top list": lambda q: [1, 2],
+    "infinite": lambda q: payload(q, "x10", {}, started_at=float("inf")),
+}
+
+
+def test_every_bad_form_is_one_rejected_file_and_the_rest_are_graded(tmp_path):
+    paths = [write(tmp_path, "good.json", payload(QUIZ, "ann", right(QUIZ, "ann")))]
+    for number, (_name, make) in enumerate(BAD.items()):
+        paths.append(write(tmp_path, f"bad{number}.json", make(QUIZ)))
+    paths.append(write(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000))
+    paths.append(write(tmp_path, "digits.json", '{"quiz": ' + "1" * 5000 + "}"))
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"pad": "' + "x" * 3_000_000 + '"}', encoding="utf-8")
+    paths += [huge, tmp_path / "missing.json", write(tmp_path, "latin1.json", "")]
+    (tmp_path / "latin1.json").write_bytes('{"student": "Jos\xe9"}'.encode("latin-1"))
+    result = grade_class(QUIZ, paths, now=NOW)
+    assert [g.student for g in result.graded] == ["ann"] and result.graded[0].percent == 100.0
+    assert len(result.rejected) == len(paths) - 1
+    reasons = dict(result.rejected)
+    assert "not a question number" in reasons[str(tmp_path / "bad0.json")]
+    assert "larger than 2 MB" in reasons[str(huge)]
+    assert "nesting too deep" in reasons[str(tmp_path / "deep.json")]
+    assert all(zh for _, text in result.rejected_text for zh in [text["zh"]])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=20,
+    ),
+    st.sampled_from(["answers", "timeline", "student", "started_at", "quiz", None]),
+)
+def test_grade_never_aborts_on_arbitrary_json(tmp_path, junk, field):
+    base = payload(QUIZ, "ann", right(QUIZ, "ann"))
+    data = junk if field is None else {**base, field: junk}
+    paths = [
+        write(tmp_path, "ok.json", payload(QUIZ, "bob", right(QUIZ, "bob"))),
+        write(tmp_path, "junk.json", data),
+    ]
+    result = grade_class(QUIZ, paths, now=NOW)
+    assert "bob" in [g.student for g in result.graded]
+    assert len(result.graded) + len(result.rejected) == 2
+
+
+def test_quiz_grade_writes_the_gradebook_and_exits_1_when_a_file_was_rejected(tmp_path, capsys):
+    quiz_file = write(tmp_path, "quiz.toml", dump_toml(QUIZ))
+    good = write(tmp_path, "ann.json", payload(QUIZ, "ann", right(QUIZ, "ann")))
+    bad = write(tmp_path, "bad.json", {**payload(QUIZ, "x", {}), "answers": {"²": {}}})
+    autosave = write(
+        tmp_path, "cat-0.quiz-test.autosave.json", {**payload(QUIZ, "cat", {}), "kind": "autosave"}
     )
-    assert "answers" in reasons["shape.json"]
+    book = tmp_path / "grades.csv"
+    status = main(["quiz", "grade", str(quiz_file), str(good), str(bad), str(autosave), "--csv", str(book)])
+    err = capsys.readouterr().err
+    assert status == 1 and "rejected" in err and "bad.json" in err and "skipped" in err and "autosave" in err
+    assert rows_of(book.read_text(encoding="utf-8"))[1][:5] == ["ann", "", "3", "3", "100.0"]
+    assert main(["quiz", "grade", str(quiz_file), str(good), "--lang", "zh"]) == 0
 
 
-def test_quiz_commands_end_to_end(tmp_path, capsys):
-    quiz_file = tmp_path / "quiz.toml"
-    assert (
-        main(["quiz", "new", "--title", "Week 7", "--exercises", "mlm-abcde,clm-shift", "-o", str(quiz_file)])
-        == 0
-    )
-    capsys.readouterr()
-    assert main(["quiz", "key", str(quiz_file), "--student", "ann", "--json"]) == 0
-    key = json.loads(capsys.readouterr().out)
-    assert [q["index"] for q in key["questions"]] == [0, 1]
-    answers = {str(q["index"]): q["solution"] for q in key["questions"]}
-    from exercises.classroom.quiz import load
+def test_a_folder_is_its_json_files(tmp_path, capsys):
+    quiz_file = write(tmp_path, "quiz.toml", dump_toml(QUIZ))
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write(folder, "a.json", payload(QUIZ, "ann", right(QUIZ, "ann")))
+    write(folder, "notes.txt", "hello")
+    assert main(["quiz", "grade", str(quiz_file), str(folder), "--csv", str(tmp_path / "g.csv")]) == 0
+    assert len(rows_of((tmp_path / "g.csv").read_text(encoding="utf-8"))) == 2
 
-    quiz = load(quiz_file)
-    sub = tmp_path / "ann.submission.json"
-    sub.write_text(json.dumps({"quiz": quiz.id, "student": "ann", "answers": answers}), encoding="utf-8")
-    broken = tmp_path / "x.json"
-    broken.write_text("[]", encoding="utf-8")
-    gradebook, report = tmp_path / "grades.csv", tmp_path / "report.md"
-    status = main(
-        [
-            "quiz",
-            "grade",
-            str(quiz_file),
-            str(sub),
-            str(broken),
-            "--csv",
-            str(gradebook),
-            "--report",
-            str(report),
+
+# -- roster, signatures, conflicts -------------------------------------------------------
+
+ROSTER = [
+    Student("s1", "Ann", new_pin("s1")),
+    Student("s2", "Bob", new_pin("s2")),
+    Student("s3", "Cat", new_pin("s3")),
+]
+
+
+def test_a_student_cannot_submit_as_someone_else(tmp_path):
+    ann, bob = ROSTER[0], ROSTER[1]
+    real = write(tmp_path, "ann.json", payload(QUIZ, "s1", {1: {"inputs": "x"}}, pin=ann.pin))
+    forged = write(tmp_path, "forged.json", payload(QUIZ, "s1", right(QUIZ, "s1"), pin=bob.pin))  # Bob's PIN
+    unsigned = write(tmp_path, "unsigned.json", payload(QUIZ, "s1", right(QUIZ, "s1")))
+    edited_data = payload(QUIZ, "s2", {1: {"inputs": "x"}}, pin=bob.pin)
+    edited_data["answers"] = {"0": edited_data["answers"].get("0", {})} | payload(
+        QUIZ, "s2", right(QUIZ, "s2")
+    )["answers"]
+    edited = write(tmp_path, "edited.json", edited_data)  # answers changed after signing
+    stranger = write(tmp_path, "stranger.json", payload(QUIZ, "s9", {}, pin=new_pin("s9")))
+    result = grade_class(QUIZ, [real, forged, unsigned, edited, stranger], ROSTER, now=NOW)
+    reasons = {Path(path).name: why for path, why in result.rejected}
+    assert set(reasons) == {"forged.json", "unsigned.json", "edited.json", "stranger.json"}
+    assert "signature does not match s1's PIN" in reasons["forged.json"]
+    assert "not on the roster" in reasons["stranger.json"]
+    rows = {g.student: g for g in result.grades}
+    assert rows["s1"].status == "graded" and rows["s1"].percent < 100  # the real file, not the forgery
+    assert rows["s2"].status == "did not submit" and rows["s3"].status == "did not submit"
+    assert [g.student for g in result.grades] == ["s1", "s2", "s3"]  # every roster student, in roster order
+
+
+def test_two_different_submissions_for_one_student_are_a_conflict(tmp_path):
+    ann = ROSTER[0]
+    one = write(tmp_path, "one.json", payload(QUIZ, "s1", {1: {"inputs": "x"}}, pin=ann.pin))
+    two = write(tmp_path, "two.json", payload(QUIZ, "s1", right(QUIZ, "s1"), pin=ann.pin))
+    copy = write(tmp_path, "copy.json", json.loads(two.read_text(encoding="utf-8")))
+    result = grade_class(QUIZ, [one, two, copy], ROSTER, now=NOW)
+    assert result.conflicts == [("s1", (str(one), str(two), str(copy)))]
+    row = rows_of(gradebook_csv(QUIZ, result.grades))[1]
+    assert row[:6] == ["s1", "Ann", "", "3", "", "conflict"] and str(one) in row[-1]
+    assert "one.json" in report_markdown(QUIZ, result)
+    same = grade_class(QUIZ, [two, copy], ROSTER, now=NOW)  # the same file twice is no conflict
+    assert same.conflicts == [] and same.grades[0].percent == 100.0
+
+
+def test_without_a_roster_duplicates_are_conflicts_too(tmp_path):
+    one = write(tmp_path, "one.json", payload(QUIZ, "ann", {}))
+    two = write(tmp_path, "two.json", payload(QUIZ, "ann", right(QUIZ, "ann")))
+    result = grade_class(QUIZ, [one, two], now=NOW)
+    assert result.conflicts and result.graded == []
+
+
+# -- time ------------------------------------------------------------------------------
+
+
+def test_lateness_and_the_window_are_flagged_with_the_teachers_grace(tmp_path):
+    quiz = replace(QUIZ, opens_at=NOW - 3600, closes_at=NOW, created_at=NOW - 7200)  # 20-minute limit
+    cases = {
+        "ontime": (NOW - 1500, NOW - 400),  # 18 minutes 20
+        "late": (NOW - 1500, NOW - 200),  # 21 minutes 40: late with 1 minute of grace, not with 2
+        "early": (NOW - 4000, NOW - 3500),
+        "after": (NOW - 600, NOW + 300),
+        "backwards": (NOW - 100, NOW - 900),
+    }
+    paths = [
+        write(tmp_path, f"{s}.json", payload(quiz, s, {}, started_at=a, submitted_at=b))
+        for s, (a, b) in cases.items()
+    ]
+    paths.append(write(tmp_path, "none.json", payload(quiz, "none", {}, started_at=None)))
+    flags = {g.student: g.flags for g in grade_class(quiz, paths, grace_minutes=1, now=NOW + 400).grades}
+    assert flags == {
+        "ontime": (),
+        "late": ("late",),
+        "early": ("before-open",),
+        "after": ("after-close",),
+        "backwards": ("clock-implausible",),
+        "none": ("no-times",),
+    }
+    generous = {g.student: g.flags for g in grade_class(quiz, paths, grace_minutes=2, now=NOW + 400).grades}
+    assert generous["late"] == ()
+    result = grade_class(quiz, paths, grace_minutes=1, now=NOW + 400)
+    assert "**late** × 1" in report_markdown(quiz, result)
+    assert {row[0]: row[6] for row in rows_of(gradebook_csv(quiz, result.grades))[1:]}["late"] == "late"
+
+
+def test_the_clock_starts_when_the_quiz_opens_and_is_saved_then(tmp_path):
+    session = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW)
+    saved = json.loads(session.autosave_path.read_text(encoding="utf-8"))
+    assert saved["started_at"] == NOW and saved["kind"] == "autosave"
+    session.close()
+    again = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW + 500)
+    assert again.started_at == NOW and again.seconds_left(NOW + 500) == 20 * 60 - 500
+    again.close()
+
+
+@pytest.mark.parametrize(
+    "started",
+    [None, "noon", [], {"t": 1}, True, NOW + 10 * 86400, 5.0, -1e300],
+    ids=["null", "text", "list", "object", "bool", "future", "before-quiz", "huge-negative"],
+)
+def test_implausible_autosave_times_keep_answers_and_count_from_the_first_plausible_time(tmp_path, started):
+    quiz = replace(QUIZ, created_at=NOW - 86400)
+    session = ExamSession.open(quiz, "ann", tmp_path, now=NOW - 300)
+    session.answers = {1: {"inputs": "a b"}}
+    session.timeline = {
+        "1": [
+            {"at": NOW - 250, "part": "inputs", "length": 3},
+            {"at": NOW - 200, "part": "inputs", "length": 3},
         ]
+    }
+    session._autosave()
+    session.close()
+    data = json.loads(session.autosave_path.read_text(encoding="utf-8"))
+    data["started_at"] = started
+    write(tmp_path, session.autosave_path.name, data)
+    again = ExamSession.open(quiz, "ann", tmp_path, now=NOW)
+    assert again.answers == {1: {"inputs": "a b"}}
+    assert again.started_at == NOW - 250  # the first plausible time on record, not now
+    assert again.notice and list(tmp_path.glob("*.autosave.json.*.bad"))
+    again.close()
+
+
+@pytest.mark.parametrize("content", ["[]", "null", '"text"', "{half", '{"quiz": 5}', "[" * 50_000])
+def test_an_autosave_of_the_wrong_shape_is_kept_aside_and_never_crashes(tmp_path, content):
+    session = ExamSession.open(QUIZ, "eve", tmp_path, now=NOW)
+    session.close()
+    session.autosave_path.write_text(content, encoding="utf-8")
+    os.utime(session.autosave_path, (NOW - 100, NOW - 100))
+    again = ExamSession.open(QUIZ, "eve", tmp_path, now=NOW)
+    assert again.answers == {} and again.notice and "kept as" in again.notice["en"] and again.notice["zh"]
+    assert again.started_at == NOW - 100  # counted from the file's time, not restarted now
+    bad = list(tmp_path.glob("*.autosave.json.*.bad"))
+    assert len(bad) == 1 and bad[0].read_text(encoding="utf-8") == content  # kept, not overwritten
+    again.close()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+        max_leaves=15,
+    ),
+    st.sampled_from(["answers", "timeline", "started_at", "submitted_at", "student", None]),
+)
+def test_opening_never_crashes_on_an_arbitrary_autosave(tmp_path, junk, field):
+    folder = tmp_path / str(time.perf_counter_ns())
+    session = ExamSession.open(QUIZ, "fuzz", folder, now=NOW)
+    session.set_answer(0, "inputs", "A B")
+    session.close()
+    base = json.loads(session.autosave_path.read_text(encoding="utf-8"))
+    write(folder, session.autosave_path.name, junk if field is None else {**base, field: junk})
+    again = ExamSession.open(QUIZ, "fuzz", folder, now=NOW)
+    assert isinstance(again.started_at, float) and again.started_at <= NOW
+    assert all(isinstance(k, int) for k in again.answers)
+    again.close()
+
+
+def test_the_quiz_window_is_kept_by_take(tmp_path):
+    later = replace(QUIZ, opens_at=NOW + 3600)
+    with pytest.raises(ExamError, match="opens at"):
+        ExamSession.open(later, "ann", tmp_path, now=NOW)
+    closed = replace(QUIZ, closes_at=NOW - 1)
+    with pytest.raises(ExamError, match="closed at"):
+        ExamSession.open(closed, "ann", tmp_path, now=NOW)
+    ending = replace(QUIZ, closes_at=NOW + 300)  # 20-minute limit, but the quiz closes in 5
+    session = ExamSession.open(ending, "ann", tmp_path, now=NOW)
+    assert session.deadline() == NOW + 300
+    session.close()
+
+
+# -- one window, one submission ------------------------------------------------------------
+
+
+def test_one_quiz_open_twice_is_refused(tmp_path):
+    first = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW)
+    with pytest.raises(ExamError, match="open in another window") as error:
+        ExamSession.open(QUIZ, "ann", tmp_path, now=NOW)
+    assert "另一个窗口" in error.value.text["zh"]
+    other = ExamSession.open(QUIZ, "bob", tmp_path, now=NOW)  # another student is fine
+    first.close()
+    ExamSession.open(QUIZ, "ann", tmp_path, now=NOW).close()
+    other.close()
+
+
+def test_a_submitted_quiz_cannot_be_reopened_and_resubmitted(tmp_path):
+    session = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW)
+    session.set_answer(1, "inputs", "first")
+    path = session.submit()
+    handed_in = path.read_bytes()
+    session.close()
+    again = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW + 60)
+    assert again.submitted_at is not None
+    again.set_answer(1, "inputs", "second")
+    again.submit()
+    assert path.read_bytes() == handed_in and again.answers[1]["inputs"] == "first"
+    again.close()
+    session.autosave_path.unlink()  # deleting the autosave does not reopen it either
+    third = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW + 120)
+    assert third.submitted_at is not None and third.answers == {1: {"inputs": "first"}}
+    third.close()
+
+
+def test_a_wrong_pin_is_caught_when_the_quiz_opens(tmp_path):
+    with pytest.raises(ExamError, match="does not belong"):
+        ExamSession.open(QUIZ, "s1", tmp_path, pin=ROSTER[1].pin, now=NOW)
+
+
+# -- integrity of the questions ---------------------------------------------------------------
+
+
+def test_an_edited_quiz_is_detected_and_answers_meet_the_questions_the_student_saw(tmp_path):
+    answers = right(QUIZ, "ann")
+    path = write(tmp_path, "ann.json", payload(QUIZ, "ann", answers))
+    grown = replace(QUIZ, exercises=(*QUIZ.exercises, "visibility"))  # a question added after hand-out
+    grade = grade_class(grown, [path], now=NOW).grades[0]
+    assert grade.flags == ("quiz-edited",) and [q.score for q in grade.questions] == [1.0, 1.0, 1.0, 0.0]
+    swapped = replace(QUIZ, exercises=("mlm-abcde", "span-corruption", "mask-matrix"))
+    result = grade_class(swapped, [path], now=NOW)
+    assert result.graded == [] and "question 2 as the student saw it (clm-shift" in result.rejected[0][1]
+    assert "edited after hand-out" in result.rejected[0][1]
+
+
+def test_an_answer_claiming_another_variant_is_rejected(tmp_path):
+    data = payload(QUIZ, "ann", right(QUIZ, "ann"))
+    data["answers"]["1"]["seed"] = 7  # a variant whose answer the student happens to know
+    result = grade_class(QUIZ, [write(tmp_path, "ann.json", data)], now=NOW)
+    assert "claims clm-shift seed 7" in result.rejected[0][1]
+
+
+def test_the_quiz_hash_covers_what_decides_the_questions():
+    assert replace(QUIZ, title="Other", time_limit_minutes=5).question_hash == QUIZ.question_hash
+    assert replace(QUIZ, salt="x").question_hash != QUIZ.question_hash
+    assert replace(QUIZ, exercises=QUIZ.exercises[::-1]).question_hash != QUIZ.question_hash
+
+
+# -- safe output ---------------------------------------------------------------------------------
+
+NASTY = [
+    '=HYPERLINK("http://x","y")',
+    "+1+1",
+    "-2+3",
+    "@SUM(A1)",
+    "\t=1",
+    "\r=1",
+    "Ann\x1b[2J\x1b]0;owned\x07",
+    "<script>alert(1)</script>",
+    "**bold** | pipe",
+    "rtl\u202egnp.exe",
+]
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_the_sinks_neutralise_what_a_student_writes(text):
+    assert not csv_cell(text).startswith(("=", "+", "-", "@", "\t", "\r"))
+    shown = plain(text)
+    assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown and "\r" not in shown
+    escaped = markdown(text)
+    assert (
+        "<script" not in escaped
+        and "**" not in escaped
+        and "\x1b" not in escaped
+        and re.search(r"(?<!\\)\|", escaped) is None
     )
+
+
+def test_names_reach_no_formula_html_or_escape_sequence(tmp_path, capsys):
+    roster = [
+        Student(text, text, new_pin(text)) for text in ("=cmd|' /C calc'!A0", "Eve\x1b[31m", "<b>Mal</b>")
+    ]
+    paths = [write(tmp_path, f"{n}.json", payload(QUIZ, s.id, {}, pin=s.pin)) for n, s in enumerate(roster)]
+    result = grade_class(QUIZ, paths, roster, now=NOW)
+    book = gradebook_csv(QUIZ, result.grades)
+    for row in rows_of(book)[1:]:
+        assert all(not cell.startswith(("=", "+", "-", "@")) for cell in row)
+        assert "\x1b" not in "".join(row)
+    report = report_markdown(QUIZ, result)
+    assert "<b>" not in report and "\x1b" not in report
+    quiz_file = write(tmp_path, "quiz.toml", dump_toml(QUIZ))
+    evil = write(tmp_path, "evil.json", payload(QUIZ, "\x1b]52;c;cHduZWQ=\x07\x1b[2J", {}))
+    main(["quiz", "grade", str(quiz_file), str(evil), str(write(tmp_path, "x\x1b[31m.json", "[]"))])
     captured = capsys.readouterr()
-    assert status == 1  # one file was rejected
-    assert "rejected" in captured.err and "x.json" in captured.err
-    assert gradebook.read_text().splitlines()[1] == "ann,1.00,1.00,2.00,100.0"
-    assert report.read_text().startswith("# Week 7")
+    assert "\x1b" not in captured.out + captured.err and "\x07" not in captured.out + captured.err
 
 
-def test_quiz_new_refuses_to_overwrite(tmp_path):
-    target = tmp_path / "quiz.toml"
-    target.write_text("keep me", encoding="utf-8")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["quiz", "new", "--title", "T", "--exercises", "clm-shift", "-o", str(target)])
-    assert exit_info.value.code == 2 and target.read_text() == "keep me"
+# -- the report --------------------------------------------------------------------------------
+
+CHOICE_QUIZ = Quiz("quiz-rep", "Report", "rep-salt", ("concept-task", "clm-shift"), None, (2.0, 1.0))
+
+
+def _class(tmp_path, size: int) -> tuple[list[Path], dict[str, int]]:
+    """Students s000..: a third right on both, a third right on question 2 only, the rest
+    swap inputs and labels (labels-not-shifted) and pick the first option."""
+    paths, expected_right = [], {}
+    for number in range(size):
+        student = f"s{number:03d}"
+        answers = right(CHOICE_QUIZ, student)
+        if number % 3 == 1:
+            answers[0] = {"choice": "ABCD"[("ABCD".index(answers[0]["choice"]) + 1) % 4]}
+        elif number % 3 == 2:
+            answers = {
+                0: {"choice": "A"},
+                1: {"inputs": answers[1]["inputs"], "labels": answers[1]["inputs"]},
+            }
+        paths.append(write(tmp_path, f"{student}.json", payload(CHOICE_QUIZ, student, answers)))
+    return paths, expected_right
+
+
+def test_the_report_per_question(tmp_path):
+    paths, _ = _class(tmp_path, 30)
+    result = grade_class(CHOICE_QUIZ, paths, now=NOW)
+    totals = {g.student: g.total for g in result.graded}
+    right_first = [g.student for g in result.graded if g.questions[0].score == 1]
+    # independent reference for the discrimination index: sort by total, 27 % of 30 = 8
+    ranked = sorted(result.graded, key=lambda g: g.total)
+    upper, lower = ranked[-8:], ranked[:8]
+    reference = sum(g.questions[0].score for g in upper) / 8 - sum(g.questions[0].score for g in lower) / 8
+    report = report_markdown(CHOICE_QUIZ, result)
+    mean_first = 2 * len(right_first) / 30
+    assert f"| 1 | concept-task | 2 | {mean_first:.2f} | {len(right_first)}/30 | {reference:+.2f} |" in report
+    picks = {}
+    for number, g in enumerate(result.graded):
+        picks[g.questions[0].choice] = picks.get(g.questions[0].choice, 0) + 1
+        assert g.student == f"s{number:03d}"
+    options_line = next(line for line in report.splitlines() if line.startswith("Options picked"))
+    for letter, count in picks.items():
+        assert f"{letter} {count}" in options_line
+    # who slipped, found by grading each answer directly (not through the report's code)
+    slipped = {}
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        answer = data["answers"].get("1")
+        if answer:
+            exercise = get("clm-shift")
+            graded = exercise.grade(exercise.generate(answer["seed"]), answer["parts"])
+            for code in graded.diagnoses:
+                slipped.setdefault(code, []).append(data["student"])
+    assert slipped, "the class should slip somewhere on question 2"
+    section = report.split("### Question 2")[1]
+    for code, students in slipped.items():
+        shown = ", ".join(students[:5]) + (f", +{len(students) - 5} more" if len(students) > 5 else "")
+        assert f"**{code}** × {len(students)}" in section and shown in section
+    full = report_markdown(CHOICE_QUIZ, result, show_all=True)
+    last = max(slipped.items(), key=lambda item: len(item[1]))[1][-1]
+    assert last in full.split("### Question 2")[1] and "more" not in full.split("### Question 2")[1]
+    assert max(totals.values()) == 3.0
+
+
+def test_discrimination_index_against_a_hand_computed_class():
+    # 4 students: 27 % of 4 rounds to 1: top (total 9) scored 1, bottom (total 1) scored 0
+    assert discrimination([(9, 1.0), (5, 0.0), (3, 1.0), (1, 0.0)]) == 1.0
+    assert discrimination([(9, 0.0), (1, 1.0)]) == -1.0
+    assert discrimination([(1, 1.0)]) is None
+
+
+def test_five_hundred_students_stay_readable(tmp_path):
+    paths, _ = _class(tmp_path, 500)
+    result = grade_class(CHOICE_QUIZ, paths, now=NOW)
+    report = report_markdown(CHOICE_QUIZ, result)
+    assert len(report.splitlines()) < 60 and max(len(line) for line in report.splitlines()) < 400
+    counts = [int(n) for n in re.findall(r"\*\* × (\d+)", report)]
+    more = [int(n) for n in re.findall(r"\+(\d+) more \(", report)]
+    assert more and all(m == c - 5 for m, c in zip(more, [c for c in counts if c > 5], strict=True))
+
+
+def test_points_weights_and_max_in_the_gradebook(tmp_path):
+    quiz = replace(CHOICE_QUIZ, max_points=2.5)
+    paths = [write(tmp_path, "a.json", payload(quiz, "s000", right(quiz, "s000")))]
+    paths.append(write(tmp_path, "b.json", payload(quiz, "s001", {0: right(quiz, "s001")[0]})))
+    rows = rows_of(gradebook_csv(quiz, grade_class(quiz, paths, now=NOW).grades))
+    assert rows[0][:5] == ["student_id", "name", "points", "max", "percent"]
+    assert rows[1][:5] == ["s000", "", "3", "2.5", "120.0"] and rows[2][:5] == [
+        "s001",
+        "",
+        "2",
+        "2.5",
+        "80.0",
+    ]
+    assert rows[1][7:9] == ["2.00", "1.00"]
+
+
+# -- release -----------------------------------------------------------------------------------
+
+
+def test_results_wait_for_the_teachers_release(tmp_path, capsys):
+    quiz = replace(QUIZ, results="after-release")
+    quiz_file = write(tmp_path, "quiz.toml", dump_toml(quiz))
+    session = ExamSession.open(quiz, "ann", tmp_path, now=NOW)
+    assert not session.results_visible()
+    session.submit()
+    assert not session.results_visible()
+    assert main(["quiz", "release", str(quiz_file), "--out", str(tmp_path)]) == 0
+    assert session.results_visible()
+    session.close()
+    assert main(["quiz", "grade", str(quiz_file), str(tmp_path)]) == 0  # the release file is no submission
+    shown = ExamSession.open(replace(QUIZ, results="after-submit"), "bob", tmp_path / "b", now=NOW)
+    shown.submit()
+    assert shown.results_visible()
+    shown.close()
+
+
+def test_every_quiz_message_has_zh():
+    from tui.i18n import MESSAGES
+
+    keys = [key for key in MESSAGES if key.startswith(("quiz-", "exam-"))]
+    assert len(keys) > 30
+    assert all(
+        MESSAGES[key].get("zh") and MESSAGES[key]["zh"] != MESSAGES[key]["en"]
+        for key in keys
+        if key != "exam-done"
+    )
+
+
+def test_read_json_reads_a_bom(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_bytes('\ufeff{"a": 1}'.encode())
+    assert read_json(path) == {"a": 1}
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(SubmissionError, match="line 1, column 2"):
+        read_json(path)
+
+
+# -- variants of equal difficulty -------------------------------------------------------------
+
+QUIZZABLE = tuple(exercise.id for exercise in ALL_EXERCISES if exercise.graded)
+EVERYTHING = Quiz("quiz-fair", "Fair", "fair-salt", QUIZZABLE)
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """Tiny tensors: torch's thread pool only costs time, a lot of it on a busy machine."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+KNOWN_UNFAIR = {
+    # h2 (exercises/items/clm_shift.py): texts with a token repeated next to itself (今天天气,
+    # seed 21 among ~9 % of seeds), where copying the inputs is right somewhere. Strict: the
+    # day the generator is fixed this xfail fails and should go.
+    "clm-shift": "clm-shift draws texts with a token equal to the next one (e.g. seed 21)",
+}
+
+
+@pytest.mark.parametrize(
+    "exercise_id",
+    [
+        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_UNFAIR[i], strict=True))
+        if i in KNOWN_UNFAIR
+        else i
+        for i in QUIZZABLE
+    ],
+)
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(student=st.text(min_size=1, max_size=24))
+def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, student):
+    """Each exercise's own predicate (exercise.variant_is_fair, e.g. prefix-LM answers
+    that differ from causal and bidirectional) holds for the variant every student gets."""
+    index = QUIZZABLE.index(exercise_id)
+    exercise = get(exercise_id)
+    variant = exercise.generate(seed_for(EVERYTHING, student, index))
+    assert exercise.variant_is_fair(variant), (exercise_id, variant.seed)

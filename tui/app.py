@@ -4,7 +4,10 @@ until they arrive."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+import threading
 from collections.abc import Iterable
 
 from textual.app import App, SystemCommand
@@ -63,6 +66,17 @@ class TutorApp(App[None]):
             self.animation_level = "none"
         self._load_engine = load_engine
 
+    def get_driver_class(self):
+        """Textual's terminal driver, made to let go at once when the app quits."""
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:
+            from tui.quick_exit import PromptExitDriver
+
+            return PromptExitDriver
+        return driver
+
     def get_default_screen(self) -> Screen:
         if self.exam is not None:
             from tui.screens.exam import ExamScreen
@@ -92,19 +106,30 @@ class TutorApp(App[None]):
             self.exit()
             return
         if self._load_engine:
-            self.run_worker(self._import_engine, thread=True, exclusive=True, group="engine")
+            # A daemon thread of our own, not a Textual thread worker: asyncio waits for
+            # its executor's threads when the app ends, so quitting while torch was
+            # still importing used to wait for the import (seconds on a busy machine).
+            threading.Thread(target=self._import_engine, name="engine-import", daemon=True).start()
 
     def _import_engine(self) -> None:
         """In a thread: import torch, the engine and the catalogue, and warm them up."""
         try:
+            from tui.torch_preload import preload_torch_libraries
+
+            preload_torch_libraries()  # the slow dlopen, without blocking the main thread
             import exercises.catalogue  # noqa: F401  (imports the engine and torch)
             from engine.textbook import three_samples
 
             three_samples()
         except Exception as error:  # shown on the home screen; the app stays usable
-            self.call_from_thread(setattr, self, "engine_state", f"{type(error).__name__}: {error}")
+            self._from_import_thread(setattr, self, "engine_state", f"{type(error).__name__}: {error}")
             return
-        self.call_from_thread(self._engine_arrived)
+        self._from_import_thread(self._engine_arrived)
+
+    def _from_import_thread(self, callback, *args) -> None:
+        # RuntimeError: the app ended while the engine was loading: nobody to tell.
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(callback, *args)
 
     def _engine_arrived(self) -> None:
         self.engine_state = "ready"
@@ -115,6 +140,8 @@ class TutorApp(App[None]):
     def open_lesson(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
         from tui.screens.lesson import LessonScreen
 
+        if self.exam is not None:  # exam mode: no way out to lessons (issue 12)
+            return
         while len(self.screen_stack) > 1:  # back to the home screen first
             self.pop_screen()
         self.progress.last_objective = objective_id
@@ -129,6 +156,8 @@ class TutorApp(App[None]):
 
     def open_page(self, page: str) -> None:
         """The review queue, the history or the settings."""
+        if self.exam is not None:  # exam mode: no way out (issue 12)
+            return
         from tui.screens.pages import HistoryScreen, ReviewScreen, SettingsScreen
 
         screen = {"review": ReviewScreen, "history": HistoryScreen, "settings": SettingsScreen}[page]()
@@ -218,4 +247,17 @@ class TutorApp(App[None]):
 
 
 def run_app(lang: str | None = None, exam=None) -> None:
-    TutorApp(lang=lang, exam=exam).run()
+    """Run the app, then leave at once.
+
+    Once Textual has given the terminal back, nothing is left to do: every attempt
+    and exam answer was committed when it was made. A normal interpreter exit would
+    still wait for torch's teardown (about 0.4 s) and, while the engine is still
+    loading, for the import thread (seconds under load): the learner pressed Ctrl+Q
+    and would stare at a blank screen. So the process ends here, with the app's
+    return code, after the output streams and the progress file are closed."""
+    app = TutorApp(lang=lang, exam=exam)
+    app.run()
+    app.progress.store.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(app.return_code or 0)

@@ -153,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     exercise.add_argument("id", help="exercise id (see `objectives-tutor exercises`)")
     exercise.add_argument("--seed", type=_integer, default=0, help="which variant (default 0, the lesson's)")
     exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
+    exercise.add_argument("--rubric", action="store_true", help="print how the exercise is scored")
     exercise.add_argument("--json", action="store_true", help="print JSON")
 
     check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")
@@ -187,34 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--public-url", help="the URL browsers use to reach this server (default: from --host)"
     )
 
-    quiz = commands.add_parser("quiz", parents=[common], help="classroom quizzes: new, take, key, grade")
-    quiz_actions = quiz.add_subparsers(
-        dest="action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
-    new = quiz_actions.add_parser("new", parents=[common], help="write a quiz definition (TOML)")
-    new.add_argument("--title", required=True)
-    new.add_argument("--exercises", required=True, help="exercise ids, comma-separated")
-    new.add_argument("--time-limit", type=_integer, help="minutes")
-    new.add_argument("-o", "--output", required=True, help="the quiz file to write, e.g. quiz.toml")
-    new.add_argument("--force", action="store_true", help="overwrite an existing file")
-    take = quiz_actions.add_parser(
-        "take", parents=[common], help="take a quiz in exam mode (answers autosaved)"
-    )
-    take.add_argument("quiz")
-    take.add_argument("--student", required=True)
-    take.add_argument("--out", default=".", help="where <student>.submission.json is written (default: here)")
-    key = quiz_actions.add_parser("key", parents=[common], help="one student's questions and solutions")
-    key.add_argument("quiz")
-    key.add_argument("--student", required=True)
-    key.add_argument("--json", action="store_true")
-    grade = quiz_actions.add_parser(
-        "grade", parents=[common], help="regrade every submission; gradebook and report"
-    )
-    grade.add_argument("quiz")
-    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
-    grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
-    grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
-    __import__("tui.commands.lab").commands.lab.add_parser(commands, common)  # h6: the code lab
+    from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
+
+    add_quiz_parser(commands, common, OneLineParser)
+
+    from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
+
+    lab_commands.add_parser(commands, common)
     return parser
 
 

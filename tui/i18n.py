@@ -33,11 +33,11 @@ MESSAGES: dict[str, Bilingual] = {
         "unexpected internal error ({detail}); please report it", "意外的内部错误（{detail}），请报告给我们"
     ),
     "position": L("pos", "位置"),
-    "token": L("token", "词元"),
+    "token": L("token", "token"),
     "input": L("input", "输入"),
     "label": L("label", "标签"),
     "selected": L("selected", "选中"),
-    "fate": L("fate", "命运"),
+    "fate": L("fate", "处理"),
     "fate-mask": L("[MASK]", "[MASK]"),
     "fate-random": L("random", "随机词"),
     "fate-keep": L("kept", "不变"),
@@ -230,8 +230,8 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "fig-clm-ok": L("about right for an untrained model", "对未训练的模型来说正常"),
     "fig-clm-bad": L(
-        "far too high: softmax saturated (no 1/sqrt(d) scaling)",
-        "远远偏高：softmax 已饱和（没有按 1/sqrt(d) 缩放）",
+        "far too high: softmax saturated (in this demo: no 1/sqrt(d) scaling; in real models: the initialisation scale)",
+        "远远偏高：softmax 已饱和（在这个演示里：没有按 1/sqrt(d) 缩放；在真实模型里：初始化的尺度）",
     ),
     "fig-scaling-on": L("projection scaled by 1/sqrt({d})", "投影层按 1/sqrt({d}) 缩放"),
     "fig-scaling-off": L("projection NOT scaled", "投影层没有缩放"),
@@ -249,8 +249,8 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "fig-prefix-keys": L("[ ] prefix length · type a sentence", "[ ] 调前缀长度 · 可输入自己的句子"),
     "fig-span-keys": L(
-        "type a sentence and spans (2:5,7:8); clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample. With one span, T5 always puts it last.",
-        "输入句子和片段（2:5,7:8）；清空片段则用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样。只有一个片段时，T5 总把它放在最后。",
+        "type a sentence and spans (2:5,7:8), or clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample",
+        "输入句子和片段（2:5,7:8），或清空片段改用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样",
     ),
     "fig-samples-keys": L(
         "type your own sentence: all three samples follow", "输入你自己的句子：三种样本同步更新"
@@ -263,8 +263,8 @@ MESSAGES: dict[str, Bilingual] = {
     "samples-span-inputs": L("span inputs   :", "片段破坏输入："),
     "samples-span-target": L("span target   :", "片段破坏目标："),
     "fig-span-params": L(
-        "random spans: density {density:.2f} · mean span {mean:g} · seed {seed}",
-        "随机片段：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
+        "T5's random spans (the lesson's settings at start): density {density:.2f} · mean span {mean:g} · seed {seed}",
+        "T5 的随机片段（初始为本课的设置）：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
     ),
     "fig-span-bad": L(
         "Spans look like 2:5,7:8 (start:end, end excluded).", "片段的写法如 2:5,7:8（起点:终点，终点不含）。"
@@ -278,10 +278,6 @@ MESSAGES: dict[str, Bilingual] = {
     "exam-question": L("Question {n} of {total}", "第 {n} 题，共 {total} 题"),
     "exam-left": L("{student} · {minutes}:{seconds:02d} left", "{student} · 剩余 {minutes}:{seconds:02d}"),
     "exam-no-limit": L("{student} · no time limit", "{student} · 不限时"),
-    "exam-help": L(
-        "Answers are saved as you type. No feedback until you submit. Enter: next part · PgDn/PgUp: next/previous question",
-        "答案随输随存。提交前没有反馈。回车：下一项 · PgDn/PgUp：下一题/上一题",
-    ),
     "exam-prev": L("Previous", "上一题"),
     "exam-next": L("Next", "下一题"),
     "exam-submit": L("Submit", "提交试卷"),
@@ -292,8 +288,8 @@ MESSAGES: dict[str, Bilingual] = {
     "exam-time-up": L("Time is up: your answers were submitted.", "时间到：答案已自动提交。"),
     "exam-submitted": L("Submitted: {path}", "已提交：{path}"),
     "exam-results": L(
-        "Your results: {total:.2f} of {count} ({percent:.0f}%)",
-        "你的成绩：{total:.2f} / {count}（{percent:.0f}%）",
+        "Your results: {total:.2f} of {count:g} ({percent:.0f}%)",
+        "你的成绩：{total:.2f} / {count:g}（{percent:.0f}%）",
     ),
     "exam-unanswered": L("not answered", "未作答"),
     "exam-done": L("submitted ✓", "已交卷 ✓"),
@@ -303,6 +299,107 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     # Code health (h4, issue 10)
     "list-separator": L(", ", "、"),
+    # h2 content (issue 9): CLM layouts, T5 targets, the span figure's settings
+    "fig-clm-data-side": L("data-side", "数据端错位"),
+    "fig-clm-loss-side": L("loss-side (HF)", "损失端错位（HF）"),
+    "fig-clm-pair": L("logit→label", "logit→标签"),
+    "fig-clm-unused": L("unused", "不用"),
+    "fig-clm-layouts": L(
+        "Both layouts score logit t against token t+1. Data-side (the section “Pretraining methods”): inputs tokens[:-1], labels tokens[1:]. Loss-side (the section “Self-supervision and LM objectives”, Hugging Face): labels = input_ids, the loss compares logits[:, :-1] with labels[:, 1:].",
+        "两种排法都拿位置 t 的 logit 和 token t+1 比较。数据端（《预训练方法》一节）：输入 tokens[:-1]，标签 tokens[1:]。损失端（《自监督与语言建模目标》一节、Hugging Face）：标签 = input_ids，损失比较 logits[:, :-1] 和 labels[:, 1:]。",
+    ),
+    "fig-clm-variance": L(
+        "logits here have variance σ² = {var:.2f}, so random logits give about ln V + σ²/2 = {expected:.2f}; the rest is chance over {count} positions",
+        "这里 logits 的方差 σ² = {var:.2f}，随机 logits 的损失约为 ln V + σ²/2 = {expected:.2f}；余下的差别是 {count} 个位置上的偶然波动",
+    ),
+    "fig-span-eos": L("T5 ends inputs and targets with </s>.", "T5 在输入和目标序列末尾都加 </s>。"),
+    "fig-span-closed": L(
+        "Kept text follows the last span, so the target closes with {sentinel}, which stands for it.",
+        "最后一个片段后面还有保留的文本，所以目标序列以 {sentinel} 收尾，它代表那段文本。",
+    ),
+    "fig-span-open": L(
+        "The last span reaches the end, so the target ends with that span: no closing sentinel.",
+        "最后一个片段一直到末尾，所以目标序列就以这个片段结尾，不再加收尾的哨兵。",
+    ),
+    "fig-span-why": L(
+        "Why: {n} tokens × density {density:.2f} = {raw:.2f}, rounded → {noise} noise token(s); max(round({noise} ÷ {mean:g}), 1) → {spans} span(s). T5 starts with kept text and ends with noise, so a single span always comes last.",
+        "原因：{n} 个 token × 噪声比例 {density:.2f} = {raw:.2f}，取整 → {noise} 个噪声 token；max(round({noise} ÷ {mean:g}), 1) → {spans} 个片段。T5 总以保留的文本开头、以噪声结尾，所以只有一个片段时它总在最后。",
+    ),
+    "fig-mlm-same": L("= original", "恰为原词"),
+    "fig-prefix-default": L(
+        "translate to French : the cat sleeps → le chat dort", "翻译成英文 ： 猫 在 睡觉 → the cat sleeps"
+    ),
+    # --- h1 grading: rubrics and question pools (exercise --rubric, exercises) ---
+    "rubric-title": L("How this exercise is scored", "本题的评分规则"),
+    "rubric-full": L("Full credit:", "满分："),
+    "rubric-partial": L("Part of the credit:", "部分分："),
+    "rubric-caps": L("At most (an answer showing this misconception):", "最高得分（答案暴露出以下误区时）："),
+    "pool": L("questions", "题量"),
+    "pool-endless": L("many", "很多"),
+    # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
+    "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
+    "quiz-cannot-read": L("cannot read {path}: {why}", "无法读取 {path}：{why}"),
+    "quiz-cannot-use": L("cannot use {path}: {why}", "无法使用 {path}：{why}"),
+    "quiz-exists": L(
+        "{path} exists; choose another file or add --force", "{path} 已存在；请换一个文件名或加 --force"
+    ),
+    "quiz-teacher-needs-roster": L(
+        "--teacher names the file written from --roster; give a roster too",
+        "--teacher 是由 --roster 生成的文件；请同时给出名单",
+    ),
+    "quiz-made": L("{id}: {count} questions -> {path}", "{id}：{count} 道题 -> {path}"),
+    "quiz-teacher-file": L(
+        "{count} students with a PIN each -> {path} (keep it; give each student only their own PIN)",
+        "{count} 名学生，各有一个 PIN -> {path}（请保管好；每个学生只拿到自己的 PIN）",
+    ),
+    "quiz-pin-needed": L(
+        "this quiz is signed: give your PIN with --pin", "这份测验需要签名：请用 --pin 给出你的 PIN"
+    ),
+    "quiz-pin-prompt": L("Your PIN (from your teacher): ", "你的 PIN（老师发给你的）："),
+    "quiz-unverified": L(
+        "this quiz is signed but no --teacher file was given: signatures are NOT checked",
+        "这份测验需要签名，但没有给出 --teacher 文件：签名未被核对",
+    ),
+    "quiz-skipped": L("skipped {path}: not a submission", "跳过 {path}：不是提交文件"),
+    "quiz-rejected": L("rejected {path}: {why}", "拒收 {path}：{why}"),
+    "quiz-conflict": L(
+        "conflict: {student} has two different submissions ({files}); neither graded",
+        "冲突：{student} 有两份不同的提交（{files}）；都未评分",
+    ),
+    "quiz-col-student": L("student", "学生"),
+    "quiz-col-points": L("points", "得分"),
+    "quiz-col-notes": L("notes", "备注"),
+    "quiz-status-did-not-submit": L("did not submit", "未提交"),
+    "quiz-status-conflict": L("conflict", "冲突"),
+    "quiz-grade-summary": L(
+        "{graded} graded, {missing} did not submit, {conflicts} conflicts, {rejected} rejected",
+        "已评分 {graded}，未提交 {missing}，冲突 {conflicts}，拒收 {rejected}",
+    ),
+    "quiz-no-folder": L("{path} is not a folder", "{path} 不是文件夹"),
+    "quiz-released": L(
+        "results released: {path} (students opening the quiz now see their results)",
+        "成绩已发布：{path}（学生现在打开测验即可看到成绩）",
+    ),
+    "exam-enter-parts": L(
+        "Enter: next box, then next question · PgDn/PgUp: question · Ctrl+S: submit",
+        "回车：下一个输入框，最后到下一题 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-enter-choice": L(
+        "A-D or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
+        "A-D 或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-enter-matrix": L(
+        "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
+        "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
+    ),
+    "exam-saved-note": L(
+        "Answers are saved as you type; no feedback until you submit.", "答案随输随存；交卷前没有反馈。"
+    ),
+    "exam-results-held": L(
+        "Submitted. Your teacher releases the results later: open this quiz again then.",
+        "已交卷。成绩由老师稍后发布：届时再次打开这份测验即可查看。",
+    ),
+    "exam-scroll": L("↑↓ PgUp/PgDn: scroll · Ctrl+Q: quit", "↑↓ PgUp/PgDn：滚动 · Ctrl+Q：退出"),
     # -- the code lab (h6, issue 13) --------------------------------------------
     "lab-title": L("Code lab", "代码实验"),
     "lab-progress": L("{done} of {total} done", "已完成 {done} / {total}"),
@@ -421,7 +518,8 @@ ERRORS: dict[str, Bilingual] = {
         "位置 {position} 是特殊符号 {token}，掩码从不选中它",
     ),
     "unknown-fate": L(
-        "unknown fate {fate!r}: use mask, random or keep", "未知的命运 {fate!r}：请用 mask、random 或 keep"
+        "unknown fate {fate!r}: use mask, random or keep",
+        "未知的处理方式 {fate!r}：请用 mask、random 或 keep",
     ),
     "size-too-small": L("{name} must be at least {low}, got {value}", "{name} 至少为 {low}，收到 {value}"),
     "unknown-mask-kind": L(
@@ -448,7 +546,7 @@ ERRORS: dict[str, Bilingual] = {
         "词表里没有可用作随机替换的普通 token",
     ),
     "fates-without-positions": L(
-        "fates can only be given together with positions", "只有同时给出位置时才能指定命运"
+        "fates can only be given together with positions", "只有同时给出位置时才能指定处理方式"
     ),
     "fates-count": L("give one fate per selected position", "每个选中的位置需要恰好一个命运"),
 }

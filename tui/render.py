@@ -114,7 +114,15 @@ def token_line(label: str, tokens: Sequence[str]) -> Text:
     for index, token in enumerate(tokens):
         if index:
             line.append(" ")
-        style = "magenta" if token.startswith("<extra_id_") else "cyan" if token.startswith("[") else ""
+        style = (
+            "magenta"
+            if token.startswith("<extra_id_")
+            else "cyan"
+            if token.startswith("[")
+            else "dim"
+            if token == "</s>"
+            else ""
+        )
         line.append(token, style=style)
     return line
 

@@ -1,27 +1,33 @@
-"""A student taking a quiz: answers saved as they go (a crash or a closed
-terminal resumes where it was), an optional deadline that survives restarts,
-and the submission file the teacher grades."""
+"""A student taking a quiz: the clock starts when the quiz opens and is saved at
+once; answers are saved as they are typed (a crash or kill -9 resumes where it
+was); one window per quiz (a lock); a submitted quiz stays submitted; the
+submission is signed with the student's PIN.
+
+The autosave is outside input too (a student can edit it): its shape is checked,
+and a file that is not what the exam wrote is kept aside, never trusted, never
+overwritten. Implausible times keep the answers and count the clock from the
+first plausible time on record, never from now."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exercises.classroom.quiz import (
-    Question,
-    Quiz,
-    StudentGrade,
-    grade_submission,
-    parse_submission,
-    questions_for,
-)
+from exercises.classroom.grading import StudentGrade, grade_submission, release_stem
+from exercises.classroom.identity import check_student_id, file_stem, pin_matches_id, sign
+from exercises.classroom.quiz import ClassroomError, Question, Quiz, questions_for
+from exercises.classroom.submission import SubmissionError, parse_submission, read_json
+from exercises.text import Bilingual, L
+
+CLOCK_SKEW = 120.0
 
 
-def _safe_name(student: str) -> str:
-    return "".join(char if char.isalnum() or char in "-_." else "_" for char in student.strip()) or "student"
+class ExamError(ClassroomError):
+    """The quiz cannot be opened (locked, not open yet, closed, a PIN that does not fit)."""
 
 
 def _write_atomically(path: Path, payload: dict) -> None:
@@ -34,6 +40,39 @@ def _write_atomically(path: Path, payload: dict) -> None:
     os.replace(temporary, path)
 
 
+def _when(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(epoch))
+
+
+class _Lock:
+    """An advisory lock held while the exam is open; the kernel drops it when the
+    process ends, even by kill -9, so a crash never locks a student out."""
+
+    def __init__(self, path: Path) -> None:
+        self.handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the session
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not Unix: no lock, said in the README
+            return
+        try:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.handle.close()
+            raise ExamError(
+                L(
+                    "this quiz is open in another window; close it there first",
+                    "这份测验已在另一个窗口中打开；请先在那里关闭",
+                )
+            ) from None
+        self.handle.truncate(0)
+        self.handle.write(f"{os.getpid()}\n")
+        self.handle.flush()
+
+    def release(self) -> None:
+        if not self.handle.closed:
+            self.handle.close()
+
+
 @dataclass
 class ExamSession:
     quiz: Quiz
@@ -43,50 +82,163 @@ class ExamSession:
     timeline: dict[str, list[dict]] = field(default_factory=dict)
     started_at: float = field(default_factory=time.time)
     submitted_at: float | None = None
-    notice: str | None = None  # a one-line report (e.g. an unreadable autosave kept aside)
+    pin: str | None = None
+    notice: Bilingual | None = None  # a one-line report (an autosave kept aside, say)
+    lock: _Lock | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, quiz: Quiz, student: str, folder: Path) -> ExamSession:
-        """Resume from the autosave if there is one, else start now."""
-        session = cls(quiz, student.strip(), Path(folder))
-        path = session.autosave_path
-        if path.exists():
-            try:
-                saved = json.loads(path.read_text(encoding="utf-8"))
-                if saved.get("quiz") != quiz.id:
-                    raise ValueError(f"it belongs to quiz {saved.get('quiz')!r}")
-                parsed = parse_submission(saved)
-                session.answers = parsed.answers
-                session.timeline = parsed.timeline
-                session.started_at = float(saved.get("started_at", session.started_at))
-                session.submitted_at = saved.get("submitted_at")
-            except (ValueError, OSError) as error:
-                aside = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bad")
-                path.rename(aside)
-                session.notice = (
-                    f"{path.name} could not be read ({error}): kept as {aside.name}, starting afresh"
+    def open(
+        cls, quiz: Quiz, student: str, folder: Path, pin: str | None = None, now: float | None = None
+    ) -> ExamSession:
+        """Resume from the autosave if there is one, else start the clock now and save it.
+        ExamError when the quiz cannot be opened here and now."""
+        now = time.time() if now is None else now
+        check_student_id(student)
+        if pin is not None and not pin_matches_id(student, pin):
+            raise ExamError(
+                L(
+                    f"this PIN does not belong to student id {student!r}: check both",
+                    f"这个 PIN 与学号 {student!r} 不匹配：请检查两者",
                 )
+            )
+        session = cls(quiz, student, Path(folder), started_at=now, pin=pin)
+        session.folder.mkdir(parents=True, exist_ok=True)
+        session.lock = _Lock(session.path("lock"))
+        try:
+            resumed = session._resume(now)
+            if not resumed:
+                session._check_window(now)
+                session._autosave()  # the clock started: on disk at once
+        except BaseException:
+            session.close()
+            raise
         return session
+
+    def close(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+    def path(self, kind: str) -> Path:
+        quiz_part = "".join(c if c.isalnum() or c in "-_" else "-" for c in self.quiz.id)[:40]
+        suffix = "" if kind == "lock" else ".json"
+        return self.folder / f"{file_stem(self.student)}.{quiz_part}.{kind}{suffix}"
 
     @property
     def autosave_path(self) -> Path:
-        return self.folder / f"{_safe_name(self.student)}.quiz-autosave.json"
+        return self.path("autosave")
 
     @property
     def submission_path(self) -> Path:
-        return self.folder / f"{_safe_name(self.student)}.submission.json"
+        return self.path("submission")
+
+    def _check_window(self, now: float) -> None:
+        if self.quiz.opens_at is not None and now < self.quiz.opens_at - CLOCK_SKEW:
+            raise ExamError(
+                L(
+                    f"this quiz opens at {_when(self.quiz.opens_at)}",
+                    f"这份测验于 {_when(self.quiz.opens_at)} 开放",
+                )
+            )
+        if self.quiz.closes_at is not None and now > self.quiz.closes_at:
+            raise ExamError(
+                L(
+                    f"this quiz closed at {_when(self.quiz.closes_at)}",
+                    f"这份测验已于 {_when(self.quiz.closes_at)} 关闭",
+                )
+            )
+
+    def _plausible(self, value: object, now: float) -> bool:
+        low = (self.quiz.created_at or 0.0) - CLOCK_SKEW
+        return (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and value == value  # not NaN
+            and low <= value <= now + CLOCK_SKEW
+        )
+
+    def _keep_aside(self, path: Path, why: str, copy: bool) -> Path:
+        aside = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bad")
+        (shutil.copy2 if copy else os.replace)(path, aside)
+        return aside
+
+    def _resume(self, now: float) -> bool:
+        """Read what is on disk. True when there was something to resume."""
+        submitted = self.submission_path.exists()
+        path = self.autosave_path if self.autosave_path.exists() else None
+        if path is None and submitted:
+            path = self.submission_path  # the autosave was deleted: the submission still counts
+        if path is None:
+            return False
+        try:
+            raw = read_json(path)
+            if not isinstance(raw, dict):
+                raise SubmissionError(L("not a JSON object", "不是 JSON 对象"))
+            times = {key: raw.pop(key, None) for key in ("started_at", "submitted_at")}
+            raw.pop("kind", None)
+            saved = parse_submission(raw, kind="submission")
+            if saved.quiz != self.quiz.id or saved.student != self.student:
+                raise SubmissionError(
+                    L(
+                        f"it belongs to another quiz or student ({saved.quiz[:40]!r})",
+                        f"它属于别的测验或学生（{saved.quiz[:40]!r}）",
+                    )
+                )
+        except SubmissionError as error:
+            if path == self.submission_path:
+                self.submitted_at = now  # a broken submission is still a submission: no second try
+                return True
+            mtime = path.stat().st_mtime
+            aside = self._keep_aside(path, str(error), copy=False)
+            self.started_at = mtime if self._plausible(mtime, now) else (self.quiz.created_at or now)
+            self.notice = L(
+                f"{path.name} could not be read ({error}): kept as {aside.name}; answers start afresh, the clock does not",
+                f"{path.name} 无法读取（{error.text['zh']}）：已另存为 {aside.name}；答案重新开始，计时不重来",
+            )
+            self._autosave()
+            return True
+        self.answers = {index: dict(answer.parts) for index, answer in saved.answers.items()}
+        self.timeline = saved.timeline
+        started, finished = times["started_at"], times["submitted_at"]
+        if finished is not None or submitted:
+            self.submitted_at = finished if self._plausible(finished, now) else now
+        if self._plausible(started, now):
+            self.started_at = float(started)
+        else:
+            events = [
+                e["at"] for events in self.timeline.values() for e in events if self._plausible(e["at"], now)
+            ]
+            mtime = path.stat().st_mtime
+            fallback = min(events) if events else mtime if self._plausible(mtime, now) else None
+            self.started_at = fallback if fallback is not None else (self.quiz.created_at or now)
+            aside = self._keep_aside(path, "time", copy=True)
+            self.notice = L(
+                f"the saved start time ({str(started)[:30]}) was not believable: the file is kept as {aside.name}, your answers are kept, the clock counts from {_when(self.started_at)}",
+                f"保存的开始时间（{str(started)[:30]}）不可信：文件另存为 {aside.name}，答案保留，计时从 {_when(self.started_at)} 算起",
+            )
+            if self.submitted_at is None:
+                self._autosave()
+        return True
 
     def questions(self) -> list[Question]:
         return questions_for(self.quiz, self.student)
 
+    def deadline(self) -> float | None:
+        """When the exam submits itself: the time limit from the start, or the closing time."""
+        ends = []
+        if self.quiz.time_limit_minutes is not None:
+            ends.append(self.started_at + 60 * self.quiz.time_limit_minutes)
+        if self.quiz.closes_at is not None:
+            ends.append(self.quiz.closes_at)
+        return min(ends) if ends else None
+
     def seconds_left(self, now: float | None = None) -> float | None:
-        if self.quiz.time_limit_minutes is None:
+        deadline = self.deadline()
+        if deadline is None:
             return None
-        deadline = self.started_at + 60 * self.quiz.time_limit_minutes
         return max(0.0, deadline - (time.time() if now is None else now))
 
     def set_answer(self, index: int, part: str, text: str) -> None:
-        """Record one part's answer and save at once."""
+        """Record one part's answer and save at once (nothing changes once submitted)."""
         if self.submitted_at is not None:
             return
         parts = self.answers.setdefault(index, {})
@@ -98,40 +250,66 @@ class ExamSession:
         )
         self._autosave()
 
-    def _payload(self) -> dict:
+    def _payload(self, kind: str) -> dict:
         from exercises.learner.store import app_version
 
-        return {
+        questions = {q.index: q for q in self.questions()}
+        payload = {
+            "kind": kind,
+            "format": 2,
             "quiz": self.quiz.id,
+            "quiz_hash": self.quiz.question_hash,
             "student": self.student,
-            "answers": {str(index): parts for index, parts in sorted(self.answers.items())},
+            "answers": {
+                str(index): {
+                    "exercise": questions[index].exercise,
+                    "seed": questions[index].seed,
+                    "parts": parts,
+                }
+                for index, parts in sorted(self.answers.items())
+                if index in questions
+            },
             "timeline": self.timeline,
             "started_at": self.started_at,
             "submitted_at": self.submitted_at,
             "app_version": app_version(),
             "engine_version": _torch_version(),
+            "signature": None,
         }
+        if self.pin is not None:
+            payload["signature"] = sign(payload, self.pin)
+        return payload
 
     def _autosave(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        _write_atomically(self.autosave_path, self._payload())
+        _write_atomically(self.autosave_path, self._payload("autosave"))
 
     def submit(self) -> Path:
-        """Write ``<student>.submission.json`` (answers and timeline, no scores)."""
+        """Write the signed submission (answers, the questions answered, times; no scores).
+        Once submitted, the submission file is never written again."""
+        if self.submitted_at is not None and self.submission_path.exists():
+            return self.submission_path
         if self.submitted_at is None:
             self.submitted_at = time.time()
+        _write_atomically(self.submission_path, self._payload("submission"))
         self._autosave()
-        _write_atomically(self.submission_path, self._payload())
         return self.submission_path
 
+    @property
+    def release_path(self) -> Path:
+        return self.folder / release_stem(self.quiz)
+
+    def results_visible(self) -> bool:
+        """Results show after submitting, or only once the teacher has run ``quiz release``."""
+        if self.submitted_at is None:
+            return False
+        return self.quiz.results == "after-submit" or self.release_path.exists()
+
     def results(self) -> StudentGrade:
-        return grade_submission(self.quiz, parse_submission(self._payload()))
+        return grade_submission(self.quiz, parse_submission(self._payload("submission")))
 
 
 def _torch_version() -> str:
-    try:
-        import torch
+    import sys
 
-        return torch.__version__
-    except Exception:  # the engine is not loaded in this process
-        return "unknown"
+    torch = sys.modules.get("torch")  # only if the engine is already loaded in this process
+    return getattr(torch, "__version__", "unknown")

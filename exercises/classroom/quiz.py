@@ -1,31 +1,38 @@
-"""Classroom quizzes: a definition in TOML, one variant per (quiz, student,
-question), submissions as JSON, and grading that trusts nothing a submission
-says about its own score: every answer is graded again from the regenerated
-variant."""
+"""A quiz definition (TOML): its questions and points, its clock and window, when
+students see results, and one variant per (quiz, student, question). The file
+format is documented in the README; every error names its line."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import re
 import secrets
+import time
 import tomllib
-from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from exercises.catalogue import BY_ID, get
-from exercises.text import pick
+from exercises.catalogue import BY_ID
+from exercises.text import Bilingual, L
 
 SEED_SPACE = 2**31
+MAX_MINUTES = 24 * 60
+MAX_POINTS = 1000
+RESULTS_WHEN = ("after-submit", "after-release")
 
 
-class QuizFileError(ValueError):
+class ClassroomError(ValueError):
+    """A problem a teacher or student must see, in both languages (``text``)."""
+
+    def __init__(self, text: Bilingual) -> None:
+        super().__init__(text["en"])
+        self.text = text
+
+
+class QuizFileError(ClassroomError):
     """A quiz definition that cannot be used; the message names the line where it can."""
-
-
-class SubmissionError(ValueError):
-    """A submission that cannot be graded; reported per file."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,29 @@ class Quiz:
     salt: str
     exercises: tuple[str, ...]
     time_limit_minutes: int | None = None
+    points: tuple[float, ...] | None = None  # per question; None = 1 each
+    max_points: float | None = None  # None = the sum of the points
+    opens_at: float | None = None  # epoch seconds
+    closes_at: float | None = None
+    results: str = "after-submit"  # or "after-release"
+    created_at: float | None = None
+    signed: bool = False  # made with a roster: submissions must carry a PIN's signature
+
+    def points_of(self, index: int) -> float:
+        return 1.0 if self.points is None else float(self.points[index])
+
+    @property
+    def maximum(self) -> float:
+        if self.max_points is not None:
+            return float(self.max_points)
+        return float(sum(self.points_of(i) for i in range(len(self.exercises))))
+
+    @property
+    def question_hash(self) -> str:
+        """What decides the questions a student sees (id, salt, exercises in order):
+        a submission records it, so a quiz edited after hand-out is detected."""
+        canonical = json.dumps([self.id, self.salt, list(self.exercises)], ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -44,114 +74,297 @@ class Question:
     seed: int
 
 
-def new_quiz(title: str, exercise_ids: Sequence[str], time_limit_minutes: int | None = None) -> Quiz:
+def check_time_limit(minutes: object) -> int:
+    """The one rule for a time limit, used by ``quiz new`` and by the quiz file."""
+    if isinstance(minutes, bool) or not isinstance(minutes, int) or not 1 <= minutes <= MAX_MINUTES:
+        raise QuizFileError(
+            L(
+                f"the time limit must be a whole number of minutes from 1 to {MAX_MINUTES}, not {str(minutes)[:20]}",
+                f"时间限制必须是 1 到 {MAX_MINUTES} 之间的整数分钟，而不是 {str(minutes)[:20]}",
+            )
+        )
+    return minutes
+
+
+def new_quiz(
+    title: str,
+    exercise_ids: Sequence[str],
+    time_limit_minutes: int | None = None,
+    results: str = "after-submit",
+) -> Quiz:
     """A quiz with a fresh random id and salt (the salt decides every student's variants)."""
     _check_exercises(exercise_ids)
-    if time_limit_minutes is not None and time_limit_minutes < 1:
-        raise QuizFileError("the time limit must be at least 1 minute")
+    if time_limit_minutes is not None:
+        check_time_limit(time_limit_minutes)
     return Quiz(
         id=f"quiz-{secrets.token_hex(4)}",
         title=title.strip() or "Quiz",
         salt=secrets.token_hex(16),
         exercises=tuple(exercise_ids),
         time_limit_minutes=time_limit_minutes,
+        results=results,
+        created_at=float(int(time.time())),
     )
 
 
-def _check_exercises(exercise_ids: Sequence[str], text: str | None = None) -> None:
+def _check_exercises(exercise_ids: Sequence[str], where: Sequence[str] = ()) -> None:
     if not exercise_ids:
-        raise QuizFileError("a quiz needs at least one exercise")
-    for exercise_id in exercise_ids:
-        where = _line_of(text, exercise_id)
+        raise QuizFileError(
+            L(
+                'a quiz needs at least one [[questions]] with exercise = "ID"',
+                '测验至少需要一个 [[questions]]，写明 exercise = "ID"',
+            )
+        )
+    for number, exercise_id in enumerate(exercise_ids):
+        at = where[number] if number < len(where) else ""
         if exercise_id not in BY_ID:
-            raise QuizFileError(f"{where}unknown exercise {exercise_id!r} (see `objectives-tutor exercises`)")
+            raise QuizFileError(
+                L(
+                    f"{at}unknown exercise {exercise_id!r} (see `objectives-tutor exercises`)",
+                    f"{at}没有练习 {exercise_id!r}（见 `objectives-tutor exercises`）",
+                )
+            )
         if not BY_ID[exercise_id].graded:
-            raise QuizFileError(f"{where}{exercise_id} is self-marked, so it cannot be graded in a quiz")
+            raise QuizFileError(
+                L(
+                    f"{at}{exercise_id} is self-marked, so it cannot be graded in a quiz",
+                    f"{at}{exercise_id} 是自评题，不能放进需要评分的测验",
+                )
+            )
 
 
-def _line_of(text: str | None, needle: str) -> str:
-    if text is None:
-        return ""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return f"line {number}: "
-    return ""
+# -- reading and writing ----------------------------------------------------
 
 
 def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
+def _iso(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat().replace("+00:00", "Z")
+
+
 def dump_toml(quiz: Quiz) -> str:
     """The quiz as TOML a teacher can read and edit (the format is in the README)."""
     lines = [
         "# objectives-tutor quiz. Every student gets their own variant of each question,",
-        "# derived from (salt, student id, question number): do not change the salt once",
-        "# the quiz has been handed out.",
+        "# derived from (salt, student id, question number): do not change the salt or the",
+        "# questions once the quiz has been handed out (grading detects it).",
         f"id = {_toml_string(quiz.id)}",
         f"title = {_toml_string(quiz.title)}",
         f"salt = {_toml_string(quiz.salt)}",
+        f"results = {_toml_string(quiz.results)}  # after-submit | after-release (quiz release)",
     ]
+    if quiz.signed:
+        lines.append("signed = true  # each student needs their PIN (quiz new --roster)")
+    if quiz.created_at is not None:
+        lines.append(f"created_at = {_iso(quiz.created_at)}")
     if quiz.time_limit_minutes is not None:
         lines.append(f"time_limit_minutes = {int(quiz.time_limit_minutes)}")
-    for exercise in quiz.exercises:
+    if quiz.opens_at is not None:
+        lines.append(f"opens_at = {_iso(quiz.opens_at)}")
+    if quiz.closes_at is not None:
+        lines.append(f"closes_at = {_iso(quiz.closes_at)}")
+    if quiz.max_points is not None:
+        lines.append(f"max_points = {quiz.max_points:g}")
+    for index, exercise in enumerate(quiz.exercises):
         lines += ["", "[[questions]]", f"exercise = {_toml_string(exercise)}"]
+        if quiz.points is not None:
+            lines.append(f"points = {quiz.points_of(index):g}")
     return "\n".join(lines) + "\n"
 
 
+TOP_KEYS = (
+    "id",
+    "title",
+    "salt",
+    "results",
+    "created_at",
+    "time_limit_minutes",
+    "opens_at",
+    "closes_at",
+    "max_points",
+    "signed",
+    "questions",
+)
+QUESTION_KEYS = ("exercise", "points")
+
+
+class _Lines:
+    """Where a key sits in the TOML text, for error messages (comments ignored)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = [line.split("#", 1)[0] for line in text.splitlines()]
+        self.tables = [
+            n for n, line in enumerate(self.lines) if re.match(r"\s*\[\[\s*questions\s*\]\]", line)
+        ]
+
+    def key(self, key: str, question: int | None = None) -> str:
+        first, last = 0, len(self.lines)
+        if question is None:
+            last = self.tables[0] if self.tables else last
+        elif question < len(self.tables):
+            first = self.tables[question]
+            last = self.tables[question + 1] if question + 1 < len(self.tables) else last
+        else:
+            return ""
+        pattern = re.compile(rf"\s*{re.escape(key)}\s*=")
+        for number in range(first, last):
+            if pattern.match(self.lines[number]):
+                return f"line {number + 1}: "
+        return f"line {first + 1}: " if question is not None else ""
+
+
+def _when(value: object, key: str, where: str) -> float:
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return value.timestamp()
+    raise QuizFileError(
+        L(
+            f"{where}{key} must be a date and time with its zone, e.g. 2026-12-01T09:00:00+08:00",
+            f"{where}{key} 必须是带时区的日期时间，例如 2026-12-01T09:00:00+08:00",
+        )
+    )
+
+
+def _points(value: object, where: str, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_POINTS:
+        raise QuizFileError(
+            L(
+                f"{where}{key} must be a number above 0 and at most {MAX_POINTS}",
+                f"{where}{key} 必须是大于 0、不超过 {MAX_POINTS} 的数",
+            )
+        )
+    return float(value)
+
+
 def loads(text: str) -> Quiz:
-    """Read a quiz definition; QuizFileError (with the line) on anything wrong."""
+    """Read a quiz definition (a BOM or CRLF line ends are fine); QuizFileError with the line."""
+    text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise QuizFileError(f"not valid TOML: {error}") from None
-    known = {"id", "title", "salt", "time_limit_minutes", "questions"}
+        found = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
+        at = f"line {found.group(1)}, column {found.group(2)}: " if found else ""
+        raise QuizFileError(L(f"{at}not valid TOML: {reason}", f"{at}不是有效的 TOML：{reason}")) from None
+    where = _Lines(text)
     for key in data:
-        if key not in known:
+        if key not in TOP_KEYS:
             raise QuizFileError(
-                f"{_line_of(text, key)}unknown key {key!r} (known: {', '.join(sorted(known))})"
-            )
-    for question in data.get("questions", []) if isinstance(data.get("questions"), list) else []:
-        for key in question if isinstance(question, dict) else ():
-            if key != "exercise":
-                raise QuizFileError(
-                    f"{_line_of(text, key)}unknown key {key!r} in [[questions]] (only exercise)"
+                L(
+                    f"{where.key(key)}unknown key {key!r} (known: {', '.join(TOP_KEYS)})",
+                    f"{where.key(key)}未知的键 {key!r}（可用：{', '.join(TOP_KEYS)}）",
                 )
-    for key, kind in (("id", str), ("title", str), ("salt", str)):
-        if not isinstance(data.get(key), kind) or not data[key].strip():
-            raise QuizFileError(f"{_line_of(text, key + ' =') or ''}'{key}' must be a non-empty string")
+            )
+    for key in ("id", "title", "salt"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise QuizFileError(
+                L(
+                    f"{where.key(key)}'{key}' must be a non-empty string",
+                    f"{where.key(key)}'{key}' 必须是非空字符串",
+                )
+            )
     limit = data.get("time_limit_minutes")
-    if limit is not None and (
-        not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 24 * 60
-    ):
+    if limit is not None:
+        try:
+            check_time_limit(limit)
+        except QuizFileError as error:
+            at = where.key("time_limit_minutes")
+            raise QuizFileError({lang: at + message for lang, message in error.text.items()}) from None
+    results = data.get("results", "after-submit")
+    if results not in RESULTS_WHEN:
         raise QuizFileError(
-            f"{_line_of(text, 'time_limit_minutes')}time_limit_minutes must be a whole number from 1 to 1440"
+            L(
+                f'{where.key("results")}results must be "after-submit" or "after-release"',
+                f'{where.key("results")}results 只能是 "after-submit" 或 "after-release"',
+            )
+        )
+    times = {
+        key: _when(data[key], key, where.key(key))
+        for key in ("created_at", "opens_at", "closes_at")
+        if key in data
+    }
+    if "opens_at" in times and "closes_at" in times and times["closes_at"] <= times["opens_at"]:
+        raise QuizFileError(
+            L(
+                f"{where.key('closes_at')}closes_at must come after opens_at",
+                f"{where.key('closes_at')}closes_at 必须晚于 opens_at",
+            )
+        )
+    signed = data.get("signed", False)
+    if not isinstance(signed, bool):
+        raise QuizFileError(
+            L(
+                f"{where.key('signed')}signed must be true or false",
+                f"{where.key('signed')}signed 只能是 true 或 false",
+            )
         )
     questions = data.get("questions")
     if not isinstance(questions, list) or not all(isinstance(q, dict) for q in questions):
-        raise QuizFileError('the quiz needs [[questions]] tables, each with exercise = "ID"')
-    exercise_ids = []
-    for question in questions:
+        raise QuizFileError(
+            L(
+                'the quiz needs [[questions]] tables, each with exercise = "ID"',
+                '测验需要 [[questions]] 表，每个写明 exercise = "ID"',
+            )
+        )
+    exercise_ids, points, places = [], [], []
+    for number, question in enumerate(questions):
+        for key in question:
+            if key not in QUESTION_KEYS:
+                raise QuizFileError(
+                    L(
+                        f"{where.key(key, number)}unknown key {key!r} in [[questions]] (known: exercise, points)",
+                        f"{where.key(key, number)}[[questions]] 中未知的键 {key!r}（可用：exercise、points）",
+                    )
+                )
         exercise = question.get("exercise")
         if not isinstance(exercise, str):
-            raise QuizFileError(f'{_line_of(text, "[[questions]]")}every [[questions]] needs exercise = "ID"')
+            raise QuizFileError(
+                L(
+                    f'{where.key("exercise", number)}every [[questions]] needs exercise = "ID"',
+                    f'{where.key("exercise", number)}每个 [[questions]] 都要写 exercise = "ID"',
+                )
+            )
         exercise_ids.append(exercise)
-    _check_exercises(exercise_ids, text)
-    return Quiz(data["id"], data["title"], data["salt"], tuple(exercise_ids), limit)
+        places.append(where.key("exercise", number))
+        points.append(_points(question.get("points", 1), where.key("points", number), "points"))
+    _check_exercises(exercise_ids, places)
+    max_points = data.get("max_points")
+    if max_points is not None:
+        max_points = _points(max_points, where.key("max_points"), "max_points")
+    return Quiz(
+        data["id"],
+        data["title"],
+        data["salt"],
+        tuple(exercise_ids),
+        limit,
+        None if all(p == 1 for p in points) else tuple(points),
+        max_points,
+        times.get("opens_at"),
+        times.get("closes_at"),
+        results,
+        times.get("created_at"),
+        signed,
+    )
 
 
-def load(path: Path) -> Quiz:
+def load(path) -> Quiz:
+    from pathlib import Path
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise QuizFileError(f"cannot read {path}: {error}") from None
+        raise QuizFileError(L(f"cannot read {path}: {error}", f"无法读取 {path}：{error}")) from None
     return loads(text)
 
 
+# -- variants -----------------------------------------------------------------
+
+
 def seed_for(quiz: Quiz, student: str, index: int) -> int:
-    """The variant of question ``index`` for ``student``: the same on every machine,
-    different between students (and unguessable without the salt)."""
-    digest = hashlib.sha256(f"{quiz.salt}\x1f{student.strip()}\x1f{index}".encode()).hexdigest()
+    """The variant of question ``index`` for ``student`` (the exact id: case and
+    Unicode kept): the same on every machine, different between students."""
+    digest = hashlib.sha256(f"{quiz.salt}\x1f{student}\x1f{index}".encode()).hexdigest()
     return int(digest[:12], 16) % SEED_SPACE
 
 
@@ -160,219 +373,3 @@ def questions_for(quiz: Quiz, student: str) -> list[Question]:
         Question(index, exercise, seed_for(quiz, student, index))
         for index, exercise in enumerate(quiz.exercises)
     ]
-
-
-# -- submissions ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Submission:
-    quiz: str
-    student: str
-    answers: dict[int, dict[str, str]]
-    timeline: dict[str, list] = field(default_factory=dict)
-
-
-def parse_submission(payload: object) -> Submission:
-    """Validate a submission's shape. Anything else in it (a claimed score, say) is ignored."""
-    if not isinstance(payload, dict):
-        raise SubmissionError("not a JSON object")
-    quiz, student, answers = payload.get("quiz"), payload.get("student"), payload.get("answers")
-    if not isinstance(quiz, str) or not isinstance(student, str) or not student.strip():
-        raise SubmissionError("missing 'quiz' or 'student'")
-    if not isinstance(answers, dict):
-        raise SubmissionError("'answers' must map question numbers to {part: text}")
-    parsed: dict[int, dict[str, str]] = {}
-    for key, parts in answers.items():
-        if not (isinstance(key, str) and key.isdigit()) or not isinstance(parts, dict):
-            raise SubmissionError(f"answer {key!r} is not a question number with {{part: text}}")
-        if not all(isinstance(name, str) and isinstance(text, str) for name, text in parts.items()):
-            raise SubmissionError(f"answer {key}: every part must be text")
-        parsed[int(key)] = dict(parts)
-    timeline = payload.get("timeline") if isinstance(payload.get("timeline"), dict) else {}
-    return Submission(quiz, student.strip(), parsed, timeline)
-
-
-def load_submission(path: Path) -> Submission:
-    try:
-        payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise SubmissionError(f"cannot read it: {error}") from None
-    except json.JSONDecodeError as error:
-        raise SubmissionError(
-            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
-        ) from None
-    return parse_submission(payload)
-
-
-# -- grading ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class QuestionGrade:
-    index: int
-    exercise: str
-    seed: int
-    score: float
-    valid: bool
-    diagnoses: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class StudentGrade:
-    student: str
-    questions: tuple[QuestionGrade, ...]
-
-    @property
-    def total(self) -> float:
-        return sum(question.score for question in self.questions)
-
-    @property
-    def percent(self) -> float:
-        return 100.0 * self.total / len(self.questions) if self.questions else 0.0
-
-
-def grade_submission(quiz: Quiz, submission: Submission) -> StudentGrade:
-    """Regenerate the student's variants and grade every answer; unanswered = 0."""
-    if submission.quiz != quiz.id:
-        raise SubmissionError(f"it is for quiz {submission.quiz!r}, not {quiz.id!r}")
-    graded = []
-    for question in questions_for(quiz, submission.student):
-        exercise = get(question.exercise)
-        answer = {
-            part: text
-            for part, text in submission.answers.get(question.index, {}).items()
-            if part in exercise.part_names()
-        }
-        if answer:
-            result = exercise.grade(exercise.generate(question.seed), answer)
-            graded.append(
-                QuestionGrade(
-                    question.index,
-                    question.exercise,
-                    question.seed,
-                    result.score or 0.0,
-                    result.valid,
-                    tuple(result.diagnoses),
-                )
-            )
-        else:
-            graded.append(QuestionGrade(question.index, question.exercise, question.seed, 0.0, False, ()))
-    return StudentGrade(submission.student, tuple(graded))
-
-
-@dataclass
-class ClassResult:
-    grades: list[StudentGrade] = field(default_factory=list)
-    rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
-
-
-def grade_class(quiz: Quiz, paths: Iterable[Path]) -> ClassResult:
-    """Grade every file; a bad file, another quiz's file or a second file from the
-    same student is rejected with its reason and the others are still graded."""
-    result = ClassResult()
-    seen: dict[str, str] = {}
-    for path in paths:
-        try:
-            submission = load_submission(path)
-            if submission.student in seen:
-                raise SubmissionError(
-                    f"student {submission.student!r} already submitted in {seen[submission.student]}"
-                )
-            result.grades.append(grade_submission(quiz, submission))
-            seen[submission.student] = str(path)
-        except SubmissionError as error:
-            result.rejected.append((str(path), str(error)))
-    return result
-
-
-def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
-    """student, one column per question (points, 0..1), total, percent."""
-    import csv
-    import io
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [
-            "student",
-            *(f"q{i + 1} {exercise}" for i, exercise in enumerate(quiz.exercises)),
-            "total",
-            "percent",
-        ]
-    )
-    for grade in sorted(grades, key=lambda g: g.student):
-        writer.writerow(
-            [
-                grade.student,
-                *(f"{q.score:.2f}" for q in grade.questions),
-                f"{grade.total:.2f}",
-                f"{grade.percent:.1f}",
-            ]
-        )
-    return out.getvalue()
-
-
-def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en") -> str:
-    """The class report: mean per question, the commonest misconceptions with who
-    hit them, and the questions most students got wrong."""
-    from exercises.grading.diagnoses import explain
-
-    zh = lang == "zh"
-    grades = result.grades
-    lines = [f"# {quiz.title} ({quiz.id})", ""]
-    lines.append(
-        f"{len(grades)} {'份提交已评分' if zh else 'submissions graded'}"
-        + (f", {len(result.rejected)} {'份被拒收' if zh else 'rejected'}" if result.rejected else "")
-        + "."
-    )
-    if grades:
-        mean = sum(g.percent for g in grades) / len(grades)
-        lines.append(f"{'平均分' if zh else 'Class mean'}: {mean:.1f}%")
-    lines += ["", "## " + ("每题平均分" if zh else "Mean per question"), ""]
-    lines += [
-        "| # | "
-        + ("练习" if zh else "exercise")
-        + " | "
-        + ("平均" if zh else "mean")
-        + " | "
-        + ("全对" if zh else "fully right")
-        + " |",
-        "| --- | --- | --- | --- |",
-    ]
-    wrong_counts = []
-    for index, exercise in enumerate(quiz.exercises):
-        scores = [g.questions[index].score for g in grades]
-        right = sum(1 for s in scores if s >= 1.0 - 1e-9)
-        mean = sum(scores) / len(scores) if scores else 0.0
-        wrong_counts.append((len(scores) - right, index, exercise))
-        lines.append(f"| {index + 1} | {exercise} | {mean:.2f} | {right}/{len(scores)} |")
-    who: dict[str, list[str]] = {}
-    counts: Counter[str] = Counter()
-    for grade in grades:
-        for question in grade.questions:
-            for code in question.diagnoses:
-                counts[code] += 1
-                who.setdefault(code, []).append(grade.student)
-    lines += ["", "## " + ("最常见的误区" if zh else "Most common misconceptions"), ""]
-    if not counts:
-        lines.append("-")
-    for code, count in counts.most_common(10):
-        students = ", ".join(sorted(set(who[code])))
-        lines.append(
-            f"- **{code}** × {count} — {pick(explain(code), lang)} ({'学生' if zh else 'students'}: {students})"
-        )
-    lines += ["", "## " + ("答错最多的题" if zh else "Questions most students got wrong"), ""]
-    ranked = sorted(
-        (w for w in wrong_counts if w[0] and 2 * w[0] >= len(grades)), key=lambda w: (-w[0], w[1])
-    )
-    if not ranked:
-        lines.append("-")
-    for wrong, index, exercise in ranked[:5]:
-        lines.append(
-            f"- {'第' if zh else 'Question '}{index + 1}{'题' if zh else ''} ({exercise}): {wrong}/{len(grades)}"
-        )
-    if result.rejected:
-        lines += ["", "## " + ("被拒收的文件" if zh else "Rejected files"), ""]
-        lines += [f"- `{path}`: {why}" for path, why in result.rejected]
-    return "\n".join(lines) + "\n"

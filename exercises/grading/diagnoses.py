@@ -33,19 +33,19 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     "random-shown-as-mask": L(
         "A token whose fate is 'random' shows the random word in the input, not [MASK].",
-        "命运为“随机词”的位置，输入里是那个随机词，而不是 [MASK]。",
+        "被换成随机词的位置，输入里出现的是那个随机词，而不是 [MASK]。",
     ),
     "kept-shown-as-mask": L(
         "A token whose fate is 'keep' stays as it is in the input, although it is selected.",
-        "命运为“不变”的位置虽然被选中，输入里仍保持原词。",
+        "处理为“保持不变”的位置虽然被选中，输入里仍是原词。",
     ),
     "mask-not-applied": L(
         "A selected token whose fate is [MASK] must be replaced by [MASK] in the input.",
-        "被选中且命运为 [MASK] 的位置，输入里必须换成 [MASK]。",
+        "被选中且要换成 [MASK] 的位置，输入里必须写 [MASK]。",
     ),
     "random-not-applied": L(
         "A token whose fate is 'random' is replaced by the random word in the input.",
-        "命运为“随机词”的位置，输入里要换成那个随机词。",
+        "要换成随机词的位置，输入里要写那个随机词。",
     ),
     "labels-for-unselected": L(
         "Unselected positions have no label (-100); give labels only where the loss is taken.",
@@ -165,8 +165,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "1/V 是均匀猜测猜中的概率；损失是它的负对数，即 ln V。",
     ),
     "scaling-bug-missed": L(
-        "A loss far above ln V at initialisation means the logits are too large (softmax saturated): typically a projection not scaled by 1/sqrt(d).",
-        "初始化时损失远高于 ln V，说明 logits 太大、softmax 已饱和：多半是投影层没有按 1/sqrt(d) 缩放。",
+        "A loss far above ln V at initialisation means the logits are too large (softmax saturated): in this demo, a projection not scaled by 1/sqrt(d); in real models, usually the initialisation scale.",
+        "初始化时损失远高于 ln V，说明 logits 太大、softmax 已饱和：在这个演示里是投影层没有按 1/sqrt(d) 缩放；在真实模型里多半是初始化的尺度不对。",
     ),
     "false-alarm": L(
         "A loss a little above ln V is what an untrained model gives; nothing is wrong.",
@@ -174,8 +174,8 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     # Concepts
     "objective-architecture-mismatch": L(
-        "Objective and architecture go together: causal LM with decoder-only, masked LM with encoder-only, span corruption with encoder-decoder.",
-        "目标和架构是绑在一起的：因果 LM 配仅解码器，掩码 LM 配仅编码器，片段破坏配编码器-解码器。",
+        "Objective and architecture usually go together: causal LM with decoder-only, masked LM with encoder-only, span corruption with encoder-decoder.",
+        "目标和架构通常是配套的：因果 LM 配仅解码器，掩码 LM 配仅编码器，片段破坏配编码器-解码器。",
     ),
     "mlm-for-open-generation": L(
         "Masked LM fills blanks using both sides; open-ended generation continues left to right, which is what causal LM trains.",
@@ -237,6 +237,87 @@ DIAGNOSES: dict[str, Bilingual] = {
     "touching-spans-split": L(
         "Spans that touch hide one unbroken run of tokens: T5 marks noise token by token, so they are one span with one sentinel.",
         "首尾相接的片段遮住的是一段连续的 token：T5 逐个 token 标记噪声，所以它们是一个片段，只用一个哨兵。",
+    ),
+    "pairing-is-fixed": L(
+        "The usual pairing is the natural fit, not a law: the T5 study and UL2 trained objectives on other architectures too (for example a prefix LM or a denoiser on a decoder-only stack).",
+        "常见的配对只是最自然的搭配，而不是定律：T5 的研究和 UL2 也在别的架构上训练过这些目标（例如在仅解码器结构上做前缀 LM 或去噪）。",
+    ),
+    "objective-is-neutral": L(
+        "Even when labels are made automatically, the objective decides what is practised, so it favours some abilities over others.",
+        "即使标签是自动造出来的，目标也决定了模型练什么，因此它会偏向某些能力。",
+    ),
+    "tokens-independent": L(
+        "A language model's probabilities are conditional: P(w1…wT) = P(w1) · P(w2 | w1) · … · P(wT | w<T), each factor depending on the tokens before it.",
+        "语言模型的概率是条件概率：P(w1…wT) = P(w1) · P(w2 | w1) · … · P(wT | w<T)，每个因子都依赖它前面的 token。",
+    ),
+    "mlm-sequence-probability": L(
+        "A masked LM predicts each blank from everything else; those conditionals do not multiply into the probability of the text, as the chain rule's next-token factors do.",
+        "掩码 LM 根据其余所有内容预测每个空；这些条件概率乘起来并不是整段文本的概率，链式法则里的“下一个词”因子才是。",
+    ),
+    # Prefix LM labels
+    "prefix-loss-starts-late": L(
+        "The last prefix position already predicts the first continuation token, so its label is that token and it enters the loss.",
+        "前缀的最后一个位置已经在预测续写的第一个 token，所以它有标签，也参与损失。",
+    ),
+    # Perplexity
+    "perplexity-is-loss": L(
+        "Perplexity is not the loss itself: it is exp(loss), the number of equally likely tokens the model is as unsure as.",
+        "困惑度不是损失本身，而是 exp(损失)：模型的犹豫程度相当于在多少个等可能的 token 里挑一个。",
+    ),
+    "perplexity-base-10": L(
+        "The loss is in nats (natural log), so perplexity is e^loss, not 10^loss.",
+        "损失以 nat（自然对数）为单位，所以困惑度是 e^损失，不是 10^损失。",
+    ),
+    "perplexity-base-2": L(
+        "2^loss would be right for a loss in bits; PyTorch's cross-entropy is in nats, so perplexity is e^loss.",
+        "损失以 bit 为单位时才用 2^损失；PyTorch 的交叉熵以 nat 为单位，困惑度是 e^损失。",
+    ),
+    "perplexity-log-not-exp": L(
+        "Going from perplexity to loss takes the natural log; going from loss to perplexity takes exp. This answer went the wrong way.",
+        "从困惑度到损失取自然对数，从损失到困惑度取 exp。这个答案方向反了。",
+    ),
+    # The three masks
+    "attention-polarity": L(
+        "Each library has its own polarity: Hugging Face's attention_mask and SDPA's boolean mask use 1/True = may attend; this app and PyTorch's boolean key_padding_mask use 1/True = blocked.",
+        "各个库的约定不同：Hugging Face 的 attention_mask 和 SDPA 的布尔掩码里 1/True 表示可以看；本应用和 PyTorch 的布尔 key_padding_mask 里 1/True 表示被遮盖。",
+    ),
+    "mask-token-blocked": L(
+        "[MASK] is an ordinary input token: every position may attend to it. Hiding happens in the input text, not in the attention mask.",
+        "[MASK] 是普通的输入 token，每个位置都可以注意到它。“遮住”发生在输入文本里，不在注意力掩码里。",
+    ),
+    "padding-attended": L(
+        "Padding is not text: the attention mask keeps every position from attending to it.",
+        "填充不是文本：注意力掩码让所有位置都不去看它。",
+    ),
+    "loss-on-every-token": L(
+        "The loss mask is not the attention mask: in masked LM only the selected positions have a label; every other label is -100.",
+        "损失掩码不是注意力掩码：掩码语言建模里只有被选中的位置有标签，其余标签都是 -100。",
+    ),
+    # BART vs T5
+    "bart-target-is-span": L(
+        "BART's decoder rebuilds the whole original text; only T5's target lists just the hidden spans.",
+        "BART 的解码器要重建整段原文；只写被遮住片段的是 T5 的目标。",
+    ),
+    "bart-sentinels": L(
+        "BART marks a hidden span with one [MASK]; numbered sentinels such as <extra_id_0> are T5's.",
+        "BART 用一个 [MASK] 标出被遮住的片段；<extra_id_0> 这样带编号的哨兵是 T5 的。",
+    ),
+    "bart-mask-per-token": L(
+        "BART's text infilling replaces a whole span with ONE [MASK], so the model must also work out how many tokens are missing.",
+        "BART 的文本填充把整个片段换成“一个” [MASK]，所以模型还得自己判断缺了几个 token。",
+    ),
+    # Next sentence prediction
+    "nsp-still-needed": L(
+        "RoBERTa dropped next sentence prediction and trained on full sentences from contiguous text: it did as well or better without it.",
+        "RoBERTa 去掉了下一句预测，改用连续文本里的完整句子训练：不用 NSP 效果持平甚至更好。",
+    ),
+    "nsp-is-generation": L(
+        "NSP is a yes/no classification on the [CLS] output (is B the sentence that followed A?), not generating the next sentence.",
+        "NSP 是在 [CLS] 输出上做的是/否分类（B 是不是紧跟在 A 后面的那句？），而不是生成下一句。",
+    ),
+    "nsp-needs-labels": L(
+        "NSP's labels come from the corpus itself: half the time B is the real next sentence, half the time a random one.",
+        "NSP 的标签来自语料本身：一半情况 B 是真正的下一句，一半是随机抽的一句。",
     ),
 }
 

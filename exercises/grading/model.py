@@ -13,6 +13,8 @@ from typing import Any
 
 from exercises.text import Bilingual, L, pick
 
+POOL_PROBE = 500  # seeds looked at to count a generated exercise's distinct questions
+
 
 class UnknownPart(ValueError):
     """An answer names a part the exercise does not have."""
@@ -157,14 +159,22 @@ class Exercise(ABC):
             return f"seed:{seed}"
         return question_key_of(self.draw(seed))
 
+    def scoring(self) -> Rubric:
+        """The exercise's rubric, or the rule every exercise without one follows."""
+        return self.rubric or DEFAULT_RUBRIC
+
     def variant_is_fair(self, variant: Variant) -> bool:
         """Does this variant test the skill the exercise names? (Generators only
         produce fair variants; ``exercises --check`` and a property test hold them to it.)"""
         return True
 
     def pool_size(self) -> int | None:
-        """How many distinct questions the exercise can ask (None: too many to count)."""
-        return None
+        """How many distinct questions the exercise asks: counted exactly where an
+        item overrides this, else the distinct questions among the first
+        ``POOL_PROBE`` seeds (None: the exercise has no torch-free draw)."""
+        if self.draw is None:
+            return None
+        return len({self.question_key(seed) for seed in range(POOL_PROBE)})
 
     @abstractmethod
     def solve(self, variant: Variant) -> dict[str, str]: ...
@@ -225,8 +235,7 @@ class Exercise(ABC):
         ordered = {part.name: results[part.name] for part in self.parts}
         score = sum(part.score for part in ordered.values()) / len(ordered)
         diagnoses = _unique(diagnoses)
-        if self.rubric is not None:
-            score = min(score, self.rubric.cap_for(diagnoses))
+        score = min(score, self.scoring().cap_for(diagnoses))
         valid = not invalid
         return GradeResult(
             exercise=self.id,
@@ -237,6 +246,18 @@ class Exercise(ABC):
             diagnoses=diagnoses,
             feedback=_overall(score, valid, diagnoses),
         )
+
+
+DEFAULT_RUBRIC = Rubric(
+    full=L("Every part right.", "每个部分都对。"),
+    partial=(
+        L(
+            "Each part counts equally; within a part, the share of tokens or positions right.",
+            "每个部分同样重要；部分内按写对的 token 或位置比例给分。",
+        ),
+    ),
+    caps=(("one-based-positions", 0.5),),
+)
 
 
 def question_key_of(parameters: Mapping[str, Any]) -> str:

@@ -199,8 +199,10 @@ def mapping(text: str) -> dict[int, str] | None:
     cleaned = without_trailing_punctuation(clean(text)).replace("{", " ").replace("}", " ")
     cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
     cleaned = re.sub(r"\[\s*([A-Z]+)\s*\]", r"[\1]", cleaned)
+    if re.search(r"(?<![\w:])-100(?![\w:])", cleaned):
+        return None  # a label row (of the wrong length), not pairs
     pairs = _PAIR.findall(cleaned)
-    if not pairs:
+    if not pairs or any(int(key) < 0 for key, _ in pairs):
         return None
     result: dict[int, str] = {}
     for key, value in pairs:

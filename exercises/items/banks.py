@@ -51,3 +51,14 @@ def sentence_tokens(rng: random.Random, language: str) -> list[str]:
     if language == "zh":
         return list(rng.choice(ZH_SENTENCES))
     return rng.choice(EN_SENTENCES).split()
+
+
+def shown(tokens: list[str]) -> str:
+    """Tokens as a reader expects them: Chinese characters run together, words spaced."""
+    from engine.tokens import is_cjk
+
+    if tokens and all(
+        len(token) == 1 and is_cjk(token) for token in tokens if not token.startswith(("[", "<"))
+    ):
+        return "".join(tokens)
+    return " ".join(tokens)

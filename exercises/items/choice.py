@@ -1,6 +1,8 @@
 """Multiple-choice concept checks, with feedback for every option and a
 diagnosis code for every wrong one. Seed 0 is the first question of the bank;
-other seeds pick one. The options are shuffled for every seed."""
+other seeds pick one. The options are shuffled for every seed, so two seeds
+may ask the same question: a variant's ``question`` (the stem) says which one,
+and mastery counts distinct questions."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.items.banks import rng_for
 from exercises.text import Bilingual, L
 
@@ -42,6 +44,20 @@ class ChoiceExercise(Exercise):
     def question(self, variant: Variant) -> Question:
         return self.questions[variant.data["question"]]
 
+    def question_key(self, seed: int) -> str:
+        return self.generate(seed).question
+
+    def pool_size(self) -> int:
+        return len(self.questions)
+
+    def variant_is_fair(self, variant: Variant) -> bool:
+        """One right option, every option shown once."""
+        question = self.question(variant)
+        order = variant.data["order"]
+        return sorted(order) == list(range(len(question.options))) and (
+            sum(option.correct for option in question.options) == 1
+        )
+
     def solve(self, variant: Variant) -> dict[str, str]:
         question = self.question(variant)
         order = variant.data["order"]
@@ -49,14 +65,18 @@ class ChoiceExercise(Exercise):
         return {"choice": LETTERS[right]}
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        count = len(variant.data["order"])
+        question, order = self.question(variant), variant.data["order"]
+        count = len(order)
         index = parsing.choice(text, count)
+        for lang in ("en", "zh"):  # the option's own text, typed instead of its letter
+            if index is None:
+                index = parsing.choice(text, count, [question.options[i].text[lang] for i in order])
         if index is None:
             return Parsed(
                 None,
                 L(
-                    f"Answer with one letter, A to {LETTERS[count - 1]}.",
-                    f"请用一个字母作答，A 到 {LETTERS[count - 1]}。",
+                    f"Answer with one letter, A to {LETTERS[count - 1]} (or the option's text).",
+                    f"请用一个字母作答，A 到 {LETTERS[count - 1]}（或写出选项原文）。",
                 ),
             )
         return Parsed(index)
@@ -84,7 +104,13 @@ def _generate(exercise: ChoiceExercise, seed: int) -> Variant:
         )
         for lang in ("en", "zh")
     }
-    return Variant(exercise.id, seed, {"question": index, "order": order}, prompt)
+    return Variant(exercise.id, seed, {"question": index, "order": order}, prompt, question.stem["en"])
+
+
+CHOICE_RUBRIC = Rubric(
+    full=L("The right option (its letter or its text).", "选对选项（字母或选项原文都行）。"),
+    partial=(L("None: one right option, all or nothing.", "没有部分分：只有一个正确选项，对就满分。"),),
+)
 
 
 def choice_exercise(
@@ -99,5 +125,6 @@ def choice_exercise(
         title=title,
         parts=(Part("choice", L("your choice", "你的选择"), L("one letter", "一个字母")),),
         hint_texts=hints,
+        rubric=CHOICE_RUBRIC,
         questions=questions,
     )

@@ -14,9 +14,9 @@ So "labels = inputs" is right in the loss-side layout and is the copying
 misconception in the data-side one; "logit t meets label t" is right in the
 data-side layout and copying in the loss-side one.
 
-Rubric: each part (inputs, labels, logit-label pairs) is a third of the score,
-by the share of positions (or pairs) that are right. An answer that makes the
-model copy its own input (``labels-not-shifted``) scores at most 50 %.
+The rubric (``RUBRIC``, shown by ``exercise clm-shift --rubric``): each part is
+a third of the score; an answer that makes the model copy its own input
+(``labels-not-shifted``) scores at most 50 %.
 """
 
 from __future__ import annotations
@@ -26,8 +26,16 @@ import itertools
 import re
 from collections.abc import Mapping
 
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.grading.scoring import jaccard, mismatches, read_tokens, right, same_token, sequence_score
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.scoring import (
+    jaccard,
+    mismatches,
+    read_tokens_certain,
+    right,
+    same_token,
+    sequence_score,
+    wrong_positions,
+)
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
 
@@ -36,26 +44,41 @@ LAYOUTS = ("data", "loss")
 COPYING = "labels-not-shifted"  # the misconception this exercise targets
 CAP = 0.5
 
-RUBRIC = L(
-    "Three parts, a third each: inputs and labels by the share of positions that are right, the "
-    "logit-label pairs by overlap with the right pairs. An answer that makes the model copy its input "
-    "(label t = token t) scores at most 50 %.",
-    "三部分各占三分之一：输入和标签按对的位置比例计分，logit-标签配对按与正确配对的重合度计分。"
-    "如果答案让模型抄自己的输入（位置 t 的标签就是 token t），最多得 50%。",
+RUBRIC = Rubric(
+    full=L(
+        "Inputs, labels and logit-label pairs exactly as the named layout has them.",
+        "输入、标签和 logit-标签配对都和题目指定的排法完全一致。",
+    ),
+    partial=(
+        L(
+            "Three parts, a third each: inputs and labels by the share of positions right, the pairs by "
+            "overlap with the right pairs.",
+            "三部分各占三分之一：输入和标签按对的位置比例计分，配对按与正确配对的重合度计分。",
+        ),
+    ),
+    caps=((COPYING, CAP),),
 )
+
+
+def _draw(seed: int) -> dict:
+    """The question without the engine: the sentence and the layout."""
+    if seed == 0:
+        return {"tokens": LESSON_SENTENCE.split(), "layout": "data"}
+    rng = rng_for(ID, seed)
+    layout = rng.choice(LAYOUTS)
+    while True:  # a token equal to the next one would make copying right there
+        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
+        tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
+        if all(a != b for a, b in itertools.pairwise(tokens)):
+            return {"tokens": tokens, "layout": layout}
 
 
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
     from engine.samples import clm_sample
 
-    if seed == 0:
-        tokens, layout = LESSON_SENTENCE.split(), "data"
-    else:
-        rng = rng_for(ID, seed)
-        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
-        tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
-        layout = rng.choice(LAYOUTS)
+    params = _draw(seed)
+    tokens, layout = params["tokens"], params["layout"]
     sample = clm_sample(" ".join(tokens))
     if layout == "data":
         inputs, labels = sample.inputs, sample.labels
@@ -72,21 +95,21 @@ def _prompt(tokens: list[str], layout: str):
     n = len(tokens)
     if layout == "data":
         return L(
-            f"Causal LM on the sentence [{listing}] ({n} tokens), in the DATA-SIDE layout (the second seed "
-            "lesson's build_causal_example): the shift is done when the sample is built, so the model reads "
+            f"Causal LM on the sentence [{listing}] ({n} tokens), in the DATA-SIDE layout (build_causal_example in "
+            "the course section “Pretraining methods”): the shift is done when the sample is built, so the model reads "
             "one list and the loss compares it position by position with a list of labels.\n"
             "1. The inputs the model reads?\n2. The labels?\n"
             "3. Which logit position is scored against which label position? (pairs logit-label)",
-            f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“数据端错位”的排法（第二篇种子讲义的 "
+            f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“数据端错位”的排法（《预训练方法》一节的 "
             "build_causal_example）：构造样本时就错开一位，模型读一列输入，损失把它和一列标签逐位比较。\n"
             "1. 模型读的输入是什么？\n2. 标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
         )
     return L(
-        f"Causal LM on the sentence [{listing}] ({n} tokens), in the LOSS-SIDE layout (the first seed "
-        "lesson's code, Hugging Face's models): the sample is not shifted; the shift happens inside the loss "
+        f"Causal LM on the sentence [{listing}] ({n} tokens), in the LOSS-SIDE layout (the code of the course "
+        "section “Self-supervision and LM objectives”, Hugging Face's models): the sample is not shifted; the shift happens inside the loss "
         "function.\n1. The inputs the model reads?\n2. The labels passed to the loss?\n"
         "3. Which logit position is scored against which label position? (pairs logit-label)",
-        f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“损失端错位”的排法（第一篇种子讲义的代码、"
+        f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“损失端错位”的排法（《自监督与语言建模目标》一节的代码、"
         "Hugging Face 的模型）：样本本身不错位，错位发生在损失函数里。\n"
         "1. 模型读的输入是什么？\n2. 传给损失函数的标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
     )
@@ -94,7 +117,7 @@ def _prompt(tokens: list[str], layout: str):
 
 _SLICE = re.compile(r"\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]")
 _RULE = re.compile(r"\bt\s*(?:->|→|=>|—>|-|:|对|和|与|vs\.?|,)\s*t\s*(?:([+-])\s*(\d+))?\b", re.IGNORECASE)
-_INT = re.compile(r"\d{1,4}")
+_INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
 def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
@@ -158,7 +181,8 @@ class ClmShift(Exercise):
         if part == "pairs":
             pairs = read_pairs(text, len(variant.data["inputs"]))
             return Parsed(pairs, None if pairs is not None else _pairs_format())
-        return Parsed(read_tokens(text, variant.data[part], variant.data["tokens"]))
+        tokens, certain = read_tokens_certain(text, variant.data[part], variant.data["tokens"])
+        return Parsed(tokens, certain=certain)
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -175,7 +199,7 @@ class ClmShift(Exercise):
             if score == 1.0:
                 results[part] = right()
                 continue
-            codes += _diagnose_tokens(part, layout, given, tokens)
+            codes += _diagnose_tokens(part, layout, given, tokens) if parsed[part].certain else []
             results[part] = PartResult(score, True, _token_feedback(part, given, expected))
         if "pairs" in parsed:
             given_pairs = parsed["pairs"].value
@@ -186,12 +210,6 @@ class ClmShift(Exercise):
             else:
                 codes += _diagnose_pairs(layout, given_pairs)
                 results["pairs"] = PartResult(score, True, _pairs_feedback(given_pairs, expected_pairs))
-        if COPYING in codes:
-            total = sum(result.score for result in results.values()) + (3 - len(results))
-            if total / 3 > CAP:
-                factor = CAP * 3 / total
-                for result in results.values():
-                    result.score *= factor
         return results, codes
 
 
@@ -234,11 +252,7 @@ def _token_feedback(part: str, given: list[str], expected: list[str]):
             f"The {name['en']} should have {len(expected)} tokens; you wrote {len(given)}.",
             f"{name['zh']}应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
         )
-    wrong = ", ".join(str(i) for i in mismatches(given, expected)[:12])
-    return L(
-        f"The {name['en']} differ at position(s) {wrong} (counted from 0).",
-        f"{name['zh']}在位置 {wrong} 不对（从 0 数起）。",
-    )
+    return wrong_positions(mismatches(given, expected)[:12], len(expected))
 
 
 def _pairs_feedback(given: list[tuple[int, int]], expected: set[tuple[int, int]]):
@@ -262,6 +276,8 @@ EXERCISES = (
     ClmShift(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个 token"),
         parts=(

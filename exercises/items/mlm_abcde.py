@@ -237,7 +237,7 @@ def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> t
         codes.append("loss-includes-unselected")
     rule = L(
         "The loss is taken at every selected position, whatever its fate.",
-        "损失在每个被选中的位置上计算，不论它的命运如何。",
+        "损失在每个被选中的位置上计算，不论它被怎样处理。",
     )
     note = set_difference_note(chosen, expected)
     return PartResult(
@@ -305,7 +305,7 @@ def _labels_match(given: dict[int, str], expected: dict[int, str]) -> bool:
 RUBRIC = Rubric(
     full=L(
         "The input with each fate applied, every selected position in the loss, and each label the original token.",
-        "按命运改写后的输入、所有被选中的位置都参与损失、每个标签都是原词。",
+        "按各自的处理改写后的输入、所有被选中的位置都参与损失、每个标签都是原词。",
     ),
     partial=(
         L("Each of the three parts counts a third.", "三个部分各占三分之一。"),
@@ -360,7 +360,7 @@ EXERCISES = (
         hint_texts=(
             L(
                 "Only the selected positions change, and only in the way their fate says.",
-                "只有被选中的位置会变化，并且按它的命运来变。",
+                "只有被选中的位置会变化，并且按给它定的处理来变。",
             ),
             L(
                 "The loss does not care what the input shows at a selected position: [MASK], a random word or the "

@@ -24,7 +24,13 @@ class Reflection(Exercise):
     key_points: tuple[Bilingual, ...] = ()
 
     def generate(self, seed: int) -> Variant:
-        return Variant(self.id, seed, {}, self.question)
+        return Variant(self.id, seed, {}, self.question, self.question["en"])
+
+    def question_key(self, seed: int) -> str:
+        return self.question["en"]
+
+    def pool_size(self) -> int:
+        return 1
 
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"answer": self.model_answer["en"]}

@@ -11,8 +11,9 @@ always-closing target is wrong where the last span reaches the end.
 Variants come in four kinds: one span inside the text, two spans, a last span
 that reaches the end, and a span given as two touching pieces.
 
-Rubric: the input and the target are half the score each, by the share of
-positions that are right.
+The rubric (``RUBRIC``, ``exercise span-corruption --rubric``): input and
+target are half the score each; one sentinel per token, or the span left in the
+input, scores at most 50 %.
 """
 
 from __future__ import annotations
@@ -22,18 +23,33 @@ import itertools
 from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Variant
-from exercises.grading.scoring import mismatches, read_tokens, right, same_token, sequence_score
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.scoring import (
+    mismatches,
+    read_tokens_certain,
+    right,
+    same_token,
+    sequence_score,
+    wrong_positions,
+)
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "span-corruption"
 KINDS = ("inside", "two", "end", "touching")
 
-RUBRIC = L(
-    "Two parts, half each, by the share of positions that are right. A trailing </s> may be written "
-    "or left out.",
-    "两部分各占一半，按对的位置比例计分。结尾的 </s> 写不写都可以。",
+RUBRIC = Rubric(
+    full=L(
+        "T5's input and target exactly; a trailing </s> may be written or left out.",
+        "和 T5 的输入、目标序列完全一致；结尾的 </s> 写不写都可以。",
+    ),
+    partial=(
+        L(
+            "Two parts, half each, by the share of positions that are right.",
+            "两部分各占一半，按对的位置比例计分。",
+        ),
+    ),
+    caps=(("one-sentinel-per-token", 0.5), ("span-kept-in-input", 0.5)),
 )
 
 
@@ -58,19 +74,29 @@ def _spans_for(kind: str, n: int, rng) -> list[tuple[int, int]]:
     return [(start, rng.randint(start + 1, min(start + 3, n - 1)))]
 
 
+def _draw(seed: int) -> dict:
+    """The question without the engine: the sentence, the spans and their kind."""
+    if seed == 0:
+        return {"tokens": LESSON_SENTENCE.split(), "spans": [[2, 5]], "kind": "inside"}
+    rng = rng_for(ID, seed)
+    tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
+    kind = KINDS[seed % len(KINDS)]
+    if kind == "two" and len(tokens) < 7:
+        kind = "inside"
+    return {
+        "tokens": tokens,
+        "spans": [list(span) for span in _spans_for(kind, len(tokens), rng)],
+        "kind": kind,
+    }
+
+
 @functools.lru_cache(maxsize=4096)
 def _generate(seed: int) -> Variant:
     from engine.samples import span_sample
 
-    if seed == 0:
-        tokens, spans, kind = LESSON_SENTENCE.split(), [(2, 5)], "inside"
-    else:
-        rng = rng_for(ID, seed)
-        tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
-        kind = KINDS[seed % len(KINDS)]
-        if kind == "two" and len(tokens) < 7:
-            kind = "inside"
-        spans = _spans_for(kind, len(tokens), rng)
+    params = _draw(seed)
+    tokens, kind = params["tokens"], params["kind"]
+    spans = [tuple(span) for span in params["spans"]]
     sample = span_sample(" ".join(tokens), spans=spans)  # both end with </s>
     data = {
         "tokens": tokens,
@@ -118,10 +144,10 @@ class SpanCorruptionExercise(Exercise):
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         vocabulary = [*variant.data["tokens"], *(sentinel(i) for i in range(4)), EOS]
-        tokens = read_tokens(text, [*variant.data[part], EOS], vocabulary)
+        tokens, certain = read_tokens_certain(text, [*variant.data[part], EOS], vocabulary)
         if tokens and same_token(tokens[-1], EOS):
             tokens = tokens[:-1]
-        return Parsed(tokens)
+        return Parsed(tokens, certain=certain)
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -137,7 +163,7 @@ class SpanCorruptionExercise(Exercise):
             if score == 1.0:
                 results[part] = right()
                 continue
-            codes += _diagnose(part, given, data)
+            codes += _diagnose(part, given, data) if parsed[part].certain else []
             results[part] = PartResult(score, True, _feedback(part, given, expected))
         return results, codes
 
@@ -192,17 +218,15 @@ def _feedback(part: str, given: list[str], expected: list[str]):
             f"The {name['en']} should have {len(expected)} tokens before </s>; you wrote {len(given)}.",
             f"{name['zh']}在 </s> 之前应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
         )
-    wrong = ", ".join(str(i) for i in mismatches(given, expected)[:12])
-    return L(
-        f"The {name['en']} differs at position(s) {wrong} (counted from 0).",
-        f"{name['zh']}在位置 {wrong} 不对（从 0 数起）。",
-    )
+    return wrong_positions(mismatches(given, expected)[:12], len(expected))
 
 
 EXERCISES = (
     SpanCorruptionExercise(
         id=ID,
         make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
         kind="parts",
         title=L("Span corruption with sentinels", "带哨兵的片段破坏"),
         parts=(

@@ -5,7 +5,7 @@ Review schedule: an exercise answered wrongly comes back after 1 day; each
 right answer since the last miss pushes it out, to 3 days, then 7 days; after
 three right answers in a row it leaves the queue. Another miss starts over at
 1 day. Mastery: an exercise is mastered once answered right, without hints,
-on ``MASTERY_VARIANTS`` distinct variants (seeds).
+on ``MASTERY_VARIANTS`` distinct questions (not seeds that reshuffle one).
 """
 
 from __future__ import annotations
@@ -75,14 +75,24 @@ def due_now(attempts: Iterable[Attempt], now: float) -> list[ReviewItem]:
     return [item for item in review_queue(attempts, now) if item.due <= now]
 
 
+def question_of(exercise: str, seed: int) -> str:
+    """Which question a seed asked: two seeds may ask the same one (a multiple
+    choice with its options reshuffled), and mastery counts questions. Torch-free:
+    the catalogue's items import the engine only to compute a variant."""
+    from exercises.catalogue import BY_ID
+
+    item = BY_ID.get(exercise)
+    return f"seed:{seed}" if item is None else item.question_key(seed)
+
+
 def mastered(attempts: Iterable[Attempt], variants: int = MASTERY_VARIANTS) -> set[str]:
-    """Exercises answered right without hints on ``variants`` distinct seeds
+    """Exercises answered right without hints on ``variants`` distinct questions
     (reflections: once self-marked 'yes')."""
-    seeds: dict[str, set[int]] = {}
+    seeds: dict[str, set[str]] = {}
     done: set[str] = set()
     for attempt in attempts:
         if attempt.graded and attempt.correct and attempt.hints_used == 0:
-            seeds.setdefault(attempt.exercise, set()).add(attempt.seed)
+            seeds.setdefault(attempt.exercise, set()).add(question_of(attempt.exercise, attempt.seed))
         if not attempt.graded and attempt.score == 1.0:
             done.add(attempt.exercise)
     return done | {exercise for exercise, found in seeds.items() if len(found) >= variants}

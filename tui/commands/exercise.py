@@ -45,6 +45,7 @@ def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None
             "kind": exercise.kind,
             "parts": exercise.part_names(),
             "graded": exercise.graded,
+            "pool_size": exercise.pool_size(),
         }
         for exercise in EXERCISES
     ]
@@ -52,11 +53,12 @@ def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None
         emit_json({"exercises": rows})
         return
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for header in ("id", t("objective", lang), t("title", lang)):
+    for header in ("id", t("objective", lang), t("title", lang), t("pool", lang)):
         table.add_column(header, overflow="fold")
     for row in rows:
         title = row["title"] if row["graded"] else f"{row['title']} ({t('self-marked', lang)})"
-        table.add_row(row["id"], row["objective"], title)
+        pool = t("pool-endless", lang) if row["pool_size"] is None else str(row["pool_size"])
+        table.add_row(row["id"], row["objective"], title, pool)
     console.print(table)
 
 
@@ -94,9 +96,31 @@ def describe(exercise, variant, lang: str, with_solution: bool) -> dict:
     return payload
 
 
+def print_rubric(exercise, lang: str, console: Console) -> None:
+    from exercises.text import pick
+
+    rubric = exercise.scoring()
+    console.print(Text(f"{t('rubric-title', lang)}  [{exercise.id}]", style="bold"))
+    console.print(Text.assemble((t("rubric-full", lang), "bold green"), " ", pick(rubric.full, lang)))
+    if rubric.partial:
+        console.print(Text(t("rubric-partial", lang), style="bold yellow"))
+        for line in rubric.partial:
+            console.print(Text(f"  • {pick(line, lang)}"))
+    if rubric.caps:
+        console.print(Text(t("rubric-caps", lang), style="bold magenta"))
+        for entry in rubric.to_json(lang)["caps"]:
+            console.print(Text(f"  {entry['max_score']:.0%}  {entry['code']}: {entry['misconception']}"))
+
+
 def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
     exercise = _exercise(args.id)
     _check_seed(args.seed)
+    if getattr(args, "rubric", False):
+        if args.json:
+            emit_json({"exercise": exercise.id, "rubric": exercise.scoring().to_json(lang)})
+        else:
+            print_rubric(exercise, lang, console)
+        return
     variant = exercise.generate(args.seed)
     payload = describe(exercise, variant, lang, args.solution)
     if args.json:

@@ -70,6 +70,7 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
             emit_json(sample.to_json())
             return
         console.print(Text(t("clm-heading", lang), style="bold"))
+        console.print(Text(t("fig-clm-data-side", lang), style="bold"))
         console.print(
             token_table(
                 [
@@ -79,6 +80,28 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
                 ]
             )
         )
+        console.print()
+        console.print(Text(t("fig-clm-loss-side", lang), style="bold"))
+        pairs = {logit: label for logit, label in sample.loss_pairs}
+        console.print(
+            token_table(
+                [
+                    (t("position", lang), range(len(sample.loss_side_inputs))),
+                    ("input_ids", sample.loss_side_inputs),
+                    ("labels", sample.loss_side_labels),
+                    (
+                        t("fig-clm-pair", lang),
+                        [
+                            f"{position}→{pairs[position]}"
+                            if position in pairs
+                            else t("fig-clm-unused", lang)
+                            for position in range(len(sample.loss_side_inputs))
+                        ],
+                    ),
+                ]
+            )
+        )
+        console.print(Text(t("fig-clm-layouts", lang), style="dim"))
         console.print()
         console.print(Text(t("mask-title-causal", lang), style="bold"))
         console.print(mask_grid(sample.mask, width=console.width, lang=lang))
@@ -107,6 +130,15 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
         console.print(Text(t("span-heading", lang, spans=spans), style="bold"))
         console.print(token_line(t("span-inputs", lang), sample.inputs))
         console.print(token_line(t("span-targets", lang), sample.targets))
+        from engine.tokens import sentinel
+
+        ending = (
+            t("fig-span-closed", lang, sentinel=sentinel(len(sample.spans)))
+            if sample.closed
+            else t("fig-span-open", lang)
+        )
+        console.print(Text(ending, style="dim"))
+        console.print(Text(t("fig-span-eos", lang), style="dim"))
     else:
         sample = samples.prefix_sample(args.text, args.prefix)
         if args.json:

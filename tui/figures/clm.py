@@ -1,6 +1,7 @@
-"""Causal LM, live: the first lesson's run with a length control (8 -> 4), its
-shifted label table, the causal mask, and the loss against ln V with the
-1/sqrt(d) scaling switchable."""
+"""Causal LM, live: the course's CLM run with a length control (8 -> 4), its
+labels in both layouts (data-side and loss-side, taken from the engine), the
+causal mask, and the loss against ln V + sigma^2/2 with the 1/sqrt(d) scaling
+switchable."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from exercises.items.loss_sanity import verdict as loss_verdict
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.mask_view import MAX_POSITIONS, MaskView
@@ -77,22 +79,71 @@ class ClmFigure(Figure):
             header.append(" " + " ".join(f"{v:5d}" for v in row[:10]) + (" …" if len(row) > 10 else ""))
         self.query_one("#clm-ids", Static).update(header)
         loss = run.loss if self.scaled else run.loss_unscaled
-        verdict = t("fig-clm-ok" if loss - run.baseline < 2 else "fig-clm-bad", lang)
-        self.query_one("#clm-loss", Static).update(
-            Text(
-                t("fig-clm-loss", lang, loss=loss, baseline=run.baseline, V=run.vocab_size, verdict=verdict),
-                style="bold green" if self.scaled else "bold red",
-            )
+        verdict = t("fig-clm-ok" if loss_verdict(loss, run.vocab_size) == "normal" else "fig-clm-bad", lang)
+        readout = Text(
+            t("fig-clm-loss", lang, loss=loss, baseline=run.baseline, V=run.vocab_size, verdict=verdict),
+            style="bold green" if self.scaled else "bold red",
         )
-        table = Table(box=None, header_style="bold", title=None, pad_edge=False)
-        table.add_column(t("position", lang))
-        table.add_column(t("input", lang), justify="right")
-        table.add_column(t("label", lang), justify="right")
-        for position in range(min(self.length - 1, 12)):
-            table.add_row(str(position), str(ids[0][position]), str(ids[0][position + 1]))
-        self.query_one("#clm-table", Static).update(table)
+        if self.scaled:
+            expected = run.baseline + run.logit_variance / 2
+            readout.append(
+                "\n"
+                + t(
+                    "fig-clm-variance",
+                    lang,
+                    var=run.logit_variance,
+                    expected=expected,
+                    count=run.counted_positions,
+                ),
+                style="dim",
+            )
+        readout.append("\n" + t("fig-clm-layouts", lang), style="dim")
+        self.query_one("#clm-loss", Static).update(readout)
+        self.query_one("#clm-table", Static).update(_layout_table(run, lang))
         self.query_one("#clm-mask", MaskView).show(
             run.causal_mask.int().tolist(),
             cap_message=t("matrix-cap", lang, n=self.length, cap=MAX_POSITIONS),
         )
         self.clear_error()
+
+
+MAX_TABLE_ROWS = 12
+
+
+def _layout_table(run, lang: str) -> Table:
+    """Row 0 of the run in both layouts. Data-side labels are the engine's shifted
+    labels; loss-side labels are input_ids themselves, and the pairs are the engine's
+    (logits[:, :-1] against labels[:, 1:])."""
+    from engine.clm import loss_side_pairs
+
+    ids = run.input_ids[0].tolist()
+    data_labels = run.labels[0].tolist()
+    pairs = dict(loss_side_pairs(len(ids)))
+    table = Table(box=None, header_style="bold", pad_edge=False, show_edge=False)
+    table.add_column(t("position", lang))
+    table.add_column(t("input", lang), justify="right")
+    table.add_column(t("label", lang), justify="right")
+    table.add_column("│", style="dim")
+    table.add_column("input_ids", justify="right")
+    table.add_column("labels", justify="right")
+    table.add_column(t("fig-clm-pair", lang))
+    table.title = f"{t('fig-clm-data-side', lang)}  │  {t('fig-clm-loss-side', lang)}"
+    table.title_justify = "left"
+    table.title_style = "bold"
+    for position in range(min(len(ids), MAX_TABLE_ROWS)):
+        has_data_row = position < len(data_labels)
+        pair = (
+            Text(f"{position}→{pairs[position]}", style="green")
+            if position in pairs
+            else Text(t("fig-clm-unused", lang), style="dim")
+        )
+        table.add_row(
+            str(position),
+            str(ids[position]) if has_data_row else "",
+            str(data_labels[position]) if has_data_row else "",
+            "│",
+            str(ids[position]),
+            str(ids[position]),
+            pair,
+        )
+    return table

@@ -72,7 +72,7 @@ class MlmFigure(Figure):
         sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=self.wrapped)
         table = Table(box=None, header_style="bold", pad_edge=False)
         for header in ("position", "token", "selected", "fate", "input", "label"):
-            table.add_column(t(header, lang), no_wrap=True, max_width=14, justify="left")
+            table.add_column(t(header, lang), no_wrap=True, max_width=18, justify="left")
         fate_words = {
             "mask": t("fate-mask", lang),
             "random": t("fate-random", lang),
@@ -87,11 +87,15 @@ class MlmFigure(Figure):
                     "1" if sample.selected[position] else "0",
                     style="bold" if sample.selected[position] else "dim",
                 )
+            fate_text = Text(fate_words.get(fate, ""), style=FATE_STYLE.get(fate, ""))
+            if fate == "random" and sample.inputs[position] == token:
+                # BERT draws from the whole vocabulary, so the draw can be the original.
+                fate_text.append(" " + t("fig-mlm-same", lang), style="magenta")
             table.add_row(
                 str(position),
                 token,
                 mark,
-                Text(fate_words.get(fate, ""), style=FATE_STYLE.get(fate, "")),
+                fate_text,
                 Text(sample.inputs[position], style=FATE_STYLE.get(fate, "")),
                 sample.labels[position] or Text("-100", style="dim"),
             )

@@ -1,4 +1,6 @@
-"""Prefix LM, live: the prefix length moves the matrix and the loss positions."""
+"""Prefix LM, live: the prefix length moves the matrix and the loss positions.
+It opens on a translation: the source is the prefix, the continuation is in the
+other language."""
 
 from __future__ import annotations
 
@@ -14,8 +16,6 @@ from tui.i18n import t
 from tui.widgets.mask_view import MaskView
 from tui.widgets.text_input import TextInput
 
-DEFAULT_TEXT = "translate to French : the cat sleeps"
-
 
 class PrefixFigure(Figure):
     BINDINGS = [
@@ -25,11 +25,16 @@ class PrefixFigure(Figure):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.prefix = 4
+        self.prefix = 0  # set in compose: the prefix ends with the arrow
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="prefix-keys")
-        yield TextInput(value=DEFAULT_TEXT, id="prefix-text")
+        # A real prefix task: a translation whose continuation is in the other language;
+        # the prefix is the instruction, the source sentence and the arrow.
+        text = t("fig-prefix-default", self.app.lang)
+        words = text.split()
+        self.prefix = words.index("→") + 1 if "→" in words else len(words) // 2
+        yield TextInput(value=text, id="prefix-text")
         yield Static(markup=False, classes="output", id="prefix-title")
         with Horizontal(classes="row"):
             yield Static(markup=False, classes="output side", id="prefix-table")

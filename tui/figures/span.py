@@ -1,4 +1,7 @@
-"""Span corruption, live: explicit spans or T5's random ones over a sentence."""
+"""Span corruption, live: the spans a learner types, and T5's random spans at the
+lesson's settings (noise density 0.15, mean span 3), with the arithmetic that
+gives a short sentence one span, placed last. Both follow T5 (closing sentinel
+only when kept text follows, </s> at the end)."""
 
 from __future__ import annotations
 
@@ -41,10 +44,8 @@ class SpanFigure(Figure):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.seed = 0
-        # Short sentences need more noise and shorter spans than T5's 0.15 / 3
-        # to show more than one span.
-        self.density = 0.3
-        self.mean = 1.5
+        self.density = 0.15  # T5's settings, the lesson's
+        self.mean = 3.0
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="span-keys")
@@ -85,18 +86,48 @@ class SpanFigure(Figure):
             self.show_error(t("fig-span-bad", lang))
             return
         text = self.query_one("#span-text", Input).value
-        sample = span_sample(text, spans=spans, density=self.density, mean_span=self.mean, seed=self.seed)
-        listing = ", ".join(f"{start}:{end}" for start, end in sample.spans)
         out = Text()
-        if spans is None:
-            out.append(
-                t("fig-span-params", lang, density=self.density, mean=self.mean, seed=self.seed) + "\n",
-                style="dim",
-            )
-        out.append(t("span-heading", lang, spans=listing), style="bold")
+        if spans is not None:
+            _describe(out, span_sample(text, spans=spans), lang)
+            out.append("\n\n")
+        sample = span_sample(text, density=self.density, mean_span=self.mean, seed=self.seed)
+        out.append(
+            t("fig-span-params", lang, density=self.density, mean=self.mean, seed=self.seed) + "\n",
+            style="dim",
+        )
+        _describe(out, sample, lang)
+        n = len(sample.tokens)
         out.append("\n")
-        out.append(token_line(t("span-inputs", lang), sample.inputs))
-        out.append("\n")
-        out.append(token_line(t("span-targets", lang), sample.targets))
+        out.append(
+            t(
+                "fig-span-why",
+                lang,
+                n=n,
+                density=self.density,
+                raw=n * self.density,
+                noise=sample.noise_tokens,
+                mean=self.mean,
+                spans=sample.span_count,
+            ),
+            style="italic",
+        )
         out_widget.update(out)
         self.clear_error()
+
+
+def _describe(out: Text, sample, lang: str) -> None:
+    """Heading, input, target, and why the target ends as it does."""
+    from engine.tokens import sentinel
+
+    listing = ", ".join(f"{start}:{end}" for start, end in sample.spans)
+    out.append(t("span-heading", lang, spans=listing), style="bold")
+    out.append("\n")
+    out.append(token_line(t("span-inputs", lang), sample.inputs))
+    out.append("\n")
+    out.append(token_line(t("span-targets", lang), sample.targets))
+    out.append("\n")
+    if sample.closed:
+        out.append(t("fig-span-closed", lang, sentinel=sentinel(len(sample.spans))), style="dim")
+    else:
+        out.append(t("fig-span-open", lang), style="dim")
+    out.append("\n" + t("fig-span-eos", lang), style="dim")

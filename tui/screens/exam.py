@@ -126,9 +126,9 @@ class ExamScreen(Screen):
         self.query_one("#results").display = False
         for button, key in (("prev", "exam-prev"), ("next", "exam-next"), ("submit", "exam-submit")):
             self.query_one(f"#{button}", Button).label = t(key, lang)
-        self.query_one("#exam-help", Static).update(t("exam-help", lang))
+        self.query_one("#exam-help", Static).update(t("exam-saved-note", lang))
         if self.session.notice:
-            self.notify(self.session.notice, severity="warning", timeout=12)
+            self.notify(pick(self.session.notice, lang), severity="warning", timeout=12)
         self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
         self.set_interval(1.0, self._tick)
         self._tick()
@@ -147,6 +147,7 @@ class ExamScreen(Screen):
             view.display = False  # ContentSwitcher shows one child; it only hides on a change
         await switcher.mount(*views)
         switcher.current = "view-q0"
+        self._explain_keys(0)
         for question in self.session.questions():
             if self.session.answers.get(question.index):
                 self.mark_answered(question.index)
@@ -159,12 +160,28 @@ class ExamScreen(Screen):
         target = f"view-{event.tab.id}"
         if any(child.id == target for child in switcher.children):
             switcher.current = target
+            self._explain_keys(int(event.tab.id[1:]))
+
+    def _explain_keys(self, index: int) -> None:
+        """The line above the footer says what Enter does on this kind of question."""
+        from exercises.catalogue import get
+
+        kind = get(self.session.quiz.exercises[index]).kind
+        key = {"choice": "exam-enter-choice", "matrix": "exam-enter-matrix"}.get(kind, "exam-enter-parts")
+        self.query_one("#exam-help", Static).update(t(key, self.app.lang))
+
+    def on_unmount(self) -> None:
+        self.session.close()  # the lock goes with the window
 
     def mark_answered(self, index: int) -> None:
         tab = self.query_one(f"#q{index}", Tab)
         tab.label = f"{index + 1} ✓" if self.session.answers.get(index) else str(index + 1)
 
     def action_move(self, step: int) -> None:
+        if self.session.submitted_at is not None:  # the results page: PgDn/PgUp scroll it
+            results = self.query_one("#results", VerticalScroll)
+            (results.scroll_page_down if step > 0 else results.scroll_page_up)(animate=False)
+            return
         self._disarm()
         tabs = self.query_one(Tabs)
         total = len(self.session.quiz.exercises)
@@ -222,15 +239,25 @@ class ExamScreen(Screen):
             self._hand_in()
 
     def show_results(self) -> None:
-        """After submitting: the grade and feedback for every question."""
+        """After submitting: the grade and the grader's feedback for every question
+        (carried by the grade: nothing is graded twice), or a note that the teacher
+        releases results later."""
         from exercises.catalogue import get
         from exercises.grading.diagnoses import explain
 
         lang = self.app.lang
+        for widget_id in ("#questions", "#switcher", "#exam-buttons", "#exam-status"):
+            self.query_one(widget_id).display = False
+        self.query_one("#exam-help", Static).update(t("exam-scroll", lang))
+        results = self.query_one("#results")
+        results.display = True
+        results.focus()
+        if not self.session.results_visible():
+            self.query_one("#results-text", Static).update(Text(t("exam-results-held", lang), style="bold"))
+            return
         grade = self.session.results()
         out = Text(
-            t("exam-results", lang, total=grade.total, count=len(grade.questions), percent=grade.percent)
-            + "\n",
+            t("exam-results", lang, total=grade.total, count=grade.maximum, percent=grade.percent) + "\n",
             style="bold",
         )
         for question in grade.questions:
@@ -240,18 +267,11 @@ class ExamScreen(Screen):
                 f"\n{question.index + 1}. {pick(exercise.title, lang)}: {question.score:.0%}\n",
                 style="bold " + style,
             )
-            answer = self.session.answers.get(question.index)
-            if not answer:
+            if not question.answered:
                 out.append("   " + t("exam-unanswered", lang) + "\n", style="dim")
                 continue
-            result = exercise.grade(exercise.generate(question.seed), answer)
-            labels = {part.name: pick(part.label, lang) for part in exercise.parts}
-            for name, part in result.parts.items():
-                out.append(f"   {labels.get(name, name)}: {pick(part.feedback, lang)}\n")
-            for code in result.diagnoses:
+            for label, feedback in question.feedback:
+                out.append(f"   {pick(label, lang)}: {pick(feedback, lang)}\n")
+            for code in question.diagnoses:
                 out.append(f"   ! {pick(explain(code), lang)}\n", style="magenta")
-        for widget_id in ("#questions", "#switcher", "#exam-help", "#exam-buttons", "#exam-status"):
-            self.query_one(widget_id).display = False
         self.query_one("#results-text", Static).update(out)
-        self.query_one("#results").display = True
-        self.query_one("#results").focus()

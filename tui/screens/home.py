@@ -54,7 +54,7 @@ class HomeScreen(Screen):
         lang = self.app.lang
         progress = self.app.progress
         solved_ids, mastered_ids = progress.solved(), progress.mastered()  # once, not per lesson
-        self.app.sub_title = t("app-subtitle", lang)
+        self.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
         options = self.query_one(OptionList)
         previous = options.highlighted

@@ -64,7 +64,7 @@ class LessonScreen(Screen):
         localise_bindings(self, lang)
         for node in self.query("ExercisePanel, Figure"):
             localise_bindings(node, lang)
-        self.app.sub_title = pick(self.objective.title, lang)
+        self.sub_title = pick(self.objective.title, lang)
         tabs = self.query_one(TabbedContent)
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
             tabs.get_tab(pane).label = t(key, lang)

@@ -34,10 +34,15 @@ class Page(Screen):
     TITLE_KEY = ""
 
     def on_mount(self) -> None:
+        self.watch(self.app, "lang", self._relabel_page, init=True)
+
+    def _relabel_page(self, lang: str) -> None:
+        """The header names this page (on the screen itself, so no other screen can leave
+        its own title behind) and the footer speaks the learner's language."""
         from tui.bindings import localise_bindings
 
-        localise_bindings(self, self.app.lang)
-        self.app.sub_title = t(self.TITLE_KEY, self.app.lang)
+        localise_bindings(self, lang)
+        self.sub_title = t(self.TITLE_KEY, lang)
 
     def action_leave(self) -> None:
         self.app.pop_screen()

@@ -1,0 +1,302 @@
+"""Grading a class from files: every variant regenerated from (salt, student,
+question) and every answer graded again, nothing a file says about its own score
+believed. One bad file is one rejected file; the rest are always graded.
+
+Identity (with a roster): a submission must name a roster student and carry an
+HMAC keyed by that student's PIN; two valid submissions for one student are a
+conflict, reported with both files and graded neither. Time: submissions are
+flagged (late, outside the window, implausible clock), never silently dropped."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from exercises.classroom.identity import Student, file_stem, signed_bytes, verify
+from exercises.classroom.quiz import Quiz, questions_for
+from exercises.classroom.submission import (
+    Submission,
+    SubmissionError,
+    _error,
+    is_autosave,
+    parse_submission,
+    read_json,
+)
+from exercises.text import Bilingual
+
+GRADED, MISSING, CONFLICT = "graded", "did not submit", "conflict"
+FLAGS = ("late", "before-open", "after-close", "clock-implausible", "no-times", "quiz-edited")
+CLOCK_SKEW = 120.0  # seconds a student's clock may run ahead of the teacher's without a flag
+PARALLEL_FROM = 60  # students; fewer are graded in this process
+
+
+@dataclass(frozen=True)
+class QuestionGrade:
+    index: int
+    exercise: str
+    seed: int
+    score: float  # 0..1
+    points: float  # score × the question's points
+    answered: bool
+    valid: bool
+    diagnoses: tuple[str, ...] = ()
+    feedback: tuple[tuple[Bilingual, Bilingual], ...] = ()  # (part label, what the grader said)
+    choice: str | None = None  # the option picked, for choice questions
+
+
+@dataclass(frozen=True)
+class StudentGrade:
+    student: str
+    questions: tuple[QuestionGrade, ...]
+    maximum: float = 0.0
+    name: str = ""
+    status: str = GRADED
+    flags: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    started_at: float | None = None
+    submitted_at: float | None = None
+
+    @property
+    def total(self) -> float:
+        return sum(question.points for question in self.questions)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.total / self.maximum if self.maximum else 0.0
+
+
+def grade_submission(quiz: Quiz, submission: Submission) -> StudentGrade:
+    """Regenerate this student's variants once each and grade every answer against
+    the question the student saw; unanswered = 0. SubmissionError when an answer
+    names a question this student does not have (tampered, or the quiz was edited)."""
+    from exercises.catalogue import get
+
+    if submission.quiz != quiz.id:
+        raise _error(
+            f"it is for quiz {submission.quiz[:40]!r}, not {quiz.id!r}",
+            f"它属于测验 {submission.quiz[:40]!r}，不是 {quiz.id!r}",
+        )
+    current = questions_for(quiz, submission.student)
+    by_question = {(q.exercise, q.seed): q.index for q in current}
+    edited = submission.quiz_hash is not None and submission.quiz_hash != quiz.question_hash
+    placed: dict[int, dict[str, str]] = {}
+    for index, answer in submission.answers.items():
+        if answer.exercise is None:
+            if index >= len(current):
+                raise _error(
+                    f"answer {index + 1}: the quiz has {len(current)} questions",
+                    f"第 {index + 1} 题答案：测验只有 {len(current)} 题",
+                )
+            placed[index] = answer.parts
+            continue
+        where = by_question.get((answer.exercise, answer.seed))
+        if where is None:
+            if edited:
+                raise _error(
+                    f"question {index + 1} as the student saw it ({answer.exercise}, seed {answer.seed}) is no longer in the quiz: it was edited after hand-out",
+                    f"学生看到的第 {index + 1} 题（{answer.exercise}，种子 {answer.seed}）已不在测验中：测验在发放后被修改过",
+                )
+            raise _error(
+                f"answer {index + 1} claims {answer.exercise} seed {answer.seed}, which is not this student's question",
+                f"第 {index + 1} 题答案声称是 {answer.exercise} 种子 {answer.seed}，但这不是该学生的题目",
+            )
+        placed[where] = answer.parts
+    graded = []
+    for question in current:
+        exercise = get(question.exercise)
+        points = quiz.points_of(question.index)
+        parts = {p: text for p, text in placed.get(question.index, {}).items() if p in exercise.part_names()}
+        if not any(text.strip() for text in parts.values()):
+            graded.append(
+                QuestionGrade(question.index, question.exercise, question.seed, 0.0, 0.0, False, False)
+            )
+            continue
+        result = exercise.grade(exercise.generate(question.seed), parts)
+        labels = {part.name: part.label for part in exercise.parts}
+        score = result.score or 0.0
+        graded.append(
+            QuestionGrade(
+                question.index,
+                question.exercise,
+                question.seed,
+                score,
+                score * points,
+                True,
+                result.valid,
+                tuple(result.diagnoses),
+                tuple((labels[name], part.feedback) for name, part in result.parts.items()),
+                parts.get("choice") if exercise.kind == "choice" else None,
+            )
+        )
+    return StudentGrade(
+        submission.student,
+        tuple(graded),
+        quiz.maximum,
+        flags=("quiz-edited",) if edited else (),
+        started_at=submission.started_at,
+        submitted_at=submission.submitted_at,
+    )
+
+
+def time_flags(
+    quiz: Quiz, submission: Submission, grace_minutes: float, now: float | None = None
+) -> tuple[str, ...]:
+    """What the timestamps in a file say, checked against the quiz's rules. A file's
+    times are the student's computer's: they show lateness, they cannot prove punctuality."""
+    import time
+
+    grace = 60.0 * grace_minutes
+    started, submitted = submission.started_at, submission.submitted_at
+    if started is None or submitted is None:
+        return ("no-times",)
+    flags = []
+    now = time.time() if now is None else now
+    if (
+        submitted < started
+        or submitted > now + CLOCK_SKEW
+        or (quiz.created_at is not None and started < quiz.created_at - CLOCK_SKEW)
+    ):
+        flags.append("clock-implausible")
+    if quiz.time_limit_minutes is not None and submitted > started + 60 * quiz.time_limit_minutes + grace:
+        flags.append("late")
+    if quiz.opens_at is not None and started < quiz.opens_at - grace:
+        flags.append("before-open")
+    if quiz.closes_at is not None and submitted > quiz.closes_at + grace:
+        flags.append("after-close")
+    return tuple(flags)
+
+
+@dataclass
+class ClassResult:
+    grades: list[StudentGrade] = field(default_factory=list)  # every roster student, then the others
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, why), in English
+    rejected_text: list[tuple[str, Bilingual]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # autosaves among the files
+    conflicts: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (student, files)
+
+    def reject(self, path: str, error: SubmissionError) -> None:
+        self.rejected.append((path, str(error)))
+        self.rejected_text.append((path, error.text))
+
+    @property
+    def graded(self) -> list[StudentGrade]:
+        return [grade for grade in self.grades if grade.status == GRADED]
+
+
+def _grade_many(quiz: Quiz, submissions: Sequence[Submission]) -> list[StudentGrade | SubmissionError]:
+    out: list[StudentGrade | SubmissionError] = []
+    for submission in submissions:
+        try:
+            out.append(grade_submission(quiz, submission))
+        except SubmissionError as error:
+            out.append(error)
+    return out
+
+
+def _single_thread_torch() -> None:
+    try:
+        import torch
+
+        torch.set_num_threads(1)  # many tiny tensors: threads cost more than they give
+    except ImportError:  # pragma: no cover - the engine always has torch
+        pass
+
+
+def grade_all(quiz: Quiz, submissions: Sequence[Submission], workers: int | None = None) -> list:
+    """Grade in this process for a small class, else across the machine's cores
+    (forked workers: each regenerates only its own students' variants)."""
+    workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    _single_thread_torch()
+    if workers < 2 or len(submissions) < PARALLEL_FROM or not hasattr(os, "fork"):
+        return _grade_many(quiz, submissions)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    light = [replace(s, payload={}) for s in submissions]
+    size = -(-len(light) // (workers * 4))
+    chunks = [light[start : start + size] for start in range(0, len(light), size)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        results = pool.map(_grade_many, [quiz] * len(chunks), chunks)
+        return [grade for chunk in results for grade in chunk]
+
+
+def grade_class(
+    quiz: Quiz,
+    paths: Iterable[Path],
+    roster: Sequence[Student] | None = None,
+    grace_minutes: float = 1.0,
+    now: float | None = None,
+    workers: int | None = None,
+) -> ClassResult:
+    """Read, check, and grade every file; see the module's docstring for the rules."""
+    result = ClassResult()
+    by_id = {student.id: student for student in roster} if roster is not None else None
+    claims: dict[str, list[tuple[str, Submission]]] = {}
+    for path in paths:
+        path = Path(path)
+        try:
+            payload = read_json(path)
+            if is_autosave(path, payload) or path.name.endswith(".release.json"):
+                result.skipped.append(str(path))
+                continue
+            submission = parse_submission(payload)
+            if submission.quiz != quiz.id:
+                raise _error(
+                    f"it is for quiz {submission.quiz[:40]!r}, not {quiz.id!r}",
+                    f"它属于测验 {submission.quiz[:40]!r}，不是 {quiz.id!r}",
+                )
+            if by_id is not None:
+                student = by_id.get(submission.student)
+                if student is None:
+                    raise _error("its student id is not on the roster", "它的学号不在名单上")
+                if not verify(payload, student.pin):
+                    raise _error(
+                        f"its signature does not match {submission.student}'s PIN: forged, edited, or signed with another PIN",
+                        f"签名与 {submission.student} 的 PIN 不符：伪造、被改动或用了别人的 PIN",
+                    )
+            claims.setdefault(submission.student, []).append((str(path), submission))
+        except SubmissionError as error:
+            result.reject(str(path), error)
+    to_grade: list[Submission] = []
+    conflicted: dict[str, tuple[str, ...]] = {}
+    for student, found in claims.items():
+        distinct = {signed_bytes(submission.payload) for _, submission in found}
+        if len(distinct) > 1:
+            conflicted[student] = tuple(path for path, _ in found)
+            result.conflicts.append((student, conflicted[student]))
+        else:
+            to_grade.append(found[0][1])
+    files = {student: tuple(path for path, _ in found) for student, found in claims.items()}
+    graded: dict[str, StudentGrade] = {}
+    for submission, outcome in zip(to_grade, grade_all(quiz, to_grade, workers), strict=True):
+        if isinstance(outcome, SubmissionError):
+            for path in files[submission.student]:
+                result.reject(path, outcome)
+            continue
+        flags = outcome.flags + time_flags(quiz, submission, grace_minutes, now)
+        graded[submission.student] = replace(outcome, flags=flags, files=files[submission.student])
+    empty = tuple(
+        QuestionGrade(q.index, q.exercise, q.seed, 0.0, 0.0, False, False) for q in questions_for(quiz, "")
+    )
+    names = {student.id: student.name for student in roster or ()}
+    order = [student.id for student in roster or ()]
+    order += sorted(set(graded) - set(order)) + sorted(set(conflicted) - set(order) - set(graded))
+    for student in order:
+        if student in graded:
+            result.grades.append(replace(graded[student], name=names.get(student, "")))
+        elif student in conflicted:
+            result.grades.append(
+                StudentGrade(
+                    student, empty, quiz.maximum, names.get(student, ""), CONFLICT, files=conflicted[student]
+                )
+            )
+        else:
+            result.grades.append(StudentGrade(student, empty, quiz.maximum, names.get(student, ""), MISSING))
+    return result
+
+
+def release_stem(quiz: Quiz) -> str:
+    """The name of the file ``quiz release`` writes beside the submissions."""
+    return f"{file_stem(quiz.id)}.release.json"

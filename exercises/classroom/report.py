@@ -1,0 +1,249 @@
+"""What the teacher reads: the gradebook (CSV, for a spreadsheet or an LMS) and
+the class report (Markdown): per question the mean, how many got it right, a
+discrimination index, option counts and the misconceptions seen, with who."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from collections import Counter
+from collections.abc import Sequence
+
+from exercises.classroom.grading import CONFLICT, GRADED, MISSING, ClassResult, StudentGrade
+from exercises.classroom.quiz import Quiz
+from exercises.classroom.safe import csv_cell, markdown
+from exercises.text import L, pick
+
+LMS_COLUMNS = ("student_id", "name", "points", "max", "percent")
+SHOWN_CODES = 5
+SHOWN_NAMES = 5
+UPPER_LOWER = 0.27
+
+STATUS = {
+    GRADED: L("graded", "已评分"),
+    MISSING: L("did not submit", "未提交"),
+    CONFLICT: L("conflict", "冲突"),
+}
+FLAG_TEXT = {
+    "late": L("late (after start + time limit + grace)", "迟交（超过开始时间 + 时限 + 宽限）"),
+    "before-open": L("started before the quiz opened", "在测验开放前开始"),
+    "after-close": L("submitted after the quiz closed", "在测验关闭后提交"),
+    "clock-implausible": L(
+        "times impossible (clock changed or file edited)", "时间不合常理（改过时钟或文件）"
+    ),
+    "no-times": L("no start or submit time", "没有开始或提交时间"),
+    "quiz-edited": L("answered an earlier version of the quiz", "作答的是修改前的测验"),
+}
+WORDS = {
+    "summary": L(
+        "{graded} graded · {missing} did not submit · {conflicts} conflicts · {rejected} files rejected · {skipped} autosaves skipped",
+        "已评分 {graded} · 未提交 {missing} · 冲突 {conflicts} · 被拒收文件 {rejected} · 跳过自动保存 {skipped}",
+    ),
+    "mean": L(
+        "Class mean: {percent:.1f}% ({points:.2f} of {maximum:g} points)",
+        "班级平均：{percent:.1f}%（{points:.2f} / {maximum:g} 分）",
+    ),
+    "questions": L("Questions", "各题"),
+    "table": L(
+        "| # | exercise | points | mean | right | discrimination |",
+        "| # | 练习 | 分值 | 平均 | 全对 | 区分度 |",
+    ),
+    "discrimination-note": L(
+        "Discrimination: mean score of the top 27 % of the class minus the bottom 27 % (by total); near 0 or negative: the question does not separate stronger from weaker students.",
+        "区分度：总分前 27% 学生的平均得分减去后 27% 的平均得分；接近 0 或为负，说明此题区分不出强弱。",
+    ),
+    "question": L("Question {n}: {exercise} ({points:g} points)", "第 {n} 题：{exercise}（{points:g} 分）"),
+    "options": L("Options picked", "各选项人数"),
+    "no-misconceptions": L("No misconception seen.", "没有发现误区。"),
+    "students": L("students", "学生"),
+    "more-names": L("+{n} more (quiz grade --all)", "另有 {n} 人（quiz grade --all）"),
+    "more-codes": L("+{n} more misconceptions (quiz grade --all)", "另有 {n} 种误区（quiz grade --all）"),
+    "most-wrong": L("Questions most students got wrong", "答错最多的题"),
+    "flags": L("Flags", "标记"),
+    "conflicts": L(
+        "Conflicts (two different submissions for one student: neither graded)",
+        "冲突（同一学生的两份不同提交：都未评分）",
+    ),
+    "rejected": L("Rejected files", "被拒收的文件"),
+    "skipped": L("Autosave files skipped (not submissions)", "跳过的自动保存文件（不是提交）"),
+    "missing": L("Did not submit", "未提交"),
+    "none": L("none", "无"),
+}
+
+
+def points_text(value: float) -> str:
+    """Points as people write them: 2, 1.5, 0.67."""
+    return f"{round(value, 2):g}"
+
+
+def _iso(epoch: float | None) -> str:
+    if epoch is None:
+        return ""
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
+    """One row per student (every roster student, did-not-submit included). The first
+    five columns are what an LMS imports; points and percent are empty unless graded."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            *LMS_COLUMNS,
+            "status",
+            "flags",
+            *(f"q{i + 1} {exercise}" for i, exercise in enumerate(quiz.exercises)),
+            "started_at",
+            "submitted_at",
+            "files",
+        ]
+    )
+    for grade in grades:
+        graded = grade.status == GRADED
+        writer.writerow(
+            [
+                csv_cell(grade.student),
+                csv_cell(grade.name),
+                points_text(grade.total) if graded else "",
+                points_text(grade.maximum),
+                f"{grade.percent:.1f}" if graded else "",
+                grade.status,
+                " ".join(grade.flags),
+                *((f"{q.points:.2f}" if graded else "") for q in grade.questions),
+                _iso(grade.started_at),
+                _iso(grade.submitted_at),
+                csv_cell(" ".join(grade.files)),
+            ]
+        )
+    return out.getvalue()
+
+
+def discrimination(scores_by_student: Sequence[tuple[float, float]]) -> float | None:
+    """(total, this question's score 0..1) per student -> upper 27 % mean minus lower 27 % mean."""
+    if len(scores_by_student) < 2:
+        return None
+    ranked = sorted(scores_by_student, key=lambda pair: pair[0])
+    size = max(1, round(UPPER_LOWER * len(ranked)))
+    lower, upper = ranked[:size], ranked[-size:]
+    return sum(s for _, s in upper) / size - sum(s for _, s in lower) / size
+
+
+def _names(students: list[str], show_all: bool, lang: str) -> str:
+    shown = students if show_all else students[:SHOWN_NAMES]
+    text = ", ".join(markdown(name, 60) for name in shown)
+    if len(students) > len(shown):
+        text += ", " + pick(WORDS["more-names"], lang).format(n=len(students) - len(shown))
+    return text
+
+
+def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all: bool = False) -> str:
+    """The class report in ``lang``; counts first, names cut to a few unless ``show_all``."""
+    from exercises.catalogue import get
+    from exercises.grading.diagnoses import explain
+
+    def w(key: str, **params) -> str:
+        return pick(WORDS[key], lang).format(**params)
+
+    graded = result.graded
+    missing = [g.student for g in result.grades if g.status == MISSING]
+    lines = [f"# {markdown(quiz.title)} ({markdown(quiz.id)})", ""]
+    lines.append(
+        w(
+            "summary",
+            graded=len(graded),
+            missing=len(missing),
+            conflicts=len(result.conflicts),
+            rejected=len(result.rejected),
+            skipped=len(result.skipped),
+        )
+    )
+    if graded:
+        points = sum(g.total for g in graded) / len(graded)
+        lines.append("")
+        lines.append(
+            w(
+                "mean",
+                percent=sum(g.percent for g in graded) / len(graded),
+                points=points,
+                maximum=quiz.maximum,
+            )
+        )
+    flagged: dict[str, list[str]] = {}
+    for grade in graded:
+        for flag in grade.flags:
+            flagged.setdefault(flag, []).append(grade.student)
+    if flagged:
+        lines += ["", "## " + w("flags"), ""]
+        for flag, students in flagged.items():
+            lines.append(
+                f"- **{flag}** × {len(students)}: {pick(FLAG_TEXT[flag], lang)} ({_names(students, show_all, lang)})"
+            )
+    lines += ["", "## " + w("questions"), "", w("table"), "| --- | --- | --- | --- | --- | --- |"]
+    sections: list[str] = []
+    wrong_counts = []
+    for index, exercise_id in enumerate(quiz.exercises):
+        exercise = get(exercise_id)
+        worth = quiz.points_of(index)
+        answers = [(g, g.questions[index]) for g in graded]
+        right = sum(1 for _, q in answers if q.score >= 1.0 - 1e-9)
+        mean = sum(q.points for _, q in answers) / len(answers) if answers else 0.0
+        index_d = discrimination([(g.total, q.score) for g, q in answers])
+        shown_d = "–" if index_d is None else f"{index_d:+.2f}"
+        wrong_counts.append((len(answers) - right, index, exercise_id))
+        lines.append(
+            f"| {index + 1} | {exercise_id} | {worth:g} | {mean:.2f} | {right}/{len(answers)} | {shown_d} |"
+        )
+        sections += [
+            "",
+            "### "
+            + w(
+                "question",
+                n=index + 1,
+                exercise=f"{exercise_id} · {markdown(pick(exercise.title, lang))}",
+                points=worth,
+            ),
+            "",
+        ]
+        if exercise.kind == "choice":
+            picked = Counter(q.choice or "–" for _, q in answers)
+            letters = sorted(k for k in picked if k != "–") + (["–"] if "–" in picked else [])
+            sections.append(
+                w("options") + ": " + " · ".join(f"{markdown(k, 3)} {picked[k]}" for k in letters)
+            )
+            sections.append("")
+        who: dict[str, list[str]] = {}
+        for grade, question in answers:
+            for code in question.diagnoses:
+                who.setdefault(code, []).append(grade.student)
+        ranked = sorted(who.items(), key=lambda item: (-len(item[1]), item[0]))
+        if not ranked:
+            sections.append(w("no-misconceptions"))
+        for code, students in ranked if show_all else ranked[:SHOWN_CODES]:
+            sections.append(
+                f"- **{code}** × {len(students)} — {pick(explain(code), lang)} ({w('students')}: {_names(students, show_all, lang)})"
+            )
+        if not show_all and len(ranked) > SHOWN_CODES:
+            sections.append("- " + w("more-codes", n=len(ranked) - SHOWN_CODES))
+    lines += ["", w("discrimination-note")]
+    lines += sections
+    lines += ["", "## " + w("most-wrong"), ""]
+    worst = sorted((c for c in wrong_counts if c[0] and 2 * c[0] >= len(graded)), key=lambda c: (-c[0], c[1]))
+    lines += [
+        f"- {index + 1}. {exercise} : {wrong}/{len(graded)}" for wrong, index, exercise in worst[:5]
+    ] or [w("none")]
+    if result.conflicts:
+        lines += ["", "## " + w("conflicts"), ""]
+        for student, files in result.conflicts:
+            lines.append(f"- {markdown(student)}: " + ", ".join(markdown(path, 120) for path in files))
+    if result.rejected_text:
+        lines += ["", "## " + w("rejected"), ""]
+        lines += [
+            f"- {markdown(path, 120)}: {markdown(pick(why, lang), 300)}" for path, why in result.rejected_text
+        ]
+    if result.skipped:
+        lines += ["", "## " + w("skipped"), ""]
+        lines += [f"- {markdown(path, 120)}" for path in result.skipped]
+    if missing:
+        lines += ["", "## " + w("missing") + f" ({len(missing)})", "", _names(missing, show_all, lang)]
+    return "\n".join(lines) + "\n"

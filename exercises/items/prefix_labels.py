@@ -1,0 +1,288 @@
+"""prefix-lm-labels: a real prefix task (translate, answer, summarise) as a
+decoder-only prefix LM: write the inputs, the input positions that enter the
+loss and the label row. The classic slip is one position late: the last prefix
+position already predicts the first token of the continuation."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+from exercises.grading import parsing
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
+from exercises.grading.scoring import (
+    ONE_BASED_CAP,
+    counted_from_one,
+    is_one_based,
+    jaccard,
+    listing,
+    mismatches,
+    read_tokens_certain,
+    right,
+    same_token,
+    sequence_score,
+    set_difference_note,
+    wrong_positions,
+)
+from exercises.items.banks import rng_for
+from exercises.text import L
+
+ID = "prefix-lm-labels"
+
+# (prefix, continuation): the prefix is the task and its input, read both ways;
+# the continuation is the answer, written left to right.
+TASKS = (
+    ("translate English to German : good morning", "guten Morgen"),
+    ("翻译 成 英文 ： 早上 好", "good morning"),
+    ("question : capital of France ? answer :", "Paris is"),
+    ("summarize : the meeting moved to Friday afternoon", "meeting on Friday"),
+    ("英译中 ： thank you", "谢谢 你"),
+    ("translate English to French : thank you very much", "merci beaucoup"),
+    ("sentiment : what a lovely film", "very positive"),
+    ("问题 ： 一 加 一 等于 几 ？ 答 ：", "等于 二"),
+    ("continue the story : once upon a", "time there lived"),
+    ("translate Chinese to English : 我 喜欢 猫", "I like cats"),
+)
+
+
+def _draw(seed: int) -> dict:
+    task = TASKS[0] if seed == 0 else TASKS[rng_for(ID, seed).randrange(len(TASKS))]
+    prefix, continuation = (part.split() for part in task)
+    return {"tokens": [*prefix, *continuation], "prefix": len(prefix)}
+
+
+def _fair(params: dict) -> bool:
+    """A prefix of at least 2 tokens and a continuation of at least 2, so that
+    the loss neither starts at 0 nor is a single position."""
+    n, prefix = len(params["tokens"]), params["prefix"]
+    return 2 <= prefix <= n - 2
+
+
+@functools.lru_cache(maxsize=1024)
+def _generate(seed: int) -> Variant:
+    from engine.samples import prefix_sample  # the engine (torch) only where it computes
+
+    params = _draw(seed)
+    tokens, prefix = params["tokens"], params["prefix"]
+    sample = prefix_sample(" ".join(tokens), prefix)
+    loss_positions = [i for i, label in enumerate(sample.labels) if label is not None]
+    data = {
+        **params,
+        "inputs": sample.inputs,
+        "loss_positions": loss_positions,
+        "labels": {str(i): sample.labels[i] for i in loss_positions},
+    }
+    listing_text = " ".join(tokens)
+    head, tail = " ".join(tokens[:prefix]), " ".join(tokens[prefix:])
+    prompt = L(
+        f"A decoder-only prefix LM learns this pair: the prefix [{head}] (positions 0 to {prefix - 1}, read in both "
+        f"directions) and its continuation [{tail}]. The whole sequence is [{listing_text}] ({len(tokens)} tokens). "
+        "Lay it out as the engine does: the inputs are the tokens without the last one, and input position t is "
+        "trained to predict token t+1; the loss covers exactly the tokens of the continuation.\n"
+        "1. The inputs?\n2. Which input positions enter the loss?\n"
+        "3. The label row, one entry per input position, -100 where no loss is taken?",
+        f"一个仅解码器的前缀 LM 学习这一对：前缀 [{head}]（位置 0 到 {prefix - 1}，双向读取）和它的续写 [{tail}]。"
+        f"整个序列是 [{listing_text}]（{len(tokens)} 个 token）。按引擎的方式排列：输入是去掉最后一个 token 的序列，"
+        "输入位置 t 学习预测第 t+1 个 token；损失恰好覆盖续写部分的 token。\n"
+        "1. 输入是什么？\n2. 哪些输入位置参与损失？\n3. 标签行是什么？每个输入位置一项，不计损失的位置写 -100。",
+    )
+    return Variant(ID, seed, data, prompt, question_key_of(params))
+
+
+class PrefixLabels(Exercise):
+    def variant_is_fair(self, variant: Variant) -> bool:
+        data = variant.data
+        first = data["prefix"] - 1  # the last prefix position already predicts
+        return _fair(data) and data["loss_positions"] == list(range(first, len(data["tokens"]) - 1))
+
+    def pool_size(self) -> int:
+        return len(TASKS)
+
+    def solve(self, variant: Variant) -> dict[str, str]:
+        data = variant.data
+        row = [data["labels"].get(str(i), "-100") for i in range(len(data["inputs"]))]
+        return {
+            "inputs": " ".join(data["inputs"]),
+            "loss_positions": ", ".join(map(str, data["loss_positions"])),
+            "labels": " ".join(row),
+        }
+
+    def parse(self, part: str, text: str, variant: Variant) -> Parsed:
+        data = variant.data
+        if part == "inputs":
+            tokens, certain = read_tokens_certain(text, data["inputs"], data["tokens"])
+            return Parsed(tokens, certain=certain)
+        if part == "loss_positions":
+            return Parsed(parsing.positions(text, None, n=len(data["inputs"])))
+        row = parsing.label_row(text, len(data["inputs"]))
+        if row is not None:
+            return Parsed(row)
+        pairs = parsing.mapping(text)
+        if pairs is not None:
+            return Parsed(pairs)
+        return Parsed(
+            None,
+            L(
+                f"A label row of {len(data['inputs'])} entries with -100 where no loss is taken "
+                "(e.g. -100 -100 b c), or position: token pairs (e.g. 1: b, 2: c).",
+                f"一行 {len(data['inputs'])} 项的标签，不计损失处写 -100（如 -100 -100 b c），"
+                "或“位置: token”（如 1: b, 2: c）。",
+            ),
+        )
+
+    def grade_parts(
+        self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
+    ) -> tuple[dict[str, PartResult], list[str]]:
+        data = variant.data
+        results: dict[str, PartResult] = {}
+        codes: list[str] = []
+        if "inputs" in parsed:
+            given, expected = parsed["inputs"].value, data["inputs"]
+            score = sequence_score(given, expected)
+            if score == 1.0:
+                results["inputs"] = right()
+            else:
+                if parsed["inputs"].certain and _same(given, data["tokens"]):
+                    codes.append("inputs-keep-last")
+                note = (
+                    wrong_positions(mismatches(given, expected), len(expected))
+                    if len(given) == len(expected)
+                    else L(
+                        f"The inputs have one token fewer than the sequence; you wrote {len(given)}.",
+                        f"输入比整个序列少一个 token；你写了 {len(given)} 个。",
+                    )
+                )
+                results["inputs"] = PartResult(score, True, note)
+        if "loss_positions" in parsed:
+            result, found = _grade_positions(set(parsed["loss_positions"].value), data)
+            results["loss_positions"] = result
+            codes += found
+        if "labels" in parsed:
+            result, found = _grade_labels(parsed["labels"].value, data)
+            results["labels"] = result
+            codes += found
+        return results, codes
+
+
+def _same(given: list[str], expected: list[str]) -> bool:
+    return len(given) == len(expected) and all(same_token(a, b) for a, b in zip(given, expected, strict=True))
+
+
+def _grade_positions(given: set[int], data: dict) -> tuple[PartResult, list[str]]:
+    expected = set(data["loss_positions"])
+    if given == expected:
+        return right(), []
+    if is_one_based(given, expected):
+        return counted_from_one()
+    codes = []
+    first = min(expected)
+    if given == expected - {first}:
+        codes.append("prefix-loss-starts-late")
+    elif given >= expected | set(range(first)):
+        codes.append("prefix-loss-everywhere")
+    note = set_difference_note(given, expected)
+    rule = L(
+        "Count the input positions whose next token belongs to the continuation.",
+        "数一数：哪些输入位置的下一个 token 属于续写部分。",
+    )
+    return PartResult(
+        jaccard(given, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
+    ), codes
+
+
+def _grade_labels(given: dict[int, str], data: dict) -> tuple[PartResult, list[str]]:
+    expected = {int(i): token for i, token in data["labels"].items()}
+    shifted = {i - 1: token for i, token in given.items()}
+    if (
+        set(given) != set(expected)
+        and set(shifted) == set(expected)
+        and all(same_token(shifted[i], expected[i]) for i in expected)
+    ):
+        return counted_from_one()
+    codes: list[str] = []
+    wrong = [i for i in expected if i in given and not same_token(given[i], expected[i])]
+    missing = sorted(set(expected) - set(given))
+    extra = sorted(set(given) - set(expected))
+    inputs = data["inputs"]
+    if wrong and all(same_token(given[i], inputs[i]) for i in wrong):
+        codes.append("labels-not-shifted")
+    if missing == [min(expected)] and not extra:
+        codes.append("prefix-loss-starts-late")
+    if extra and set(extra) == set(range(min(expected))):
+        codes.append("prefix-loss-everywhere")
+    matched = len(expected) - len(wrong) - len(missing)
+    score = matched / (len(expected) + len(extra))
+    if score == 1.0:
+        return right(), codes
+    notes_en, notes_zh = [], []
+    if wrong:
+        notes_en.append(f"the label at {listing(wrong)} is not right")
+        notes_zh.append(f"位置 {listing(wrong)} 的标签不对")
+    if missing:
+        notes_en.append(f"{len(missing)} loss position(s) have no label")
+        notes_zh.append(f"有 {len(missing)} 个该计损失的位置没给标签")
+    if extra:
+        notes_en.append(f"{listing(extra)} should be -100")
+        notes_zh.append(f"{listing(extra)} 应为 -100")
+    return PartResult(
+        score, True, L("; ".join(notes_en).capitalize() + ".", "；".join(notes_zh) + "。")
+    ), codes
+
+
+RUBRIC = Rubric(
+    full=L(
+        "The inputs (the tokens without the last), the loss positions from the last prefix position to the end, "
+        "and each label the next token.",
+        "输入（去掉最后一个 token）、从前缀最后一个位置到结尾的损失位置、每个标签都是下一个 token。",
+    ),
+    partial=(
+        L("Each of the three parts counts a third.", "三个部分各占三分之一。"),
+        L("Inputs: the share of positions right.", "输入：按写对的位置比例给分。"),
+        L("Loss positions: overlap with the right set.", "损失位置：与正确集合的重合度。"),
+        L(
+            "Labels: right labels ÷ (labels expected + labels given where -100 belongs).",
+            "标签：写对的标签 ÷（应有的标签数 + 多写的标签数）。",
+        ),
+    ),
+    caps=(
+        ("prefix-loss-starts-late", 0.5),
+        ("prefix-loss-everywhere", 0.5),
+        ("labels-not-shifted", 0.5),
+        ONE_BASED_CAP,
+    ),
+)
+
+EXERCISES = (
+    PrefixLabels(
+        id=ID,
+        make_variant=_generate,
+        draw=_draw,
+        rubric=RUBRIC,
+        kind="parts",
+        title=L("Prefix LM: where the loss begins", "前缀 LM：损失从哪里开始"),
+        parts=(
+            Part("inputs", L("inputs", "输入"), L("tokens separated by spaces", "用空格分隔的 token")),
+            Part(
+                "loss_positions",
+                L("input positions in the loss", "参与损失的输入位置"),
+                L("positions, e.g. 3, 4, 5 or 3-5", "位置，如 3, 4, 5 或 3-5"),
+            ),
+            Part(
+                "labels",
+                L("label row", "标签行"),
+                L("one entry per input position, e.g. -100 -100 b c", "每个输入位置一项，如 -100 -100 b c"),
+            ),
+        ),
+        hint_texts=(
+            L(
+                "Input position t is trained to predict token t+1. Which token does the last prefix position predict?",
+                "输入位置 t 学习预测第 t+1 个 token。前缀的最后一个位置在预测哪个 token？",
+            ),
+            L(
+                "A label is -100 where the token to predict lies inside the prefix: the prefix is given, not learnt.",
+                "要预测的 token 落在前缀里时标签为 -100：前缀是给定的，不是要学的。",
+            ),
+            L("The label row is as long as the inputs.", "标签行和输入一样长。"),
+        ),
+    ),
+)

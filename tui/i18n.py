@@ -419,7 +419,6 @@ MESSAGES: dict[str, Bilingual] = {
         "正确；抽样顺序与引擎不同（这是允许的）。",
     ),
     "lab-printed": L("your code printed:", "你的代码打印了："),
-    "lab-line": L("line {line}", "第 {line} 行"),
     "lab-seconds": L("{seconds:.1f} s, {calls} calls", "{seconds:.1f} 秒，调用 {calls} 次"),
     "lab-init-created": L("wrote {n} files in {dir}", "已在 {dir} 写入 {n} 个文件"),
     "lab-init-kept": L(
@@ -462,7 +461,6 @@ MESSAGES: dict[str, Bilingual] = {
         "▸ F8 Code lab: write the objectives in torch", "▸ F8 代码实验：用 torch 亲手写出各个目标"
     ),
     "lab-watch-on": L("save = check", "保存即检查"),
-    "lab-key-watch": L("watch", "监视"),
     "lab-init-here": L(
         "No lab files in {dir} yet. Press i to write them (existing files are never overwritten).",
         "{dir} 中还没有实验文件。按 i 写入（已有文件不会被覆盖）。",
@@ -471,8 +469,6 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-key-hint": L("hint", "提示"),
     "lab-key-solution": L("solution", "参考答案"),
     "lab-key-init": L("write files", "写入文件"),
-    "lab-key-back": L("back", "返回"),
-    "lab-key-open": L("code lab", "代码实验"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -613,7 +613,9 @@ BY_ID: dict[str, Task] = {task.id: task for task in TASKS}
 
 def find_task(name: str) -> Task | None:
     """A task by id, number ("6", "06", full-width "０６") or file name ("06_bert_mask.py")."""
-    key = unicodedata.normalize("NFKC", name).strip().removesuffix(".py")
+    key = (
+        unicodedata.normalize("NFKC", name).strip().replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    )
     if key in BY_ID:
         return BY_ID[key]
     head = key.split("_", 1)

@@ -79,7 +79,7 @@ def _open_from(app) -> None:
 class LabScreen(Screen):
     DEFAULT_CSS = """
     LabScreen #lab-top { height: 1; padding: 0 1; background: $boost; }
-    LabScreen #lab-tasks { width: 30; height: 1fr; }
+    LabScreen #lab-tasks { width: 27; height: 1fr; }
     LabScreen #lab-detail { width: 1fr; height: 1fr; padding: 0 1; }
     LabScreen #lab-result { margin-top: 1; }
     LabScreen #lab-extra { margin-top: 1; }
@@ -94,7 +94,7 @@ class LabScreen(Screen):
 
     def __init__(self, folder: Path, objective: str | None = None, watch: bool = True) -> None:
         super().__init__()
-        self.folder = Path(folder)
+        self.folder = Path(folder).expanduser().resolve()
         self.objective = objective
         self.watch_folder_on = watch
         self.results: dict[str, object] = {}
@@ -135,6 +135,7 @@ class LabScreen(Screen):
         options.focus()
         if self.watch_folder_on:
             self.run_worker(self._watch_folder, thread=True, group="lab-watch", exclusive=True)
+        self.run_worker(_warm_up, thread=True, group="lab-warm-up")  # the first check then starts at once
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -343,6 +344,17 @@ class LabScreen(Screen):
 
 
 BY_IDS = {task.id for task in TASKS}
+
+
+def _warm_up() -> None:
+    """Import the checks and start the sandbox's fork server before the first check."""
+    try:
+        import exercises.lab.checks  # noqa: F401  (torch, hypothesis, the engine)
+        from exercises.lab.sandbox import get_zygote
+
+        get_zygote()
+    except Exception:  # the first check will say what is wrong
+        return
 
 
 def run_lab_app(lang: str | None, folder: Path) -> None:

@@ -198,6 +198,26 @@ def test_learner_code_cannot_touch_progress(tmp_path, monkeypatch):
     assert not record_path.exists() and not (tmp_path / "user").exists()
 
 
+@pytest.mark.parametrize(
+    "form",
+    ["bom", "crlf", "tabs", "chinese-comments"],
+)
+def test_files_as_editors_save_them(form, tmp_path):
+    """Notepad's BOM, Windows line ends, tab indentation, Chinese comments: all run."""
+    text = solution(BY_ID["causal_mask"])
+    if form == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif form == "tabs":
+        text = text.replace("    return", "\treturn")
+    elif form == "chinese-comments":
+        text = text.replace(
+            "    return", "    # 上三角（不含对角线）为 True，表示被遮盖：位置 q 看不到 k > q\n    return"
+        )
+    path = tmp_path / "10_causal_mask.py"
+    path.write_bytes(("\ufeff" if form == "bom" else "").encode() + text.encode("utf-8"))
+    assert run_check("causal_mask", path).status == "pass"
+
+
 def test_learner_prints_do_not_break_the_protocol(tmp_path):
     source = solution(BY_ID["causal_mask"]).replace(
         "    return torch",

@@ -122,7 +122,7 @@ def serve(path: str, function: str, shown_name: str) -> None:
         if name.split(".")[0] in BLOCKED:
             del sys.modules[name]
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:  # Windows editors may add a BOM
             source = handle.read()
         code = compile(source, shown_name, "exec")
     except SyntaxError as error:

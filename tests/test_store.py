@@ -284,7 +284,10 @@ def test_the_saved_language_is_used_when_no_lang_is_given(monkeypatch):
     monkeypatch.setenv("LANG", "en_US.UTF-8")
     opened = []
     monkeypatch.setattr(TutorApp, "run", lambda self, **options: opened.append(self.lang))
+    exits = []  # run_app leaves with os._exit once the app is done: keep pytest alive
+    monkeypatch.setattr("tui.app.os._exit", exits.append)
     assert cli.main([]) == 0
     assert opened == ["zh"]
     assert cli.main(["--lang", "en"]) == 0  # an explicit --lang still wins
     assert opened == ["zh", "en"]
+    assert exits == [0, 0]

@@ -29,7 +29,16 @@ from tui.render import emit_json
 
 def add_parser(commands, common) -> None:
     """The `lab` subcommand (tui/cli.py calls this: its one-line hook)."""
-    lab = commands.add_parser("lab", parents=[common], help="the code lab: write each objective in torch")
+    lab = commands.add_parser(
+        "lab",
+        parents=[common],
+        help="the code lab: write each objective in torch",
+        description=(
+            "lab [DIR]: the lab screen in the app; lab init DIR: the task files (never overwritten); "
+            "lab check [TASK] [--dir DIR] [--json]: exit 0 all pass, 1 a failure, 2 usage; "
+            "lab watch [DIR]: re-check on every save; lab hint TASK; lab solution TASK (after a first try)"
+        ),
+    )
     lab.add_argument(
         "action", nargs="?", default=None, help="init | check | watch | hint | solution, or a folder"
     )

@@ -456,11 +456,15 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-not-saved": L("lab run not saved: {why}", "实验记录未保存：{why}"),
     "lab-checking": L("checking {file} …", "正在检查 {file} …"),
     "lab-open-hint": L(
-        "▸ Code lab: write this lesson in torch ({count} tasks)",
-        "▸ 代码实验：用 torch 亲手写出本课（{count} 题）",
+        "▸ F8 Code lab: write this lesson in torch (tasks: {count})",
+        "▸ F8 代码实验：用 torch 亲手写出本课（{count} 题）",
     ),
     "lab-open-all": L("▸ Code lab: write the objectives in torch", "▸ 代码实验：用 torch 亲手写出各个目标"),
     "lab-watch-on": L("watching the folder: saving a file checks it", "正在监视文件夹：保存文件即自动检查"),
+    "lab-open-all": L(
+        "▸ F8 Code lab: write the objectives in torch", "▸ F8 代码实验：用 torch 亲手写出各个目标"
+    ),
+    "lab-watch-on": L("save = check", "保存即检查"),
     "lab-init-here": L(
         "No lab files in {dir} yet. Press i to write them (existing files are never overwritten).",
         "{dir} 中还没有实验文件。按 i 写入（已有文件不会被覆盖）。",

@@ -459,8 +459,6 @@ MESSAGES: dict[str, Bilingual] = {
         "▸ F8 Code lab: write this lesson in torch (tasks: {count})",
         "▸ F8 代码实验：用 torch 亲手写出本课（{count} 题）",
     ),
-    "lab-open-all": L("▸ Code lab: write the objectives in torch", "▸ 代码实验：用 torch 亲手写出各个目标"),
-    "lab-watch-on": L("watching the folder: saving a file checks it", "正在监视文件夹：保存文件即自动检查"),
     "lab-open-all": L(
         "▸ F8 Code lab: write the objectives in torch", "▸ F8 代码实验：用 torch 亲手写出各个目标"
     ),

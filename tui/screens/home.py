@@ -59,16 +59,15 @@ class HomeScreen(Screen):
         counts = progress.per_objective()  # computed once, in exercises/learner/progress.py (h4)
         self.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
-        total = sum(len(objective.exercises) for objective in OBJECTIVES)
         self.query_one("#course", Static).update(
             t(
                 "course-progress",
                 lang,
                 lessons=sum(self.app.lesson_done(objective.id) for objective in OBJECTIVES),
                 lessons_total=len(OBJECTIVES),
-                solved=len(solved_ids),
-                total=total,
-                mastered=len(mastered_ids),
+                solved=sum(count.solved for count in counts.values()),
+                total=sum(count.exercises for count in counts.values()),
+                mastered=sum(count.mastered for count in counts.values()),
             )
         )
         options = self.query_one(OptionList)

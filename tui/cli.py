@@ -248,12 +248,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.serve import run_serve
 
             return run_serve(args, args.lang)
-        elif args.command == "lab":  # h6: the code lab
-            return __import__("tui.commands.lab").commands.lab.run_lab(args, lang, _console(), args.lang)
+        elif args.command == "lab":
+            from tui.commands.lab import run_lab
+
+            return run_lab(args, lang, _console(), args.lang)
         elif args.command in ("train", "probe"):  # h7: the training lab
-            return getattr(__import__("tui.commands.train").commands.train, f"run_{args.command}")(
-                args, lang, _console()
-            )
+            from tui.commands import train as train_commands
+
+            return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

@@ -30,7 +30,7 @@ from engine.errors import InvalidInput
 from engine.masks import prefix_mask
 from engine.mlm import mask_tokens
 from engine.prefix_lm import prefix_lm_sample
-from engine.spans import corrupt_random
+from engine.spans import corrupt_random, span_counts
 from engine.tiny_lm import ModelSettings, TinyLM
 from engine.tokens import EOS, MASK, Vocab, sentinel
 
@@ -95,8 +95,8 @@ class LabSettings:
                 f"steps must be between 1 and 100000, got {self.steps}",
                 steps=self.steps,
             )
-        if not 0 <= self.seed < 2**63:
-            raise InvalidInput("seed-out-of-range", f"the seed must be a whole number >= 0, got {self.seed}")
+        if not 0 <= self.seed < 2**32:
+            raise InvalidInput("seed-out-of-range", "the seed must be a whole number from 0 to 4294967295")
         if not 1 <= self.threads <= 64:
             raise InvalidInput(
                 "threads-out-of-range", f"threads must be between 1 and 64, got {self.threads}"
@@ -351,6 +351,18 @@ def train_objective(
 # -- evaluation ---------------------------------------------------------------------
 
 
+def span_input_length(context: int) -> int:
+    """How long every corrupted training input is (with its </s>): the target always
+    starts right after it, so a test input is placed to end at the same position."""
+    defaults = LabSettings()
+    noise, spans = span_counts(context, defaults.span_density, defaults.span_mean)
+    return context - noise + spans + 1
+
+
+def _span_offset(model: TinyLM, corrupted: torch.Tensor) -> int:
+    return span_input_length(model.settings.context) - (corrupted.shape[1] + 1)
+
+
 def _span_prompt(vocab: Vocab, corrupted: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Input (ending in </s>) then the target's first sentinel: the next logit is the span."""
     rows = corrupted.shape[0]
@@ -381,7 +393,7 @@ def next_token_logits(objective: str, model: TinyLM, windows: torch.Tensor, voca
         return model(masked, None, offset=model.settings.context - masked.shape[1])[:, -1]
     hidden = torch.cat([windows, torch.full((rows, 1), vocab.id_of(sentinel(0)), device=device)], dim=1)
     sequence, blocked = _span_prompt(vocab, hidden.cpu())
-    return model(sequence.to(device), blocked.to(device))[:, -1]
+    return model(sequence.to(device), blocked.to(device), offset=_span_offset(model, hidden))[:, -1]
 
 
 @torch.no_grad()
@@ -406,8 +418,11 @@ def blank_logits(
             group = group.clone().cpu()
             group[:, position] = vocab.id_of(sentinel(0))
             group[:, -1] = vocab.id_of(sentinel(1))
+            offset = _span_offset(model, group)
+            if offset < 0:  # longer than any input it met: drop the oldest tokens
+                group, offset = group[:, -offset:], 0
             sequence, blocked = _span_prompt(vocab, group)
-            out[rows.to(device)] = model(sequence.to(device), blocked.to(device))[:, -1]
+            out[rows.to(device)] = model(sequence.to(device), blocked.to(device), offset=offset)[:, -1]
         else:
             left = group[:, :position]
             out[rows.to(device)] = model(left, "causal" if objective == "clm" else None)[:, -1]
@@ -532,7 +547,7 @@ def probe_continue(
         read = hidden.shape[1] + 1
         for _ in range(most):
             blocked = prefix_mask(sequence.shape[1], read)
-            token = int(model(sequence, blocked)[0, -1].argmax())
+            token = int(model(sequence, blocked, offset=_span_offset(model, hidden))[0, -1].argmax())
             passes += 1
             if token in vocab.sentinel_ids() or vocab.tokens[token] == EOS:
                 break

@@ -128,6 +128,9 @@ def test_train_prints_json_with_the_issue_keys_and_probe_uses_the_saved_models(c
         ["train", "--corpus", "fr"],
         ["train", "--device", "tpu"],
         ["train", "--threads", "0"],
+        ["train", "--seed", "-1"],
+        ["train", "--seed", "9" * 5000],
+        ["train", "--seed", "99999999999"],
     ],
 )
 def test_bad_train_arguments_exit_2_with_one_line(argv, capsys):

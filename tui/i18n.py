@@ -634,6 +634,34 @@ ERRORS: dict[str, Bilingual] = {
         "fates can only be given together with positions", "只有同时给出位置时才能指定处理方式"
     ),
     "fates-count": L("give one fate per selected position", "每个选中的位置需要恰好一个命运"),
+    # -- h7: the training lab --
+    "unknown-corpus": L(
+        "unknown corpus {corpus!r}; use zh, en or arith", "未知语料 {corpus!r}；请用 zh、en 或 arith"
+    ),
+    "no-objectives": L(
+        "name at least one objective: clm, mlm, prefix or span",
+        "请至少指定一个目标：clm、mlm、prefix 或 span",
+    ),
+    "unknown-objective": L(
+        "unknown objective {objective!r}; use clm, mlm, prefix or span",
+        "未知目标 {objective!r}；请用 clm、mlm、prefix 或 span",
+    ),
+    "repeated-objective": L("each objective can be named only once", "每个目标只能写一次"),
+    "steps-out-of-range": L(
+        "steps must be between 1 and 100000, got {steps}", "步数必须在 1 到 100000 之间，收到 {steps}"
+    ),
+    "seed-out-of-range": L(
+        "the seed must be a whole number from 0 to 4294967295", "种子必须是 0 到 4294967295 之间的整数"
+    ),
+    "threads-out-of-range": L("threads must be between 1 and 64", "线程数必须在 1 到 64 之间"),
+    "bad-schedule": L(
+        "unknown learning-rate schedule; use constant or cosine", "未知的学习率计划；请用 constant 或 cosine"
+    ),
+    "one-blank": L("mark exactly one blank with _ or [MASK]", "请用 _ 或 [MASK] 标出恰好一个空"),
+    "blank-first": L(
+        "a next-token predictor needs at least one token before the blank",
+        "“预测下一个”的模型需要空位前至少有一个 token",
+    ),
 }
 
 

@@ -129,6 +129,9 @@ class TrainLabFigure(Figure):
         yield Static(markup=False, classes="error")
 
     def on_mount(self) -> None:
+        from exercises.training.runs import last_table
+
+        self.result = last_table()  # the last run's table, until a new run replaces it
         super().on_mount()
         self.set_interval(0.1, self._tick)
 

@@ -170,3 +170,14 @@ def test_probe_rejects_two_blanks_with_one_line(capsys, monkeypatch):
         main(["probe", "因为_买了三_书"])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.count("\n") >= 1
+
+
+def test_probe_never_echoes_control_characters_and_names_unknown_ones(capsys, monkeypatch):
+    from engine import train_lab
+    from tui.commands import train as train_command
+
+    small = train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)
+    monkeypatch.setattr(train_command, "default_settings", lambda: small)
+    assert main(["probe", "因为\x1b[31mTom", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b" in out and "T o m" in out

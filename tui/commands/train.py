@@ -223,6 +223,12 @@ def probe_answers(saved, prompt: str) -> dict:
     return {"task": task, "corpus": corpus, "tokens": tokens, "unknown": unknown, "models": answers}
 
 
+def shown(tokens: list[str]) -> str:
+    """Tokens as text a terminal shows as typed: control characters escaped, at most 20."""
+    visible = ["".join(c if c.isprintable() else repr(c)[1:-1] for c in token) for token in tokens[:20]]
+    return " ".join(visible) + (" …" if len(tokens) > 20 else "")
+
+
 def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
     from engine.toy_corpus import grammar
 
@@ -235,7 +241,7 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
 
     joiner = grammar(result["corpus"]).joiner
     if result["unknown"]:
-        console.print(t("probe-unknown", lang, tokens=" ".join(result["unknown"])))
+        console.print(t("probe-unknown", lang, tokens=shown(result["unknown"])))
     for name, answer in result["models"].items():
         text = joiner.join(answer["answer"])
         label = pick(OBJECTIVE_NAMES[name], lang)

@@ -200,12 +200,13 @@ class TrainLabFigure(Figure):
             target.update("")
             return
         from engine.toy_corpus import grammar
+        from tui.commands.train import shown
 
         lang = self.lang
         joiner = grammar(result["corpus"]).joiner
         text = Text()
         if result["unknown"]:
-            text.append(t("probe-unknown", lang, tokens=" ".join(result["unknown"])) + "\n", style="yellow")
+            text.append(t("probe-unknown", lang, tokens=shown(result["unknown"])) + "\n", style="yellow")
         for name, answer in result["models"].items():
             text.append(f"{pick(OBJECTIVE_NAMES[name], lang)}: ", style=STYLES[name])
             text.append(joiner.join(answer["answer"]) or "∅")

@@ -398,7 +398,7 @@ def next_token_logits(objective: str, model: TinyLM, windows: torch.Tensor, voca
 
 @torch.no_grad()
 def blank_logits(
-    objective: str, model: TinyLM, windows: torch.Tensor, at: torch.Tensor, vocab: Vocab
+    objective: str, model: TinyLM, windows: torch.Tensor, at: torch.Tensor, vocab: Vocab, offset: int = 0
 ) -> torch.Tensor:
     """(B, V) logits for the blank at ``at`` in each window, each model its own way:
     MLM reads [MASK] with both sides; span corruption hides the blank as a span;
@@ -412,7 +412,7 @@ def blank_logits(
         if objective == "mlm":
             group = group.clone()
             group[:, position] = vocab.mask_id
-            out[rows.to(device)] = model(group, None)[:, position]
+            out[rows.to(device)] = model(group, None, offset=offset)[:, position]
         elif objective == "span":
             # T5's random spans always hide the last token: hide it here too.
             group = group.clone().cpu()
@@ -425,22 +425,22 @@ def blank_logits(
             out[rows.to(device)] = model(sequence.to(device), blocked.to(device), offset=offset)[:, -1]
         else:
             left = group[:, :position]
-            out[rows.to(device)] = model(left, "causal" if objective == "clm" else None)[:, -1]
+            out[rows.to(device)] = model(left, "causal" if objective == "clm" else None, offset=offset)[:, -1]
     return out.cpu()
 
 
 @torch.no_grad()
-def sentence_scores(model: TinyLM, windows: torch.Tensor) -> torch.Tensor:
+def sentence_scores(model: TinyLM, windows: torch.Tensor, offset: int = 0) -> torch.Tensor:
     """The log-probability a causal LM gives each whole window (B,)."""
     device = next(model.parameters()).device
     windows = windows.to(device)
-    logits = model(windows[:, :-1], "causal").log_softmax(-1)
+    logits = model(windows[:, :-1], "causal", offset=offset).log_softmax(-1)
     return logits.gather(-1, windows[:, 1:].unsqueeze(-1)).squeeze(-1).sum(-1).cpu()
 
 
 @torch.no_grad()
 def fill_by_scoring(
-    model: TinyLM, windows: torch.Tensor, at: torch.Tensor, candidates: Sequence[int]
+    model: TinyLM, windows: torch.Tensor, at: torch.Tensor, candidates: Sequence[int], offset: int = 0
 ) -> torch.Tensor:
     """A causal LM filling a blank with the right context too: write each candidate
     into the blank, score every whole sentence, keep the likeliest. One forward
@@ -450,7 +450,7 @@ def fill_by_scoring(
     for candidate in candidates:
         filled = windows.clone()
         filled[rows, at] = candidate
-        scores.append(sentence_scores(model, filled))
+        scores.append(sentence_scores(model, filled, offset))
     best = torch.stack(scores, dim=1).argmax(dim=1)
     return torch.tensor(list(candidates))[best]
 
@@ -580,14 +580,16 @@ def probe_fill(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[str
     at = int((window[0] == vocab.mask_id).nonzero()[0])
     if at == 0 and objective in ("clm", "prefix"):
         raise InvalidInput("blank-first", "a next-token predictor needs at least one token before the blank")
-    logits = blank_logits(objective, model, window, torch.tensor([at]), vocab)[0]
+    # The sentence sits where a sentence end sits in every training window: at the end.
+    offset = max(context - window.shape[1], 0)
+    logits = blank_logits(objective, model, window, torch.tensor([at]), vocab, offset)[0]
     answer = [vocab.tokens[int(logits.argmax())]]
     method = {"mlm": "mask", "span": "sentinel"}.get(objective, "left-context")
     if objective != "clm":
         return Probe(objective, answer, method, 1)
     special = set(vocab.special_ids())
     candidates = [index for index in range(len(vocab)) if index not in special]
-    best = fill_by_scoring(model, window, torch.tensor([at]), candidates)
+    best = fill_by_scoring(model, window, torch.tensor([at]), candidates, offset)
     return Probe(objective, answer, method, 1 + len(candidates), [vocab.tokens[int(best[0])]])
 
 

@@ -21,6 +21,7 @@ from engine.train_lab import (
     evaluate,
     fill_by_scoring,
     next_token_logits,
+    probe_continue,
     probe_fill,
     run_lab,
     train_objective,
@@ -272,6 +273,12 @@ def test_the_objective_decides_the_ability():
     assert clm.continue_ >= 0.85 and mlm.fill >= 0.85
     assert clm.fill <= 0.35 and mlm.continue_ <= 0.35
     assert clm.fill_scored >= 0.85  # the CLM knows the rule: scoring whole sentences finds it
+    # and on a learner's own sentences, shorter than a window
+    vocab = run.data.vocab
+    blank = toy_corpus.tokenize("zh", "虽然我们看了两_猫，但是她笑了。")
+    assert probe_fill("mlm", run.models["mlm"].model, vocab, blank).tokens == ["只"]
+    begun = toy_corpus.tokenize("zh", "如果老师明天要了四把伞和五张票，")
+    assert probe_continue("clm", run.models["clm"].model, vocab, begun).tokens[:2] == ["那", "么"]
 
 
 PIN_STEPS = 300

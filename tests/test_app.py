@@ -431,7 +431,7 @@ async def test_attempts_and_settings_survive_a_restart():
     async with again.run_test(size=(80, 24)) as pilot:
         assert again.lang == "zh"
         assert again.progress.solved() == {"clm-shift"}
-        assert "已做对 1/3" in str(again.screen.query_one("OptionList").get_option("clm").prompt)
+        assert "已做对 1/4" in str(again.screen.query_one("OptionList").get_option("clm").prompt)
         panel = await open_practice(again, pilot, "clm", "clm-shift")
         panel.focus()
         await pilot.press("h")

@@ -803,11 +803,9 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-KNOWN_UNFAIR = {
-    # h2 (exercises/items/clm_shift.py): texts with a token repeated next to itself (今天天气,
-    # seed 21 among ~9 % of seeds), where copying the inputs is right somewhere. Strict: the
-    # day the generator is fixed this xfail fails and should go.
-    "clm-shift": "clm-shift draws texts with a token equal to the next one (e.g. seed 21)",
+KNOWN_UNFAIR: dict[str, str] = {
+    # (clm-shift's texts with a token repeated next to itself were fixed by h2: the
+    # generator now draws again until no token equals the next one.)
 }
 
 

@@ -8,6 +8,8 @@ import json
 import time
 from dataclasses import replace
 
+from textual.widgets import RadioSet
+
 from exercises.catalogue import get
 from exercises.classroom.exam import ExamSession
 from exercises.classroom.grading import grade_class
@@ -55,7 +57,7 @@ async def fill(pilot, app, index: int, answer: dict[str, str]) -> None:
                     if widget.cells[row][column] != target[row][column]:
                         widget.cursor = (row, column)
                         await pilot.press("space")
-        elif widget.__class__.__name__ == "RadioSet":
+        elif isinstance(widget, RadioSet):  # a ChoiceSet (h4: parts render as ChoiceSet)
             widget.focus()
             await pilot.pause()
             await pilot.press(text.lower())

@@ -838,22 +838,7 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-KNOWN_UNFAIR = {
-    # Strict xfails over derandomized ids: the day a generator is fixed, its xfail fails and goes.
-    # (loss-sanity's run 594 at V=5000 went: the sanity margin is now 5 nats, h1.)
-    # (clm-shift's texts with a token repeated next to itself were fixed by h2.)
-}
-
-
-@pytest.mark.parametrize(
-    "exercise_id",
-    [
-        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_UNFAIR[i], strict=True))
-        if i in KNOWN_UNFAIR
-        else i
-        for i in QUIZZABLE
-    ],
-)
+@pytest.mark.parametrize("exercise_id", QUIZZABLE)
 @settings(max_examples=2000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(student=st.text(min_size=1, max_size=24))
 def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, student):

@@ -26,8 +26,16 @@ cjk_wrap.install()
 MIN_WIDTH, MIN_HEIGHT = 60, 18
 
 
+def _course_commands():
+    """The palette's lessons and exercises, imported when the palette first opens."""
+    from tui.palette import CourseCommands
+
+    return CourseCommands
+
+
 class TutorApp(App[None]):
     CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {_course_commands}
     TITLE = "objectives-tutor"
     BINDINGS = [
         Binding("ctrl+q", "quit", "quit", priority=True),
@@ -185,14 +193,48 @@ class TutorApp(App[None]):
         for screen in self.screen_stack:
             localise_bindings(screen, lang)
 
-    def record_attempt(self, exercise, variant, answer, result, hints_used: int, seconds: float) -> None:
-        """Every graded attempt is stored here; if it cannot be saved, say so once."""
+    def on_exercise_panel_graded(self, graded) -> None:
+        """Every graded attempt (posted up by the practice panel) is stored here;
+        if it cannot be saved, say so once. The attempt that completes a lesson
+        offers the next one."""
+        exercise = graded.exercise
+        was_done = self.lesson_done(exercise.objective)
         was_saving = self.progress.store.saving
         self.progress.record_result(
-            exercise.id, exercise.objective, variant.seed, answer, result, hints_used, seconds
+            graded.exercise.id,
+            graded.exercise.objective,
+            graded.variant.seed,
+            graded.answer,
+            graded.result,
+            graded.hints_used,
+            graded.seconds,
         )
         if was_saving and not self.progress.store.saving:
             self.notify(self.progress.notices[-1], severity="error", timeout=15)
+        following = self.next_objective(exercise.objective)
+        if not was_done and self.lesson_done(exercise.objective) and following is not None:
+            self.notify(t("lesson-done", self.lang, title=pick(following.title, self.lang)), timeout=10)
+        self.screen.refresh_bindings()
+
+    def lesson_done(self, objective_id: str) -> bool:
+        """Every exercise of the lesson tried at least once (solved, missed or skipped)."""
+        from exercises.curriculum import BY_ID
+
+        tried = {attempt.exercise for attempt in self.progress.attempts}
+        return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
+
+    @staticmethod
+    def next_objective(objective_id: str):
+        from exercises.curriculum import OBJECTIVES
+
+        ids = [objective.id for objective in OBJECTIVES]
+        index = ids.index(objective_id) + 1
+        return OBJECTIVES[index] if index < len(OBJECTIVES) else None
+
+    @property
+    def hint_policy(self) -> str:
+        """The learner's hint setting, read where a hint is asked for (it changes in Settings)."""
+        return self.progress.setting("hints")
 
     def watch_theme(self, theme: str) -> None:
         """The theme is a setting: remembered for the next start."""
@@ -202,34 +244,30 @@ class TutorApp(App[None]):
     # -- command palette -----------------------------------------------------
 
     def exercise_title(self, exercise_id: str) -> str:
-        """The exercise's title once the engine is in (titles live with the exercises), else its id."""
-        if not self.engine_loaded:
-            return exercise_id
+        """The exercise's title (titles live with the exercises, whose modules need no torch)."""
         from exercises.catalogue import get
 
         return pick(get(exercise_id).title, self.lang)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        from exercises.curriculum import OBJECTIVES
+    def action_command_palette(self) -> None:
+        """Textual's palette, with a placeholder in the learner's language."""
+        from textual.command import CommandPalette
 
-        lang = self.lang
-        for objective in OBJECTIVES:
-            title = pick(objective.title, lang)
-            yield SystemCommand(
-                f"{t('tab-lesson', lang)}: {title}",
-                pick(objective.summary, lang),
-                lambda objective_id=objective.id: self.open_lesson(objective_id),
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(
+                CommandPalette(placeholder=t("palette-placeholder", self.lang), id="--command-palette")
             )
-            for exercise_id in objective.exercises:
-                yield SystemCommand(
-                    f"{t('tab-practice', lang)}: {self.exercise_title(exercise_id)}",
-                    f"{title} · {exercise_id}",
-                    lambda objective_id=objective.id, eid=exercise_id: self.open_lesson(objective_id, eid),
-                    discover=False,
-                )
-        yield SystemCommand(t("key-language", lang), "zh / en", self.action_toggle_language)
-        yield SystemCommand(t("key-help", lang), "F1", self.action_help)
-        yield from super().get_system_commands(screen)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Beside the lessons and exercises (tui/palette.py): the app's own commands, in
+        the learner's language (Textual's own are English only, so they are left out)."""
+        lang = self.lang
+        yield SystemCommand(
+            t("key-language", lang), t("palette-language-help", lang), self.action_toggle_language
+        )
+        yield SystemCommand(t("key-help", lang), t("palette-help-help", lang), self.action_help)
+        yield SystemCommand(t("palette-theme", lang), t("palette-theme-help", lang), self.action_change_theme)
+        yield SystemCommand(t("key-quit", lang), t("palette-quit-help", lang), self.action_quit)
 
     # -- small terminals -----------------------------------------------------
 

@@ -7,16 +7,16 @@ language, falling back to the engine's English sentence.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from exercises.text import Bilingual, L, pick
 
 LANGUAGES = ("zh", "en")
 
 
-def detect_language(environ: Mapping[str, str] | None = None) -> str:
+def detect_language() -> str:
     """zh when the locale says Chinese, else en (OBJECTIVES_TUTOR_LANG wins)."""
-    env = os.environ if environ is None else environ
+    env = os.environ
     explicit = env.get("OBJECTIVES_TUTOR_LANG", "").strip().lower()
     if explicit in LANGUAGES:
         return explicit
@@ -207,12 +207,9 @@ MESSAGES: dict[str, Bilingual] = {
         "方向键移动，空格切换格子（1 = 被遮盖），回车提交。鼠标点击也能切换。",
     ),
     "self-mark": L(
-        "Write your explanation, press Enter, then mark yourself against the model answer.",
-        "写下你的解释，按回车，然后对照参考答案给自己打分。",
+        "Write your explanation and press Enter: the model answer appears; then mark yourself with y / p / x (or the list).",
+        "写下你的解释并按回车：参考答案随即出现；然后用 y / p / x（或列表）给自己打分。",
     ),
-    "mark-yes": L("I had it", "答对了"),
-    "mark-partly": L("partly", "部分对"),
-    "mark-no": L("I missed it", "没答对"),
     "reflect-first": L("Write your explanation first.", "请先写下你的解释。"),
     "choice-help": L(
         "Type the letter, or pick with the arrows and Enter.", "输入选项字母，或用方向键选择后回车。"
@@ -240,7 +237,7 @@ MESSAGES: dict[str, Bilingual] = {
         "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
     ),
     "fig-mlm-counts": L(
-        "the lesson's run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
+        "the course notes' run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
         "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
     ),
     "fig-vis-keys": L(
@@ -299,6 +296,10 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     # Code health (h4, issue 10)
     "list-separator": L(", ", "、"),
+    "mark-now": L(
+        "Now mark yourself: y had it · p partly · x missed it.",
+        "现在给自己打分：y 答对了 · p 部分对 · x 没答对。",
+    ),
     # h2 content (issue 9): CLM layouts, T5 targets, the span figure's settings
     "fig-clm-data-side": L("data-side", "数据端错位"),
     "fig-clm-loss-side": L("loss-side (HF)", "损失端错位（HF）"),
@@ -324,6 +325,10 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-span-why": L(
         "Why: {n} tokens × density {density:.2f} = {raw:.2f}, rounded → {noise} noise token(s); max(round({noise} ÷ {mean:g}), 1) → {spans} span(s). T5 starts with kept text and ends with noise, so a single span always comes last.",
         "原因：{n} 个 token × 噪声比例 {density:.2f} = {raw:.2f}，取整 → {noise} 个噪声 token；max(round({noise} ÷ {mean:g}), 1) → {spans} 个片段。T5 总以保留的文本开头、以噪声结尾，所以只有一个片段时它总在最后。",
+    ),
+    "fig-span-merged": L(
+        "Spans that touch hide one unbroken run: T5 makes them one span with one sentinel.",
+        "首尾相接的片段遮住的是一段连续的 token：T5 把它们当作一个片段，只用一个哨兵。",
     ),
     "fig-mlm-same": L("= original", "恰为原词"),
     "fig-prefix-default": L(
@@ -385,15 +390,12 @@ MESSAGES: dict[str, Bilingual] = {
         "回车：下一个输入框，最后到下一题 · PgDn/PgUp：换题 · Ctrl+S：交卷",
     ),
     "exam-enter-choice": L(
-        "A-D or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
-        "A-D 或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+        "a letter, or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
+        "字母键，或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
     ),
     "exam-enter-matrix": L(
         "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
         "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
-    ),
-    "exam-saved-note": L(
-        "Answers are saved as you type; no feedback until you submit.", "答案随输随存；交卷前没有反馈。"
     ),
     "exam-results-held": L(
         "Submitted. Your teacher releases the results later: open this quiz again then.",
@@ -469,6 +471,41 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-key-hint": L("hint", "提示"),
     "lab-key-solution": L("solution", "参考答案"),
     "lab-key-init": L("write files", "写入文件"),
+    "lab-key-back": L("back", "返回"),
+    "lab-key-open": L("code lab", "代码实验"),
+    # The app never misleads (h5, issue 11)
+    "palette-placeholder": L(
+        "Lesson, exercise or term: id or title, in English or Chinese…",
+        "课程、练习或术语：编号或标题，中文或英文均可…",
+    ),
+    "key-close": L("Close", "关闭"),
+    "palette-theme": L("Theme", "主题"),
+    "palette-theme-help": L("Change the colours (also Ctrl+T)", "换一套配色（也可按 Ctrl+T）"),
+    "palette-quit-help": L("Leave the tutor (Ctrl+Q); progress is saved", "退出（Ctrl+Q）；进度已保存"),
+    "palette-help-help": L("Every key (F1 or ?)", "所有按键（F1 或 ?）"),
+    "attempt-title": L("{exercise} · variant {seed} · {when}", "{exercise} · 第 {seed} 题 · {when}"),
+    "attempt-score": L("Score: {score}", "得分：{score}"),
+    "attempt-given": L("Your answer", "你的答案"),
+    "attempt-solution": L("The engine's solution", "引擎给出的答案"),
+    "attempt-feedback": L("Feedback", "反馈"),
+    "attempt-misconceptions": L("Misconceptions", "误区"),
+    "attempt-none": L("none recognised", "未发现"),
+    "attempt-empty-part": L("(empty)", "（空）"),
+    "attempt-waiting": L(
+        "The engine is still loading: press Enter again in a moment.", "引擎仍在加载：稍后再按一次回车。"
+    ),
+    "attempt-gone": L("This exercise no longer exists: {error}", "这道练习已不存在：{error}"),
+    "attempt-open": L("Enter: open the attempt", "回车：查看这次作答"),
+    "course-progress": L(
+        "Course: {lessons}/{lessons_total} lessons done · {solved}/{total} exercises solved · {mastered} mastered",
+        "课程进度：完成 {lessons}/{lessons_total} 课 · 做对 {solved}/{total} 题 · 掌握 {mastered} 题",
+    ),
+    "key-next-lesson": L("Next lesson", "下一课"),
+    "lesson-done": L(
+        "Every exercise of this lesson is done. Ctrl+N: next lesson, {title}",
+        "本课练习都做过了。Ctrl+N：下一课，{title}",
+    ),
+    "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -7,27 +7,30 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from exercises.curriculum import BY_ID, OBJECTIVES
 from exercises.text import pick
 from tui.i18n import t
+from tui.widgets.fitting_footer import FittingFooter
 
 
 class HomeScreen(Screen):
     DEFAULT_CSS = """
     HomeScreen #intro { padding: 1 2 0 2; color: $text-muted; }
     HomeScreen OptionList { margin: 1 2; height: 1fr; border: round $primary 40%; }
+    HomeScreen #course { padding: 0 2; height: auto; color: $text; }
     HomeScreen #engine { padding: 0 2; color: $text-muted; height: 1; }
     """
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(markup=False, id="intro")
+        yield Static(markup=False, id="course")
         yield OptionList(id="lessons")
         yield Static(markup=False, id="engine")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.refresh_list(), init=False)
@@ -53,9 +56,20 @@ class HomeScreen(Screen):
     def refresh_list(self) -> None:
         lang = self.app.lang
         progress = self.app.progress
-        solved_ids, mastered_ids = progress.solved(), progress.mastered()  # once, not per lesson
+        counts = progress.per_objective()  # computed once, in exercises/learner/progress.py (h4)
         self.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
+        self.query_one("#course", Static).update(
+            t(
+                "course-progress",
+                lang,
+                lessons=sum(self.app.lesson_done(objective.id) for objective in OBJECTIVES),
+                lessons_total=len(OBJECTIVES),
+                solved=sum(count.solved for count in counts.values()),
+                total=sum(count.exercises for count in counts.values()),
+                mastered=sum(count.mastered for count in counts.values()),
+            )
+        )
         options = self.query_one(OptionList)
         previous = options.highlighted
         highlighted_id = options.get_option_at_index(previous).id if previous is not None else None
@@ -67,9 +81,11 @@ class HomeScreen(Screen):
                 Option(Text(t("continue", lang, title=title), style="bold"), id=f"continue:{last}")
             )
         for number, objective in enumerate(OBJECTIVES, start=1):
-            solved = sum(exercise in solved_ids for exercise in objective.exercises)
-            mastered = sum(exercise in mastered_ids for exercise in objective.exercises)
-            total = len(objective.exercises)
+            solved, mastered, total = (
+                counts[objective.id].solved,
+                counts[objective.id].mastered,
+                counts[objective.id].exercises,
+            )
             status = t("progress", lang, done=solved, total=total)
             if mastered:
                 status += t("progress-mastered", lang, mastered=mastered)

@@ -8,7 +8,6 @@ their code never stops the app.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Group
@@ -144,22 +143,13 @@ class LabScreen(Screen):
         from tui.bindings import localise_bindings
 
         lang = self.app.lang
-        localise_bindings(self, lang)
         own = {
             "check": "lab-key-check",
             "init": "lab-key-init",
             "solution": "lab-key-solution",
             "hint": "lab-key-hint",
         }
-        table = self._bindings.key_to_bindings
-        for key, bindings in table.items():
-            table[key] = [
-                replace(binding, description=t(own[binding.action], lang))
-                if binding.action in own
-                else binding
-                for binding in bindings
-            ]
-        self.refresh_bindings()
+        localise_bindings(self, lang, own)  # one translation of the footer (h4, issue 10)
         self.app.sub_title = t("lab-title", lang)
         self._fill_list()
         self._show()

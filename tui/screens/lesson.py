@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Header, Markdown, Static, TabbedContent, TabPane
 
 from exercises.curriculum import BY_ID, lesson_text
 from exercises.text import pick
@@ -15,6 +15,7 @@ from tui.figures import figure_for
 from tui.i18n import t
 from tui.screens.lab import LabLink  # h6: the code lab
 from tui.widgets.exercise_panel import ExercisePanel
+from tui.widgets.fitting_footer import FittingFooter
 
 
 class LessonScreen(Screen):
@@ -29,6 +30,7 @@ class LessonScreen(Screen):
         Binding("f5", "tab('lesson')", "lesson", show=False),
         Binding("f6", "tab('figure')", "figure", show=False),
         Binding("f7", "tab('practice')", "practice", show=False),
+        Binding("ctrl+n", "next_lesson", "next lesson"),
     ]
 
     def __init__(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
@@ -50,12 +52,17 @@ class LessonScreen(Screen):
             with TabPane("", id="practice"):
                 yield ExercisePanel(self.objective.exercises, id="practice-panel")
                 yield LabLink(self.objective.id)  # h6: the code lab, from every lesson's practice tab
-        yield Footer()
+        yield FittingFooter()
 
     async def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.relabel(), init=True)
         if self.start_exercise is not None:
             await self.show_exercise(self.start_exercise, self.start_seed)
+
+    def on_screen_resume(self) -> None:
+        """Back on this lesson (reopened, or from the palette): the header and keys follow."""
+        self.sub_title = pick(self.objective.title, self.app.lang)
+        self.refresh_bindings()
 
     def relabel(self) -> None:
         from tui.bindings import localise_bindings
@@ -72,12 +79,33 @@ class LessonScreen(Screen):
         for static in self.query("#no-figure").results(Static):
             static.update(t("no-figure", lang))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ "Next lesson" is offered (and shown) once this lesson's exercises are done."""
+        if action == "next_lesson":
+            app = self.app
+            return app.next_objective(self.objective.id) is not None and app.lesson_done(self.objective.id)
+        return True
+
+    def action_next_lesson(self) -> None:
+        following = self.app.next_objective(self.objective.id)
+        if following is not None:
+            self.app.open_lesson(following.id)
+
     def action_tab(self, pane: str) -> None:
         self.query_one(TabbedContent).active = pane
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Give the keys to what the tab shows, so its shortcuts work at once."""
-        pane = event.pane
+        self.call_after_refresh(self._focus_active_pane)
+
+    def _focus_active_pane(self) -> None:
+        """Focus what the active tab shows, unless focus is in it already. Read at run time
+        (h4): a stale activation, or one caused by a focus inside the pane, changes nothing,
+        where focusing again would make two panes take the focus in turn, forever."""
+        tabs = self.query_one(TabbedContent)
+        pane = tabs.get_pane(tabs.active) if tabs.active else None
+        if pane is None or pane.has_focus_within:
+            return
         panel = next(iter(pane.query(ExercisePanel)), None)
         if panel is not None:
             panel.focus_first()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,20 +12,28 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import (
     DataTable,
-    Footer,
     Header,
     Label,
     OptionList,
-    RadioButton,
     RadioSet,
     Select,
     Static,
 )
 from textual.widgets.option_list import Option
 
-from exercises.learner.progress import HINT_POLICIES
+from exercises.grading.policy import HINT_POLICIES
 from exercises.learner.review import INTERVALS_DAYS
 from tui.i18n import listing, t
+from tui.widgets.fitting_footer import FittingFooter
+from tui.widgets.glyph_radio import GlyphRadioButton
+
+
+def misconception_words(codes: list[str], lang: str) -> str:
+    """Diagnosis codes as the learner reads them (a code no longer known stays a code)."""
+    from exercises.grading.diagnoses import explain
+    from exercises.text import pick
+
+    return listing([pick(explain(code), lang) for code in codes], lang)
 
 
 class Page(Screen):
@@ -59,7 +68,7 @@ class ReviewScreen(Page):
         yield Header()
         yield Static(markup=False, id="empty")
         yield OptionList(id="due")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -73,7 +82,11 @@ class ReviewScreen(Page):
                 if item.due <= now
                 else t("review-due-in", lang, days=(item.due - now) / 86400)
             )
-            last = t("review-last", lang, code=", ".join(item.last_diagnoses)) if item.last_diagnoses else ""
+            last = (
+                t("review-last", lang, code=misconception_words(item.last_diagnoses, lang))
+                if item.last_diagnoses
+                else ""
+            )
             line = t(
                 "review-line",
                 lang,
@@ -104,13 +117,35 @@ class HistoryScreen(Page):
     DEFAULT_CSS = """
     HistoryScreen DataTable { height: 1fr; margin: 0 1; }
     HistoryScreen #empty { padding: 1 2; }
+    HistoryScreen #history-hint { padding: 0 2; color: $text-muted; }
     """
+
+    def _title(self, exercise_id: str) -> str:
+        """Words, not codes: the exercise's title (its id if it no longer exists)."""
+        try:
+            return self.app.exercise_title(exercise_id)
+        except (KeyError, ValueError, LookupError):
+            return exercise_id
+
+    def _misconceptions(self, codes: list[str]) -> str:
+        text = misconception_words(codes, self.app.lang)
+        return text if cell_len(text) <= 44 else set_cell_size(text, 43) + "…"  # Enter shows it all
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row: the attempt in full (needs the engine for the solution)."""
+        if not self.app.engine_loaded:
+            self.notify(t("attempt-waiting", self.app.lang), timeout=4)
+            return
+        from tui.screens.attempt import AttemptScreen
+
+        self.app.push_screen(AttemptScreen(self.attempts[int(event.row_key.value)]))
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(markup=False, id="empty")
+        yield Static(markup=False, id="history-hint")
         yield DataTable(id="attempts", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -119,18 +154,23 @@ class HistoryScreen(Page):
         for key in ("history-when", "history-exercise", "history-score", "history-misconception"):
             table.add_column(t(key, lang))
         attempts = list(reversed(self.app.progress.attempts))
-        for attempt in attempts:
+        self.attempts = attempts
+        for index, attempt in enumerate(attempts):
             if attempt.graded:
                 score = "?" if not attempt.valid else f"{attempt.score:.0%}"
             else:
                 score = "-" if attempt.score is None else f"({attempt.score:.0%})"
             style = "green" if attempt.correct else "red" if attempt.valid and attempt.graded else ""
+            mark = "✓ " if attempt.correct else "✗ " if attempt.valid and attempt.graded else ""
             table.add_row(
                 time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
-                f"{attempt.exercise} #{attempt.seed}",
-                Text(score, style=style),
-                ", ".join(attempt.diagnoses),
+                f"{self._title(attempt.exercise)} #{attempt.seed}",
+                Text(mark + score, style=style),
+                self._misconceptions(attempt.diagnoses),
+                key=str(index),
             )
+        self.query_one("#history-hint", Static).update(t("attempt-open", lang))
+        self.query_one("#history-hint", Static).display = bool(attempts)
         empty = self.query_one("#empty", Static)
         empty.update(t("history-empty", lang))
         empty.display = not attempts
@@ -152,8 +192,8 @@ class SettingsScreen(Page):
         with VerticalScroll():
             yield Label(t("settings-language", lang), markup=False)
             with RadioSet(id="language"):
-                yield RadioButton("中文", value=lang == "zh", id="lang-zh")
-                yield RadioButton("English", value=lang == "en", id="lang-en")
+                yield GlyphRadioButton("中文", value=lang == "zh", id="lang-zh")
+                yield GlyphRadioButton("English", value=lang == "en", id="lang-en")
             yield Label(t("settings-theme", lang), markup=False)
             themes = sorted(self.app.available_themes)
             yield Select(
@@ -162,12 +202,12 @@ class SettingsScreen(Page):
             yield Label(t("settings-hints", lang), markup=False)
             with RadioSet(id="hints"):
                 for policy in HINT_POLICIES:
-                    yield RadioButton(
+                    yield GlyphRadioButton(
                         t(f"hints-{policy}", lang),
                         value=progress.setting("hints") == policy,
                         id=f"hints-{policy}",
                     )
-        yield Footer()
+        yield FittingFooter()
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         pressed = event.pressed.id or ""

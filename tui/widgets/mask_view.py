@@ -10,8 +10,11 @@ from textual.widgets import Static
 
 MAX_POSITIONS = 64
 LABEL_WIDTH = 8
-BLOCKED = "on #7f1d1d"
-VISIBLE = "on #14532d"
+# Cells carry their own foreground: a theme's text colour on these fixed backgrounds
+# fell below WCAG AA in 8 of Textual's themes (tests/test_app_contrast.py).
+BLOCKED = "#ffffff on #7f1d1d"
+VISIBLE = "#ffffff on #14532d"
+WRONG = "bold #000000 on #facc15"
 
 
 def short_label(token: str, width: int) -> str:
@@ -26,6 +29,18 @@ def short_label(token: str, width: int) -> str:
     return out
 
 
+def grid_geometry(n: int, labels: Sequence[str]) -> tuple[int, int, int, int]:
+    """(index width, cell width, label width, gutter) of an n-position grid: where
+    each column starts, so a cell can be scrolled into view."""
+    from rich.cells import cell_len
+
+    index_width = len(str(max(n - 1, 0)))
+    cell = max(index_width, 1) + 1
+    label_width = min(LABEL_WIDTH, max([cell_len(label) for label in labels] + [0]))
+    gutter = index_width + (label_width + 1 if label_width else 0) + 1
+    return index_width, cell, label_width, gutter
+
+
 def mask_text(
     mask: Sequence[Sequence[int]],
     labels: Sequence[str] | None = None,
@@ -38,10 +53,7 @@ def mask_text(
 
     n = len(mask)
     labels = list(labels or [""] * n)
-    index_width = len(str(max(n - 1, 0)))
-    cell = max(index_width, 1) + 1
-    label_width = min(LABEL_WIDTH, max([cell_len(label) for label in labels] + [0]))
-    gutter = index_width + (label_width + 1 if label_width else 0) + 1
+    index_width, cell, label_width, gutter = grid_geometry(n, labels)
     text = Text(no_wrap=True)
     text.append(" " * gutter)
     for column in range(n):
@@ -61,7 +73,7 @@ def mask_text(
             glyph = "1" if blocked else "0"
             style = BLOCKED if blocked else VISIBLE
             if wrong_cells and (row, column) in wrong_cells:
-                glyph, style = "!" if blocked else "?", "bold black on yellow"
+                glyph, style = "!" if blocked else "?", WRONG
             if row == highlight_row:
                 style += " bold"
             if style != run_style and run:
@@ -77,7 +89,9 @@ def mask_text(
 
 
 class MaskView(Static):
-    """Shows one mask; large masks scroll with their container, huge ones are capped."""
+    """Shows one mask; large masks scroll with their container, huge ones are capped
+    with a message. The picked row's diagonal cell is kept in view, so at 64
+    positions the cursor never walks off the visible part of the grid."""
 
     DEFAULT_CSS = """
     MaskView { width: auto; height: auto; }
@@ -95,3 +109,25 @@ class MaskView(Static):
             self.update(Text(cap_message or f"{len(mask)} > {MAX_POSITIONS}", style="yellow"))
             return
         self.update(mask_text(mask, labels, highlight_row, wrong_cells))
+        if highlight_row is not None and 0 <= highlight_row < len(mask):
+            _, cell, _, gutter = grid_geometry(len(mask), list(labels or [""] * len(mask)))
+            self.call_after_refresh(self.reveal, highlight_row, highlight_row, cell, gutter)
+
+    def reveal(self, row: int, column: int, cell: int, gutter: int) -> None:
+        """Scroll the containers so that cell (row, column) and its row header are on screen."""
+        from textual.geometry import Region, Spacing
+
+        # The cell, in this widget's coordinates (line 0 is the column numbers), then
+        # in each ancestor's virtual coordinates until a container scrolls it into view.
+        region = Region(gutter + column * cell, row + 1, cell, 1)
+        widget = self
+        while widget.parent is not None and widget is not self.screen:
+            region = region.translate(widget.virtual_region.offset)
+            container = widget.parent
+            if container.is_scrollable and (
+                container.allow_vertical_scroll or container.allow_horizontal_scroll
+            ):
+                # keep the row's header in view too when the cell is near the left edge
+                container.scroll_to_region(region, spacing=Spacing(0, 0, 0, 0), animate=False, immediate=True)
+                return
+            widget = container

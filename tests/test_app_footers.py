@@ -1,0 +1,89 @@
+"""Issue 11.8: every footer fits 80 columns, in zh and en, on every screen and
+whatever has focus (each lesson's tabs, each exercise of its practice panel)."""
+
+import asyncio
+
+import pytest
+from textual.widgets import Footer
+
+from exercises.curriculum import OBJECTIVES
+from tui.app import TutorApp
+
+
+async def engine_ready(app) -> None:
+    for _ in range(600):
+        if app.engine_loaded:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the engine did not load in 30 s")
+
+
+def footer_overflow(app) -> tuple[int, list[str]]:
+    """(columns the footer's keys need beyond the terminal, the keys shown)."""
+    footers = list(app.screen.query(Footer))
+    if not footers:
+        return 0, []
+    footer = footers[0]
+    need = sum(child.outer_size.width for child in footer.children)
+    need += sum(child.styles.margin.right + child.styles.margin.left for child in footer.children)
+    keys = [f"{getattr(child, 'key', '')} {getattr(child, 'description', '')}" for child in footer.children]
+    return max(need, footer.virtual_size.width) - footer.size.width, keys
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+async def test_every_footer_fits_80_columns(lang):
+    app = TutorApp(lang=lang, still=True)
+    seen = 0
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        await pilot.pause()
+
+        async def check(where: str) -> None:
+            nonlocal seen
+            await pilot.pause()
+            overflow, keys = footer_overflow(app)
+            assert overflow <= 0, f"{lang} {where}: footer {overflow} columns too wide: {keys}"
+            seen += 1
+
+        await check("home")
+        for objective in OBJECTIVES:
+            app.open_lesson(objective.id)
+            await pilot.pause()
+            for tab in ("f5", "f6"):
+                await pilot.press(tab)
+                await check(f"{objective.id} {tab}")
+            for exercise in objective.exercises:
+                await app.screen.show_exercise(exercise)
+                await pilot.pause()
+                await check(f"{objective.id} practice {exercise} ({type(app.focused).__name__})")
+                await pilot.press("escape")  # out of the text box: the panel's own keys
+                await check(f"{objective.id} practice {exercise} after Esc ({type(app.focused).__name__})")
+            app.pop_screen()
+            await pilot.pause()
+        for page in ("review", "history", "settings"):
+            app.open_page(page)
+            await check(page)
+            app.pop_screen()
+        app.action_help()
+        await check("help")
+    assert seen > 40
+
+
+async def test_the_footer_fits_again_after_a_resize():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("visibility", "mask-matrix")
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        assert not footer.compact  # room enough at 120 columns
+        await pilot.resize_terminal(80, 24)
+        for _ in range(5):
+            await pilot.pause()
+        overflow, keys = footer_overflow(app)
+        assert overflow <= 0, keys
+        await pilot.resize_terminal(120, 30)
+        for _ in range(5):
+            await pilot.pause()
+        assert not app.screen.query_one(Footer).compact

@@ -1,0 +1,79 @@
+"""Issue 11.14 and 11.9 (history rows): history rows speak in words, not codes, and
+Enter on a row opens the attempt: the answer given, the engine's solution, the
+feedback and the misconception in words."""
+
+import asyncio
+
+from textual.widgets import DataTable
+
+from exercises.catalogue import get
+from exercises.grading.diagnoses import explain
+from tui.app import TutorApp
+
+
+async def engine_ready(app) -> None:
+    for _ in range(600):
+        if app.engine_loaded:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the engine did not load in 30 s")
+
+
+def plain(widget) -> str:
+    content = widget.content if hasattr(widget, "content") else widget.render()
+    return content.plain if hasattr(content, "plain") else str(content)
+
+
+async def test_enter_on_a_history_row_opens_the_attempt_in_words():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        exercise = get("mlm-abcde")
+        variant = exercise.generate(0)
+        answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
+        result = exercise.grade(variant, answer)
+        assert result.diagnoses, "this answer should name a misconception"
+        app.record_attempt(exercise, variant, answer, result, hints_used=0, seconds=3.0)
+        app.open_page("history")
+        await pilot.pause()
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        row = [str(cell) for cell in table.get_row_at(0)]
+        assert exercise.title["zh"] in row[1]  # a title, not "mlm-abcde"
+        code = result.diagnoses[0]
+        assert code not in " ".join(row)
+        assert explain(code)["zh"][:10] in row[3]
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "AttemptScreen"
+        shown = plain(app.screen.query_one("#attempt"))
+        assert "A [MASK] C D [MASK]" in shown and "0,1,2,3,4" in shown  # the answer given
+        for text in exercise.solve(variant).values():  # the engine's solution for that variant
+            assert text.replace("\n", " / ") in shown
+        assert explain(code)["zh"] in shown  # the misconception, in words
+        assert "引擎给出的答案" in shown and "反馈" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HistoryScreen"
+
+
+async def test_review_names_misconceptions_in_words():
+    from textual.widgets import OptionList
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        exercise = get("mlm-abcde")
+        variant = exercise.generate(0)
+        answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
+        result = exercise.grade(variant, answer)
+        app.record_attempt(exercise, variant, answer, result, hints_used=0, seconds=3.0)
+        app.open_page("review")
+        await pilot.pause()
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        line = str(options.get_option_at_index(0).prompt)
+        for code in result.diagnoses:
+            assert code not in line
+        assert explain(result.diagnoses[0])["zh"][:8] in line

@@ -1,0 +1,72 @@
+"""Issue 11.4: nothing is cut silently: large masks scroll (also sideways, by keys)
+and the picked row's diagonal cell of a 64-position mask is always on screen."""
+
+import asyncio
+
+from tui.app import TutorApp
+from tui.figures.visibility import VisibilityFigure
+from tui.widgets.mask_view import MaskView, grid_geometry
+
+
+async def engine_ready(app) -> None:
+    for _ in range(600):
+        if app.engine_loaded:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the engine did not load in 30 s")
+
+
+def cell_on_screen(view: MaskView, row: int, column: int) -> bool:
+    """Is the grid cell (row, column) inside the part of the screen the figure shows?"""
+    n = 64
+    _, cell, _, gutter = grid_geometry(n, [""] * n)
+    x = view.region.x + gutter + column * cell - view.scroll_offset.x
+    y = view.region.y + row + 1
+    figure = view.parent
+    visible = figure.region.intersection(figure.scrollable_content_region)
+    return visible.contains(x, y) and visible.contains(x + cell - 1, y)
+
+
+async def test_the_diagonal_of_a_64_position_mask_can_be_reached():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("visibility")
+        await pilot.pause()
+        await pilot.press("f6")
+        await pilot.pause()
+        figure = app.screen.query_one(VisibilityFigure)
+        assert figure.has_focus
+        for _ in range(70):
+            await pilot.press("plus")
+        assert figure.n == 64
+        view = figure.query_one(MaskView)
+        for row in range(64):
+            await pilot.pause()
+            assert figure.row == row
+            assert cell_on_screen(view, row, row), f"cell ({row}, {row}) is off screen"
+            await pilot.press("down")
+        assert figure.scroll_x > 0 and figure.scroll_y > 0
+        for _ in range(63):
+            await pilot.press("up")
+        await pilot.pause()
+        await pilot.pause()
+        assert cell_on_screen(view, 0, 0)
+
+
+async def test_wide_masks_scroll_sideways_by_keys():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("visibility")
+        await pilot.pause()
+        await pilot.press("f6")
+        for _ in range(40):
+            await pilot.press("plus")
+        await pilot.pause()
+        figure = app.screen.query_one(VisibilityFigure)
+        assert figure.max_scroll_x > 0  # wider than the terminal
+        before = figure.scroll_x
+        await pilot.press("right", "right", "right")
+        await pilot.pause()
+        assert figure.scroll_x > before

@@ -1,0 +1,89 @@
+"""Ctrl+P: every lesson and exercise, found by its id or its title in either
+language, before the engine has loaded as after (titles live with the exercises,
+whose modules import no torch). Shown in the learner's language."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+from exercises.text import pick
+from tui.i18n import t
+
+
+def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str | None]]]:
+    """(what is shown, what a search may match, help line, (objective, exercise)) for
+    every lesson and exercise, in the course's order."""
+    from exercises.catalogue import get
+    from exercises.curriculum import OBJECTIVES
+
+    entries = []
+    for objective in OBJECTIVES:
+        title = pick(objective.title, lang)
+        searchable = [objective.id, *objective.title.values()]
+        entries.append(
+            (
+                f"{t('tab-lesson', lang)}: {title}",
+                searchable,
+                pick(objective.summary, lang),
+                (objective.id, None),
+            )
+        )
+        for exercise_id in objective.exercises:
+            exercise_title = get(exercise_id).title
+            entries.append(
+                (
+                    f"{t('tab-practice', lang)}: {pick(exercise_title, lang)}",
+                    [exercise_id, *exercise_title.values()],
+                    f"{title} · {exercise_id}",
+                    (objective.id, exercise_id),
+                )
+            )
+    return entries
+
+
+def _highlight(matcher, display: str) -> Content:
+    """The matched letters picked out. Textual's own highlight reads the title as
+    markup, which swallowed "[CLS]" and "[SEP]" from exercise titles."""
+    content = Content(display)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, display)
+    if score:
+        for offset in offsets:
+            if not display[offset].isspace():
+                content = content.stylize(matcher._match_style, offset, offset + 1)
+    return content
+
+
+class CourseCommands(Provider):
+    """Lessons and exercises for the command palette."""
+
+    async def startup(self) -> None:
+        # Import the exercise modules (torch-free) off the event loop's hot path once.
+        self.entries = await asyncio.to_thread(course_entries, self.app.lang)  # type: ignore[attr-defined]
+
+    def _open(self, target: tuple[str, str | None]) -> None:
+        objective, exercise = target
+        self.app.open_lesson(objective, exercise)  # type: ignore[attr-defined]
+
+    async def discover(self) -> Hits:
+        for display, _searchable, help_text, target in self.entries:
+            if target[1] is None:  # lessons only; exercises appear when searched
+                yield DiscoveryHit(
+                    Content(display), partial(self._open, target), text=display, help=help_text
+                )
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for display, searchable, help_text, target in self.entries:
+            score = max(matcher.match(display), *(matcher.match(text) for text in searchable))
+            if score > 0:
+                yield Hit(
+                    score,
+                    _highlight(matcher, display),
+                    partial(self._open, target),
+                    text=display,
+                    help=help_text,
+                )

@@ -1,0 +1,94 @@
+"""One attempt from the history, opened: the answer given, the engine's solution
+for that same variant, the feedback (graded again now, by the engine) and the
+misconceptions in words. Esc goes back to the history."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Header, Static
+
+from exercises.text import pick
+from tui.i18n import t
+from tui.widgets.fitting_footer import FittingFooter
+
+
+def attempt_text(attempt, lang: str) -> Text:
+    """The attempt as the learner reads it. Needs the engine (solution and feedback)."""
+    from exercises.catalogue import get
+    from exercises.grading.diagnoses import explain
+
+    exercise = get(attempt.exercise)
+    variant = exercise.generate(attempt.seed)
+    labels = {part.name: pick(part.label, lang) for part in exercise.parts}
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(attempt.at))
+    out = Text()
+    out.append(
+        t("attempt-title", lang, exercise=pick(exercise.title, lang), seed=attempt.seed, when=when),
+        style="bold",
+    )
+    out.append("\n" + pick(variant.prompt, lang) + "\n\n")
+    out.append(t("attempt-given", lang) + "\n", style="bold underline")
+    for name, text in attempt.answer.items():
+        out.append(f"  {labels.get(name, name)}: ", style="bold")
+        out.append((text.replace("\n", " / ") or t("attempt-empty-part", lang)) + "\n")
+    out.append("\n" + t("attempt-solution", lang) + "\n", style="bold underline")
+    for name, text in exercise.solve(variant).items():
+        out.append(f"  {labels.get(name, name)}: ", style="bold")
+        out.append(text.replace("\n", " / ") + "\n", style="green")
+    out.append("\n" + t("attempt-feedback", lang) + "\n", style="bold underline")
+    result = exercise.grade(variant, attempt.answer)
+    if result.graded:
+        mark = "✓" if result.correct else "✗" if result.valid else "?"
+        out.append(f"  {mark} " + t("attempt-score", lang, score=f"{result.score:.0%}") + "\n", style="bold")
+        for name, part in result.parts.items():
+            glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
+            out.append(f"  {glyph} {labels.get(name, name)}: ", style="bold")
+            out.append(pick(part.feedback, lang) + "\n")
+    else:
+        out.append("  " + pick(result.feedback, lang) + "\n")
+    out.append("\n" + t("attempt-misconceptions", lang) + "\n", style="bold underline")
+    codes = list(dict.fromkeys([*attempt.diagnoses, *result.diagnoses]))
+    if not codes:
+        out.append("  " + t("attempt-none", lang) + "\n")
+    for code in codes:
+        out.append("  ! " + pick(explain(code), lang) + "\n", style="magenta")
+    return out
+
+
+class AttemptScreen(Screen):
+    DEFAULT_CSS = """
+    AttemptScreen VerticalScroll { padding: 1 2; }
+    """
+    BINDINGS = [Binding("escape", "leave", "back")]
+
+    def __init__(self, attempt) -> None:
+        super().__init__()
+        self.attempt = attempt
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="attempt-scroll"):
+            yield Static(id="attempt", markup=False)
+        yield FittingFooter()
+
+    def on_mount(self) -> None:
+        from tui.bindings import localise_bindings
+
+        lang = self.app.lang
+        localise_bindings(self, lang)
+        self.sub_title = t("history-title", lang)
+        try:
+            text = attempt_text(self.attempt, lang)
+        except (KeyError, ValueError, LookupError) as error:  # an id from an older version
+            text = Text(t("attempt-gone", lang, error=error), style="yellow")
+        self.query_one("#attempt", Static).update(text)
+        self.query_one("#attempt-scroll").focus()
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,59 @@
+"""A footer that fits the terminal's width instead of running off its edge.
+
+Textual's footer lays its keys out in one row and lets the last ones fall off
+the right edge. This one measures them first: if they do not fit, it draws
+them compactly (one column less per key), and if they still do not fit it
+leaves out the keys that are always reachable otherwise and are listed in the
+help screen (the language switch, then help itself, then the command palette),
+so the keys of what has focus stay visible."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey  # pinned textual: the footer's key widget
+
+from tui.i18n import t
+
+# Keys that Textual's own widgets bring, in the learner's language (the Select's
+# open list said "Dismiss menu" in the Chinese app).
+TEXTUAL_ACTIONS = {"dismiss": "key-close"}
+
+# Left out first to last when there is no room (each also lives in the help screen).
+DROPPABLE = ("toggle_language", "help", "command_palette")
+
+
+def key_width(key: FooterKey, compact: bool) -> int:
+    """Columns one key takes: Textual's padding and margins for each style."""
+    body = cell_len(key.key_display) + (cell_len(key.description) + 1 if key.description else 0)
+    palette = "-command-palette" in key.classes
+    if compact:
+        return body + (0 if palette else 1)
+    return body + 2 - (1 if palette else 0)
+
+
+class FittingFooter(Footer):
+    def compose(self):
+        keys = list(super().compose())
+        if not all(isinstance(key, FooterKey) for key in keys):  # grouped keys: as Textual draws them
+            yield from keys
+            return
+        for key in keys:
+            if key.action in TEXTUAL_ACTIONS:
+                key.description = t(TEXTUAL_ACTIONS[key.action], self.app.lang)
+        width = self._fitted_width = self.size.width or self.app.size.width
+
+        def need(compact: bool) -> int:
+            return sum(key_width(key, compact) for key in keys)
+
+        compact = need(False) > width
+        for action in DROPPABLE:
+            if need(compact) <= width:
+                break
+            keys = [key for key in keys if key.action != action]
+        self.compact = compact
+        yield from keys
+
+    def on_resize(self) -> None:
+        if self.size.width != getattr(self, "_fitted_width", self.size.width):
+            self.call_after_refresh(self.recompose)  # a new terminal width: fit again

@@ -471,8 +471,6 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-key-hint": L("hint", "提示"),
     "lab-key-solution": L("solution", "参考答案"),
     "lab-key-init": L("write files", "写入文件"),
-    "lab-key-back": L("back", "返回"),
-    "lab-key-open": L("code lab", "代码实验"),
     # The app never misleads (h5, issue 11)
     "palette-placeholder": L(
         "Lesson, exercise or term: id or title, in English or Chinese…",

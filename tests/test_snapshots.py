@@ -105,7 +105,9 @@ def _with_an_attempt(page: str, open_row: bool = False):
         exercise = get("mlm-abcde")
         variant = exercise.generate(0)
         answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
-        app.record_attempt(exercise, variant, answer, exercise.grade(variant, answer), hints_used=0, seconds=3.0)
+        app.record_attempt(
+            exercise, variant, answer, exercise.grade(variant, answer), hints_used=0, seconds=3.0
+        )
         # a fixed time (shown in UTC, see utc_clock): the snapshot must not change by the clock
         app.progress.attempts[-1] = dataclasses.replace(app.progress.attempts[-1], at=1_767_225_600)
         app.open_page(page)
@@ -136,3 +138,9 @@ def test_visibility_figure_at_64_row_40(snap_compare, lang):
     keys = ("f6", *(["plus"] * 58), *(["down"] * 40))
     app = TutorApp(lang=lang, still=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("visibility", keys))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_glossary(snap_compare, lang):
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("mlm", ("f8",)))

@@ -43,7 +43,7 @@ def write_submissions(students: int, folder: pathlib.Path) -> None:
     """Every other student answers right; the rest slip on every first part. Written by a
     child process, so the grading process starts as a teacher's does: no variant made yet."""
     from exercises.catalogue import get
-    from exercises.classroom.quiz import questions_for
+    from exercises.classroom.quiz import questions_for, variant_fingerprint
 
     quiz = _quiz()
     for number in range(students):
@@ -51,13 +51,15 @@ def write_submissions(students: int, folder: pathlib.Path) -> None:
         answers = {}
         for question in questions_for(quiz, student):
             exercise = get(question.exercise)
-            solution = exercise.solve(exercise.generate(question.seed))
+            variant = exercise.generate(question.seed)
+            solution = exercise.solve(variant)
             if number % 2:
                 first = sorted(solution)[0]
                 solution = {**solution, first: solution[first] + " x"}
             answers[str(question.index)] = {
                 "exercise": question.exercise,
                 "seed": question.seed,
+                "variant": variant_fingerprint(variant),
                 "parts": solution,
             }
         payload = {

@@ -1,7 +1,7 @@
 """BERT's masked-LM data preparation, vectorised over a batch.
 
-Draw order (kept fixed so the first lesson's run is a special case of this
-function): one uniform number per position decides selection (``< p``), a second
+Draw order (kept fixed so the run of the course section "Self-supervision and
+LM objectives" is a special case of this function): one uniform number per position decides selection (``< p``), a second
 per position decides the fate of a selected token (``< 0.8`` -> [MASK],
 ``< 0.9`` -> random token, else unchanged), then one random replacement id per
 "random" position in row-major order.

@@ -2,8 +2,9 @@
 input, and the target spells each sentinel followed by the span it hides,
 closed by one more sentinel only when kept text follows the last span (T5's
 ``noise_span_to_unique_sentinel`` for the inputs and
-``nonnoise_span_to_unique_sentinel`` for the targets). The second lesson's own
-function, which always closes with a sentinel, lives in ``engine.textbook``.
+``nonnoise_span_to_unique_sentinel`` for the targets). The simplified function
+of the course section "Pretraining methods", which always closes with a
+sentinel, lives in ``engine.textbook``.
 
 Spans are either given (``[(start, end), ...]``, end exclusive, as the lesson's
 ``tokens[start:end]``) or drawn with T5's random-span algorithm, vectorised over

@@ -51,7 +51,7 @@ class ClmRun:
 def clm_run(
     seed: int = 0, batch: int = 2, seq_len: int = 8, vocab_size: int = 10000, hidden_dim: int = 64
 ) -> ClmRun:
-    """Lesson 1's CLM demo: random ids, a random projection scaled by 1/sqrt(d),
+    """The CLM demo of "Self-supervision and LM objectives": random ids, a random projection scaled by 1/sqrt(d),
     random hidden states, shifted cross-entropy."""
     _check_size("batch", batch, 1)
     _check_size("seq_len", seq_len, 2)
@@ -81,7 +81,7 @@ def clm_run(
 def mlm_run(
     seed: int = 0, batch: int = 4, seq_len: int = 8, p: float = 0.15, vocab_size: int = 10000
 ) -> MaskedLMBatch:
-    """Lesson 1's MLM data preparation: ids in [5, V), select with p, 80/10/10."""
+    """The MLM data preparation of "Self-supervision and LM objectives": ids in [5, V), select with p, 80/10/10."""
     _check_size("batch", batch, 1)
     _check_size("seq_len", seq_len, 1)
     _check_size("vocab_size", vocab_size, FIRST_ORDINARY_ID + 1)
@@ -106,7 +106,7 @@ class VisibilityRun:
 
 
 def visibility_run(seq_len: int = 6) -> VisibilityRun:
-    """Lesson 1's CLM-vs-MLM comparison: what each position may look at."""
+    """The CLM-vs-MLM comparison of "Self-supervision and LM objectives": what each position may look at."""
     _check_size("seq_len", seq_len, 1)
     causal, full = causal_mask(seq_len), bidirectional_mask(seq_len)
     return VisibilityRun(
@@ -140,7 +140,7 @@ def default_positions(n: int) -> tuple[tuple[int, ...], tuple[int, int]]:
 
 
 def lesson_span_corruption(tokens: list[str], start: int, end: int) -> tuple[list[str], list[str]]:
-    """The second lesson's simplified span corruption, kept as the lesson prints it.
+    """The simplified span corruption of "Pretraining methods", kept as it prints.
 
     One span, ``<extra_id_0>`` in its place, and a target that always closes
     with ``<extra_id_1>`` and has no ``</s>``. T5 differs in two ways (see
@@ -158,7 +158,7 @@ def three_samples(
     mask_positions: tuple[int, ...] | None = None,
     span: tuple[int, int] | None = None,
 ) -> ThreeSamples:
-    """Lesson 2's run: one sentence as a CLM, an MLM and a span-corruption sample."""
+    """The run of "Pretraining methods": one sentence as a CLM, an MLM and a span-corruption sample."""
     tokens = split_text(text)
     if len(tokens) < 2:
         raise InvalidInput(

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
 EOS = "</s>"  # T5's end of sequence, appended to its inputs and targets
-# The first lesson's ids: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4.
+# The ids of the course section "Self-supervision and LM objectives": [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4.
 BASE_SPECIALS: tuple[str, ...] = (PAD, UNK, CLS, SEP, MASK)
 DEFAULT_SENTINELS = 100  # T5 ships 100 sentinel tokens
-# The second lesson's example sentence: every default and seed-0 variant uses it.
+# The example sentence of the course section "Pretraining methods": every default and seed-0 variant uses it.
 LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
 _SPECIAL_PATTERN = re.compile(r"(\[(?:PAD|UNK|CLS|SEP|MASK)\]|<extra_id_\d+>|</s>)")

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from exercises.curriculum import BY_ID as CURRICULUM
 from tui.app import TutorApp
 from tui.figures.clm import ClmFigure
 from tui.figures.visibility import VisibilityFigure
@@ -45,11 +46,16 @@ def text_of(widget) -> str:
 async def open_practice(app, pilot, objective: str, exercise: str) -> ExercisePanel:
     await engine_ready(app)
     app.open_lesson(objective, exercise)
-    await pilot.pause()
-    await pilot.pause()
-    panel = app.screen.query_one(ExercisePanel)
-    assert panel.exercise_id == exercise
-    return panel
+    settled = 0
+    for _ in range(200):  # until the variant is shown and the cursor has stayed in its first part
+        await pilot.pause()
+        panel = next(iter(app.screen.query(ExercisePanel)), None)
+        first = next(iter(app.screen.query("#parts Input, #parts MatrixEditor, #parts RadioSet")), None)
+        ready = panel is not None and panel.exercise_id == exercise and first is not None
+        settled = settled + 1 if ready and app.focused is first else 0
+        if settled == 3:
+            return panel
+    raise AssertionError(f"practice on {exercise} did not settle: focus on {app.focused}, first part {first}")
 
 
 async def answer(pilot, panel: ExercisePanel, parts: dict[str, str]) -> str:
@@ -257,8 +263,13 @@ async def test_mask_matrix_cells_toggle_and_wrong_cells_are_marked():
         editor.cursor = (2, 2)
         await pilot.press("space", "enter")  # now the diagonal cell (2,2) is blocked
         await pilot.pause()
-        assert editor.wrong == {(2, 2)}
+        assert editor.wrong == {(2, 2): 0}  # the cell, and the value it should have
         assert "(2,2)" in text_of(panel.query_one("#feedback"))
+        # The wrong cell still shows the learner's value and what it should be, as text.
+        row_2 = editor.render().plain.splitlines()[3]
+        assert row_2.split() == ["2", "0", "0", "1→0", "1"]
+        await pilot.press("space")  # toggled back: the mark goes
+        assert editor.wrong == {} and "→" not in editor.render().plain
 
 
 async def test_language_switches_at_run_time():
@@ -333,16 +344,110 @@ async def test_every_lesson_opens_all_three_tabs_in_both_languages(objective):
             assert isinstance(app.screen, LessonScreen)
 
 
-async def test_letters_never_fire_shortcuts_while_a_button_has_focus():
+def footer_keys(app) -> set[str]:
+    """The keys the footer offers now (enabled ones only)."""
+    return {
+        key for key, active in app.screen.active_bindings.items() if active.enabled and active.binding.show
+    }
+
+
+async def test_h_s_n_work_on_a_button_and_a_list_but_stay_letters_in_a_text_box():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
         panel = await open_practice(app, pilot, "clm", "clm-shift")
-        panel.query_one("#check").focus()
+        box = panel.query_one("#part-inputs")
+        box.focus()
         await pilot.pause()
+        assert not {"h", "s", "n"} & footer_keys(app)  # the footer offers only keys that work here
         await pilot.press(*"snh")
         await pilot.pause()
-        assert panel.seed == 0 and text_of(panel.query_one("#feedback")) == ""
-        assert text_of(panel.query_one("#hints")) == ""
+        assert box.value == "snh" and panel.seed == 0
+        assert text_of(panel.query_one("#feedback")) == "" and text_of(panel.query_one("#hints")) == ""
+        panel.query_one("#check").focus()  # on a button the keys work, and the footer says so
+        await pilot.pause()
+        assert {"h", "s", "n"} <= footer_keys(app)
+        await pilot.press("h")
+        assert text_of(panel.query_one("#hints")).startswith("Hint 1/")
+        await pilot.press("s")
+        await pilot.pause()
+        solution = panel._exercise().solve(panel.variant)
+        assert solution["labels"] in text_of(panel.query_one("#feedback"))
+        await pilot.press("n")
+        await pilot.pause()
+        assert panel.seed == 1
+        panel = await open_practice(app, pilot, "architecture", "concept-architecture")
+        panel.query_one("#part-choice").focus()  # in a list of choices too
+        await pilot.pause()
+        assert {"h", "s", "n"} <= footer_keys(app)
+        await pilot.press("s")
+        await pilot.pause()
+        right = panel._exercise().solve(panel.variant)["choice"]
+        assert f"your choice: {right}" in text_of(panel.query_one("#feedback"))
+
+
+async def test_the_solution_waits_for_a_second_wrong_try_or_a_request():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "clm", "clm-shift")
+        solution = panel._exercise().solve(panel.variant)
+        wrong = {**solution, "labels": solution["inputs"]}  # labels = inputs: copying
+        first = await answer(pilot, panel, wrong)
+        assert first.startswith("✗") and solution["labels"] not in first  # marks what is wrong, no answer
+        second = await answer(pilot, panel, wrong)
+        assert "Solution (from the engine)" in second and solution["labels"] in second
+        assert len(app.progress.attempts) == 2  # each graded try recorded (posted up, stored by the app)
+        panel.focus()
+        await pilot.press("n")  # a new variant starts over
+        await pilot.pause()
+        unreadable = await answer(pilot, panel, {"inputs": " ", "labels": "?"})
+        again = await answer(pilot, panel, {"inputs": " ", "labels": "?"})
+        assert "Solution" not in unreadable + again  # unreadable tries are not wrong tries
+
+
+async def test_a_reflection_shows_the_model_answer_after_enter_then_takes_y_p_x():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "clm", "reflect-clm-generation")
+        model = panel._exercise().model_answer["zh"]
+        box = panel.query_one("#part-answer")
+        box.focus()
+        await pilot.pause()
+        box.value = "因为生成时只能看到过去"
+        await pilot.press("enter")
+        await pilot.pause()
+        feedback = text_of(panel.query_one("#feedback"))
+        assert model in feedback.replace("\n", "") and "y" in feedback  # the model answer, then the keys
+        assert app.focused is panel.query_one("#part-self_mark") and app.progress.attempts == []
+        await pilot.press("p")
+        await pilot.pause()
+        (attempt,) = app.progress.attempts
+        assert attempt.answer == {"answer": "因为生成时只能看到过去", "self_mark": "partly"}
+        assert "你的自评：50%" in text_of(panel.query_one("#feedback"))
+
+
+async def test_s_shows_a_reflections_model_answer_in_the_learners_language():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "mlm", "reflect-mlm-fill")
+        panel.focus()
+        await pilot.press("s")
+        await pilot.pause()
+        shown = text_of(panel.query_one("#feedback")).replace("\n", "")
+        assert panel._exercise().model_answer["zh"] in shown
+        assert panel._exercise().model_answer["en"] not in shown
+
+
+async def test_choices_show_their_state_as_a_glyph():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "architecture", "concept-architecture")
+        choices = panel.query_one("#part-choice")
+        buttons = list(choices.query("RadioButton"))
+        assert all(str(button.render()).startswith("▐○▌") for button in buttons)
+        choices.focus()
+        await pilot.press("b")
+        await pilot.pause()
+        assert [str(button.render())[:3] for button in buttons] == ["▐○▌", "▐●▌", "▐○▌"]
 
 
 async def test_feedback_scrolls_into_view_at_80x24():
@@ -431,7 +536,8 @@ async def test_attempts_and_settings_survive_a_restart():
     async with again.run_test(size=(80, 24)) as pilot:
         assert again.lang == "zh"
         assert again.progress.solved() == {"clm-shift"}
-        assert "已做对 1/3" in str(again.screen.query_one("OptionList").get_option("clm").prompt)
+        in_lesson = len(CURRICULUM["clm"].exercises)  # the course's own count, not a number copied here
+        assert f"已做对 1/{in_lesson}" in str(again.screen.query_one("OptionList").get_option("clm").prompt)
         panel = await open_practice(again, pilot, "clm", "clm-shift")
         panel.focus()
         await pilot.press("h")

@@ -143,3 +143,56 @@ def test_listing_exercises_imports_no_torch():
         "assert 'torch' not in sys.modules, 'torch imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    "said", ["labels = input_ids", "same as inputs", "input_ids", "和输入一样", "标签等于输入", "同输入。"]
+)
+def test_labels_said_in_words_are_right_loss_side_and_copying_data_side(said):
+    loss = _variant_of(CLM, lambda d: d["layout"] == "loss")
+    assert CLM.grade(loss, {**CLM.solve(loss), "labels": said}).correct
+    data = CLM.generate(0)
+    result = CLM.grade(data, {**CLM.solve(data), "labels": said})
+    assert result.diagnoses == ["labels-not-shifted"] and result.score <= 0.5
+
+
+@pytest.mark.parametrize(
+    ("inputs", "targets"),
+    [
+        (
+            "transformer models <extra_id_0> large text corpora </S>",
+            "<extra_id_0> learn patterns from <extra_id_1> </S>",
+        ),
+        (
+            "transformer models <extra_id_0> large text corpora <eos>",
+            "<extra_id_0> learn patterns from <extra_id_1> EOS",
+        ),
+        (
+            "transformer，models，《extra_id_0》，large，text，corpora",
+            "【extra_id_0】 learn patterns from <extra id 1>",
+        ),
+        (
+            "transformer models (<extra_id_0>) large text corpora",
+            "<extra_id_0>learn patterns from<extra_id_1></s>",
+        ),
+        (
+            "['transformer', 'models', '<extra_id_0>', 'large', 'text', 'corpora', '</s>']",
+            "['<extra_id_0>', 'learn', 'patterns', 'from', '<extra_id_1>', '[EOS]']",
+        ),
+        (
+            "transformer models <extra_id_0> large text corpora.",
+            "<extra_id_0> learn patterns from <extra_id_1>。",
+        ),
+    ],
+)
+def test_span_answers_in_learners_forms_are_right(inputs, targets):
+    variant = SPAN.generate(0)
+    result = SPAN.grade(variant, {"inputs": inputs, "targets": targets})
+    assert result.correct and result.diagnoses == [], result.to_json("en")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200))
+def test_span_and_clm_readers_never_raise(text):
+    SPAN.grade(SPAN.generate(0), {"inputs": text, "targets": text})
+    CLM.grade(CLM.generate(1), {"inputs": text, "labels": text, "pairs": text})

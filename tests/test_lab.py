@@ -198,10 +198,30 @@ def test_learner_code_cannot_touch_progress(tmp_path, monkeypatch):
     assert not record_path.exists() and not (tmp_path / "user").exists()
 
 
+@pytest.mark.parametrize(
+    "form",
+    ["bom", "crlf", "tabs", "chinese-comments"],
+)
+def test_files_as_editors_save_them(form, tmp_path):
+    """Notepad's BOM, Windows line ends, tab indentation, Chinese comments: all run."""
+    text = solution(BY_ID["causal_mask"])
+    if form == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif form == "tabs":
+        text = text.replace("    return", "\treturn")
+    elif form == "chinese-comments":
+        text = text.replace(
+            "    return", "    # 上三角（不含对角线）为 True，表示被遮盖：位置 q 看不到 k > q\n    return"
+        )
+    path = tmp_path / "10_causal_mask.py"
+    path.write_bytes(("\ufeff" if form == "bom" else "").encode() + text.encode("utf-8"))
+    assert run_check("causal_mask", path).status == "pass"
+
+
 def test_learner_prints_do_not_break_the_protocol(tmp_path):
     source = solution(BY_ID["causal_mask"]).replace(
         "    return torch",
-        "    print('{\"ok\": 1}')\n    import os\n    os.write(1, b'noise\\n')\n    return torch",
+        "    print('{\"ok\": 1}')\n    import os, sys\n    os.write(1, b'noise\\n')\n    assert sys.stdin.read() == ''\n    return torch",
     )
     result = run_check("causal_mask", _write(tmp_path, "noisy.py", source))
     assert result.status == "pass"
@@ -231,7 +251,9 @@ def test_find_task_never_raises(name):
 
 def test_find_task_forms():
     assert find_task("06") is find_task("6") is find_task("bert_mask") is find_task("06_bert_mask.py")
-    assert find_task("０６") is find_task(" bert_mask ") is find_task("6")
+    assert (
+        find_task("０６") is find_task(" bert_mask ") is find_task("6") is find_task("./lab/06_bert_mask.py")
+    )
     assert find_task("07_bert_mask") is None and find_task("99") is None and find_task("6x") is None
 
 
@@ -361,3 +383,28 @@ def test_quiz_grading_runs_the_same_checks():
     for unreadable in ("", "   ", None, 42, "x" * 200_000, "def prefix_lm_mask(n, p)\n"):
         graded = grade_source("prefix_lm_mask", unreadable)
         assert graded.score == 0.0 and not graded.valid and graded.feedback["zh"]
+
+
+def test_watch_round_shows_progress_statement_and_first_failure(tmp_path):
+    """One round of `lab watch` (the loop around it is watchfiles'): the saved task is
+    checked, then the next task is named once it passes."""
+    import io
+
+    from rich.console import Console
+
+    from tui.commands.lab import _watch_round
+
+    init(tmp_path)
+    task = BY_ID["three_samples"]
+    bug = next(b for b in BUGS if b.task == "three_samples")
+    (tmp_path / task.file_name).write_text(buggy_source(solution(task), bug))
+    out = io.StringIO()
+    console = Console(file=out, width=100)
+    assert _watch_round(tmp_path, {task.file_name}, "en", console) is task
+    text = out.getvalue()
+    assert "0 of 13 done" in text and "three training samples" in text and "causal-pair" in text
+    (tmp_path / task.file_name).write_text(solution(task))
+    out.truncate(0)
+    following = _watch_round(tmp_path, {task.file_name}, "zh", console)
+    assert following is BY_ID["clm_shift"]
+    assert "已完成 1 / 13" in out.getvalue() and "02_clm_shift.py" in out.getvalue()

@@ -127,7 +127,7 @@ async def test_init_from_the_screen_and_the_lesson_link(tmp_path, monkeypatch):
         await pilot.pause()
         await pilot.press("f7")
         link = app.screen.query_one(LabLink)
-        assert "4 tasks" in str(link.label)
+        assert "tasks: 4" in str(link.label) and "F8" in str(link.label)
         link.press()
         await pilot.pause()
         screen = app.screen
@@ -139,3 +139,7 @@ async def test_init_from_the_screen_and_the_lesson_link(tmp_path, monkeypatch):
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, LabScreen)
+        assert app.sub_title != "Code lab"
+        await pilot.press("f8")  # the key works from the lesson too, on that lesson's first task
+        await pilot.pause()
+        assert isinstance(app.screen, LabScreen) and app.screen.current is BY_ID["bert_mask"]

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -65,3 +67,48 @@ def test_help_does_not_import_torch():
     )
     assert "tui" in loaded
     assert "torch" not in loaded and "engine" not in loaded
+
+
+# Commands that compute nothing with the engine: none of them may import torch
+# (one process each, as a learner runs them). `{tmp}` is a fresh folder.
+TORCH_FREE_COMMANDS = [
+    ["exercises"],
+    ["exercises", "--json"],
+    ["exercises", "--lang", "zh"],
+    ["exercise", "--help"],
+    ["exercise", "concept-nsp"],
+    ["exercise", "reflect-mlm-fill", "--solution"],
+    ["exercise", "no-such-exercise"],
+    ["check", "--help"],
+    ["show", "--help"],
+    ["textbook", "--help"],
+    ["progress"],
+    ["progress", "--json"],
+    ["progress", "--csv"],
+    ["progress", "--reset", "--yes"],
+    ["quiz", "--help"],
+    ["quiz", "new", "--title", "T", "--exercises", "mlm-abcde,clm-shift", "-o", "{tmp}/quiz.toml"],
+    ["serve", "--help"],
+    ["lab", "--help"],
+    ["lab", "init", "{tmp}/lab"],
+]
+
+
+def torch_loaded_by(argv: list[str]) -> bool:
+    code = (
+        "import sys\nfrom tui.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\nTORCH=' + str('torch' in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return result.stderr.rsplit("TORCH=", 1)[1].strip() == "True"
+
+
+@pytest.mark.parametrize("argv", TORCH_FREE_COMMANDS, ids=" ".join)
+def test_commands_that_compute_nothing_import_no_torch(argv, tmp_path):
+    assert not torch_loaded_by([arg.replace("{tmp}", str(tmp_path)) for arg in argv])
+
+
+def test_the_probe_sees_torch_where_the_engine_computes():
+    assert torch_loaded_by(["show", "mask", "causal", "--n", "3"])

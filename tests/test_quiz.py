@@ -21,6 +21,7 @@ from exercises.classroom.exam import ExamError, ExamSession
 from exercises.classroom.grading import grade_class
 from exercises.classroom.identity import (
     Student,
+    decode_roster,
     file_stem,
     load_teacher_file,
     new_pin,
@@ -37,6 +38,7 @@ from exercises.classroom.quiz import (
     new_quiz,
     questions_for,
     seed_for,
+    variant_fingerprint,
 )
 from exercises.classroom.report import discrimination, gradebook_csv, report_markdown
 from exercises.classroom.safe import csv_cell, markdown, plain
@@ -63,7 +65,12 @@ def payload(quiz: Quiz, student: str, answers: dict[int, dict[str, str]], pin=No
         "quiz_hash": quiz.question_hash,
         "student": student,
         "answers": {
-            str(i): {"exercise": questions[i].exercise, "seed": questions[i].seed, "parts": parts}
+            str(i): {
+                "exercise": questions[i].exercise,
+                "seed": questions[i].seed,
+                "variant": variant_fingerprint(get(questions[i].exercise).generate(questions[i].seed)),
+                "parts": parts,
+            }
             for i, parts in answers.items()
         },
         "timeline": {},
@@ -150,6 +157,10 @@ HEAD = '# a title = "comment" and time_limit_minutes = 5 in a comment\nid = "q"\
             "line 6: closes_at must come after",
         ),
         (HEAD + 'results = "never"\n[[questions]]\nexercise = "clm-shift"\n', "line 5: results"),
+        (
+            'id = "q"\ntitle = "Week\\u001b[2J 7"\nsalt = "s"\n[[questions]]\nexercise = "clm-shift"\n',
+            "line 2: 'title' holds",
+        ),
     ],
 )
 def test_malformed_quiz_files_name_the_problem_and_line(text, fragment):
@@ -251,6 +262,10 @@ def test_roster_reading():
         read_roster("id,name\ns1,Ann\ns1,Bob\n")
     with pytest.raises(ValueError, match="no students"):
         read_roster("id,name\n")
+    for sheet in ("学号;姓名\ns1;Ann\ns2;李明\n", "s1\tAnn\ns2\t李明\n", "s1，Ann\ns2，李明\n"):
+        assert [(s.id, s.name) for s in read_roster(sheet)] == [("s1", "Ann"), ("s2", "李明")]
+    assert decode_roster("学号,姓名\ns2,李明\n".encode("gb18030")) == "学号,姓名\ns2,李明\n"
+    assert decode_roster("\ufeffs1,Ann".encode()) == "s1,Ann"
 
 
 def test_quiz_new_with_a_roster_keeps_pins_out_of_the_handout(tmp_path, capsys):
@@ -553,13 +568,15 @@ def test_a_submitted_quiz_cannot_be_reopened_and_resubmitted(tmp_path):
     session = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW)
     session.set_answer(1, "inputs", "first")
     path = session.submit()
-    handed_in = path.read_bytes()
+    handed_in, written = path.read_bytes(), path.stat().st_mtime_ns
     session.close()
+    time.sleep(0.01)
     again = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW + 60)
     assert again.submitted_at is not None
     again.set_answer(1, "inputs", "second")
     again.submit()
     assert path.read_bytes() == handed_in and again.answers[1]["inputs"] == "first"
+    assert path.stat().st_mtime_ns == written  # not even rewritten
     again.close()
     session.autosave_path.unlink()  # deleting the autosave does not reopen it either
     third = ExamSession.open(QUIZ, "ann", tmp_path, now=NOW + 120)
@@ -568,8 +585,17 @@ def test_a_submitted_quiz_cannot_be_reopened_and_resubmitted(tmp_path):
 
 
 def test_a_wrong_pin_is_caught_when_the_quiz_opens(tmp_path):
-    with pytest.raises(ExamError, match="does not belong"):
-        ExamSession.open(QUIZ, "s1", tmp_path, pin=ROSTER[1].pin, now=NOW)
+    from exercises.classroom.identity import PIN_ALPHABET
+
+    body = normalise_pin(ROSTER[0].pin)[:-1]
+    opened = []
+    for check in PIN_ALPHABET:  # exactly one check character fits s1 and this body
+        try:
+            ExamSession.open(QUIZ, "s1", tmp_path, pin=body + check, now=NOW).close()
+            opened.append(check)
+        except ExamError as error:
+            assert "does not belong to student id 's1'" in str(error) and "不匹配" in error.text["zh"]
+    assert opened == [normalise_pin(ROSTER[0].pin)[-1]]
 
 
 # -- integrity of the questions ---------------------------------------------------------------
@@ -585,6 +611,15 @@ def test_an_edited_quiz_is_detected_and_answers_meet_the_questions_the_student_s
     result = grade_class(swapped, [path], now=NOW)
     assert result.graded == [] and "question 2 as the student saw it (clm-shift" in result.rejected[0][1]
     assert "edited after hand-out" in result.rejected[0][1]
+
+
+def test_a_question_that_changed_since_the_student_saw_it_is_detected(tmp_path):
+    data = payload(QUIZ, "ann", right(QUIZ, "ann"), app_version="0.3.0")
+    data["answers"]["1"]["variant"] = "0" * 16  # as if clm-shift's generator had changed since
+    result = grade_class(QUIZ, [write(tmp_path, "ann.json", data)], now=NOW)
+    why = result.rejected[0][1]
+    assert "question 2 (clm-shift) is no longer the one the student saw" in why and "0.3.0" in why
+    assert result.graded == []
 
 
 def test_an_answer_claiming_another_variant_is_rejected(tmp_path):
@@ -804,10 +839,10 @@ def one_thread():
 
 
 KNOWN_UNFAIR = {
-    # h2 (exercises/items/clm_shift.py): texts with a token repeated next to itself (今天天气,
-    # seed 21 among ~9 % of seeds), where copying the inputs is right somewhere. Strict: the
-    # day the generator is fixed this xfail fails and should go.
-    "clm-shift": "clm-shift draws texts with a token equal to the next one (e.g. seed 21)",
+    # Strict xfails over derandomized ids: the day a generator is fixed, its xfail fails and goes.
+    # h1 (exercises/items/loss_sanity.py): the run (vocab 5000, run_seed 594, scaled) has a loss
+    # past the sanity margin, so the rule's verdict contradicts the variant's (seed 80424486).
+    "loss-sanity": "loss-sanity's scaled run 594 at V=5000 reads as a scaling bug (seed 80424486)",
 }
 
 
@@ -820,7 +855,7 @@ KNOWN_UNFAIR = {
         for i in QUIZZABLE
     ],
 )
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(student=st.text(min_size=1, max_size=24))
 def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, student):
     """Each exercise's own predicate (exercise.variant_is_fair, e.g. prefix-LM answers

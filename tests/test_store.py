@@ -284,7 +284,44 @@ def test_the_saved_language_is_used_when_no_lang_is_given(monkeypatch):
     monkeypatch.setenv("LANG", "en_US.UTF-8")
     opened = []
     monkeypatch.setattr(TutorApp, "run", lambda self, **options: opened.append(self.lang))
+    exits = []  # run_app leaves with os._exit once the app is done: keep pytest alive
+    monkeypatch.setattr("tui.app.os._exit", exits.append)
     assert cli.main([]) == 0
     assert opened == ["zh"]
     assert cli.main(["--lang", "en"]) == 0  # an explicit --lang still wins
     assert opened == ["zh", "en"]
+    assert exits == [0, 0]
+
+
+def test_per_objective_counts_follow_the_attempts(tmp_path):
+    """The counts the home screen and `progress` show, against a hand count of these attempts."""
+    from exercises.curriculum import OBJECTIVES
+
+    progress = Progress(ProgressStore(tmp_path))
+    two_days_ago = time.time() - 2 * 86_400
+    progress.record(attempt("mlm-abcde", correct=False, at=two_days_ago))  # missed, due again now
+    progress.record(attempt("mlm-eligible", correct=True))
+    progress.record(attempt("mlm-eligible", correct=True, seed=1))
+    progress.record(attempt("visibility", correct=False))  # missed just now: due tomorrow
+    counts = progress.per_objective()
+    assert list(counts) == [objective.id for objective in OBJECTIVES]
+    mlm = next(objective for objective in OBJECTIVES if objective.id == "mlm")
+    assert (counts["mlm"].exercises, counts["mlm"].attempts, counts["mlm"].solved) == (
+        len(mlm.exercises),
+        3,
+        1,
+    )
+    assert counts["mlm"].due == 1 and counts["mlm"].mastered == 0
+    assert (counts["visibility"].attempts, counts["visibility"].solved, counts["visibility"].due) == (1, 0, 0)
+    assert all(counts[o.id].attempts == 0 for o in OBJECTIVES if o.id not in ("mlm", "visibility"))
+
+
+def test_progress_json_reports_the_same_counts(capsys):
+    from tui.cli import main
+
+    main(["check", "visibility", "--answer", "visible=0", "--record"])
+    capsys.readouterr()
+    main(["progress", "--json"])
+    payload = json.loads(capsys.readouterr().out)
+    expected = {key: vars(value) for key, value in Progress(ProgressStore()).per_objective().items()}
+    assert payload["objectives"] == expected and payload["objectives"]["visibility"]["attempts"] == 1

@@ -193,13 +193,21 @@ class TutorApp(App[None]):
         for screen in self.screen_stack:
             localise_bindings(screen, lang)
 
-    def record_attempt(self, exercise, variant, answer, result, hints_used: int, seconds: float) -> None:
-        """Every graded attempt is stored here; if it cannot be saved, say so once.
-        The attempt that completes a lesson offers the next one."""
+    def on_exercise_panel_graded(self, graded) -> None:
+        """Every graded attempt (posted up by the practice panel) is stored here;
+        if it cannot be saved, say so once. The attempt that completes a lesson
+        offers the next one."""
+        exercise = graded.exercise
         was_done = self.lesson_done(exercise.objective)
         was_saving = self.progress.store.saving
         self.progress.record_result(
-            exercise.id, exercise.objective, variant.seed, answer, result, hints_used, seconds
+            graded.exercise.id,
+            graded.exercise.objective,
+            graded.variant.seed,
+            graded.answer,
+            graded.result,
+            graded.hints_used,
+            graded.seconds,
         )
         if was_saving and not self.progress.store.saving:
             self.notify(self.progress.notices[-1], severity="error", timeout=15)
@@ -222,6 +230,11 @@ class TutorApp(App[None]):
         ids = [objective.id for objective in OBJECTIVES]
         index = ids.index(objective_id) + 1
         return OBJECTIVES[index] if index < len(OBJECTIVES) else None
+
+    @property
+    def hint_policy(self) -> str:
+        """The learner's hint setting, read where a hint is asked for (it changes in Settings)."""
+        return self.progress.setting("hints")
 
     def watch_theme(self, theme: str) -> None:
         """The theme is a setting: remembered for the next start."""

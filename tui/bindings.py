@@ -6,6 +6,7 @@ by the binding's action."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from textual.dom import DOMNode
@@ -30,14 +31,14 @@ ACTION_KEYS = {
 }
 
 
-def localise_bindings(node: DOMNode, lang: str) -> None:
-    """Translate the descriptions of ``node``'s bindings, then redraw the footer."""
+def localise_bindings(node: DOMNode, lang: str, own: Mapping[str, str] | None = None) -> None:
+    """Translate the descriptions of ``node``'s bindings, then redraw the footer.
+    ``own`` maps a screen's own actions to their keys, over the shared table."""
+    keys = {**ACTION_KEYS, **(own or {})}
     table = node._bindings.key_to_bindings
     for key, bindings in table.items():
         table[key] = [
-            replace(binding, description=t(ACTION_KEYS[binding.action], lang))
-            if binding.action in ACTION_KEYS
-            else binding
+            replace(binding, description=t(keys[binding.action], lang)) if binding.action in keys else binding
             for binding in bindings
         ]
     node.refresh_bindings()

@@ -247,8 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.serve import run_serve
 
             return run_serve(args, args.lang)
-        elif args.command == "lab":  # h6: the code lab
-            return __import__("tui.commands.lab").commands.lab.run_lab(args, lang, _console(), args.lang)
+        elif args.command == "lab":
+            from tui.commands.lab import run_lab
+
+            return run_lab(args, lang, _console(), args.lang)
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

@@ -7,16 +7,16 @@ language, falling back to the engine's English sentence.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from exercises.text import Bilingual, L, pick
 
 LANGUAGES = ("zh", "en")
 
 
-def detect_language(environ: Mapping[str, str] | None = None) -> str:
+def detect_language() -> str:
     """zh when the locale says Chinese, else en (OBJECTIVES_TUTOR_LANG wins)."""
-    env = os.environ if environ is None else environ
+    env = os.environ
     explicit = env.get("OBJECTIVES_TUTOR_LANG", "").strip().lower()
     if explicit in LANGUAGES:
         return explicit
@@ -207,12 +207,9 @@ MESSAGES: dict[str, Bilingual] = {
         "方向键移动，空格切换格子（1 = 被遮盖），回车提交。鼠标点击也能切换。",
     ),
     "self-mark": L(
-        "Write your explanation, press Enter, then mark yourself against the model answer.",
-        "写下你的解释，按回车，然后对照参考答案给自己打分。",
+        "Write your explanation and press Enter: the model answer appears; then mark yourself with y / p / x (or the list).",
+        "写下你的解释并按回车：参考答案随即出现；然后用 y / p / x（或列表）给自己打分。",
     ),
-    "mark-yes": L("I had it", "答对了"),
-    "mark-partly": L("partly", "部分对"),
-    "mark-no": L("I missed it", "没答对"),
     "reflect-first": L("Write your explanation first.", "请先写下你的解释。"),
     "choice-help": L(
         "Type the letter, or pick with the arrows and Enter.", "输入选项字母，或用方向键选择后回车。"
@@ -240,7 +237,7 @@ MESSAGES: dict[str, Bilingual] = {
         "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
     ),
     "fig-mlm-counts": L(
-        "the lesson's run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
+        "the course notes' run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
         "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
     ),
     "fig-vis-keys": L(
@@ -299,6 +296,10 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     # Code health (h4, issue 10)
     "list-separator": L(", ", "、"),
+    "mark-now": L(
+        "Now mark yourself: y had it · p partly · x missed it.",
+        "现在给自己打分：y 答对了 · p 部分对 · x 没答对。",
+    ),
     # h2 content (issue 9): CLM layouts, T5 targets, the span figure's settings
     "fig-clm-data-side": L("data-side", "数据端错位"),
     "fig-clm-loss-side": L("loss-side (HF)", "损失端错位（HF）"),
@@ -324,6 +325,10 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-span-why": L(
         "Why: {n} tokens × density {density:.2f} = {raw:.2f}, rounded → {noise} noise token(s); max(round({noise} ÷ {mean:g}), 1) → {spans} span(s). T5 starts with kept text and ends with noise, so a single span always comes last.",
         "原因：{n} 个 token × 噪声比例 {density:.2f} = {raw:.2f}，取整 → {noise} 个噪声 token；max(round({noise} ÷ {mean:g}), 1) → {spans} 个片段。T5 总以保留的文本开头、以噪声结尾，所以只有一个片段时它总在最后。",
+    ),
+    "fig-span-merged": L(
+        "Spans that touch hide one unbroken run: T5 makes them one span with one sentinel.",
+        "首尾相接的片段遮住的是一段连续的 token：T5 把它们当作一个片段，只用一个哨兵。",
     ),
     "fig-mlm-same": L("= original", "恰为原词"),
     "fig-prefix-default": L(
@@ -385,15 +390,12 @@ MESSAGES: dict[str, Bilingual] = {
         "回车：下一个输入框，最后到下一题 · PgDn/PgUp：换题 · Ctrl+S：交卷",
     ),
     "exam-enter-choice": L(
-        "A-D or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
-        "A-D 或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+        "a letter, or arrows + Enter: choose · PgDn/PgUp: question · Ctrl+S: submit",
+        "字母键，或方向键 + 回车：选择 · PgDn/PgUp：换题 · Ctrl+S：交卷",
     ),
     "exam-enter-matrix": L(
         "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
         "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
-    ),
-    "exam-saved-note": L(
-        "Answers are saved as you type; no feedback until you submit.", "答案随输随存；交卷前没有反馈。"
     ),
     "exam-results-held": L(
         "Submitted. Your teacher releases the results later: open this quiz again then.",
@@ -419,7 +421,6 @@ MESSAGES: dict[str, Bilingual] = {
         "正确；抽样顺序与引擎不同（这是允许的）。",
     ),
     "lab-printed": L("your code printed:", "你的代码打印了："),
-    "lab-line": L("line {line}", "第 {line} 行"),
     "lab-seconds": L("{seconds:.1f} s, {calls} calls", "{seconds:.1f} 秒，调用 {calls} 次"),
     "lab-init-created": L("wrote {n} files in {dir}", "已在 {dir} 写入 {n} 个文件"),
     "lab-init-kept": L(
@@ -455,12 +456,13 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-not-saved": L("lab run not saved: {why}", "实验记录未保存：{why}"),
     "lab-checking": L("checking {file} …", "正在检查 {file} …"),
     "lab-open-hint": L(
-        "▸ Code lab: write this lesson in torch ({count} tasks)",
-        "▸ 代码实验：用 torch 亲手写出本课（{count} 题）",
+        "▸ F8 Code lab: write this lesson in torch (tasks: {count})",
+        "▸ F8 代码实验：用 torch 亲手写出本课（{count} 题）",
     ),
-    "lab-open-all": L("▸ Code lab: write the objectives in torch", "▸ 代码实验：用 torch 亲手写出各个目标"),
-    "lab-watch-on": L("watching the folder: saving a file checks it", "正在监视文件夹：保存文件即自动检查"),
-    "lab-key-watch": L("watch", "监视"),
+    "lab-open-all": L(
+        "▸ F8 Code lab: write the objectives in torch", "▸ F8 代码实验：用 torch 亲手写出各个目标"
+    ),
+    "lab-watch-on": L("save = check", "保存即检查"),
     "lab-init-here": L(
         "No lab files in {dir} yet. Press i to write them (existing files are never overwritten).",
         "{dir} 中还没有实验文件。按 i 写入（已有文件不会被覆盖）。",

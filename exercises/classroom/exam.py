@@ -19,11 +19,17 @@ from pathlib import Path
 
 from exercises.classroom.grading import StudentGrade, grade_submission, release_stem
 from exercises.classroom.identity import check_student_id, file_stem, pin_matches_id, sign
-from exercises.classroom.quiz import ClassroomError, Question, Quiz, questions_for
+from exercises.classroom.quiz import (
+    CLOCK_SKEW,
+    ClassroomError,
+    Question,
+    Quiz,
+    plausible_time,
+    questions_for,
+    variant_fingerprint,
+)
 from exercises.classroom.submission import SubmissionError, parse_submission, read_json
 from exercises.text import Bilingual, L
-
-CLOCK_SKEW = 120.0
 
 
 class ExamError(ClassroomError):
@@ -148,13 +154,7 @@ class ExamSession:
             )
 
     def _plausible(self, value: object, now: float) -> bool:
-        low = (self.quiz.created_at or 0.0) - CLOCK_SKEW
-        return (
-            isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and value == value  # not NaN
-            and low <= value <= now + CLOCK_SKEW
-        )
+        return plausible_time(self.quiz, value, now)
 
     def _keep_aside(self, path: Path, why: str, copy: bool) -> Path:
         aside = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bad")
@@ -215,8 +215,8 @@ class ExamSession:
                 f"the saved start time ({str(started)[:30]}) was not believable: the file is kept as {aside.name}, your answers are kept, the clock counts from {_when(self.started_at)}",
                 f"保存的开始时间（{str(started)[:30]}）不可信：文件另存为 {aside.name}，答案保留，计时从 {_when(self.started_at)} 算起",
             )
-            if self.submitted_at is None:
-                self._autosave()
+            # not rewritten here (that would load the engine before the first frame): the next
+            # answer saves the corrected start, and until then a reopening finds the same time
         return True
 
     def questions(self) -> list[Question]:
@@ -250,6 +250,11 @@ class ExamSession:
         )
         self._autosave()
 
+    def _fingerprint(self, question: Question) -> str:
+        from exercises.catalogue import get
+
+        return variant_fingerprint(get(question.exercise).generate(question.seed))
+
     def _payload(self, kind: str) -> dict:
         from exercises.learner.store import app_version
 
@@ -264,6 +269,7 @@ class ExamSession:
                 str(index): {
                     "exercise": questions[index].exercise,
                     "seed": questions[index].seed,
+                    "variant": self._fingerprint(questions[index]),
                     "parts": parts,
                 }
                 for index, parts in sorted(self.answers.items())

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from exercises.classroom.identity import Student, file_stem, signed_bytes, verify
-from exercises.classroom.quiz import Quiz, questions_for
+from exercises.classroom.quiz import Quiz, plausible_time, questions_for, variant_fingerprint
 from exercises.classroom.submission import (
+    Answer,
     Submission,
     SubmissionError,
     _error,
@@ -28,7 +29,6 @@ from exercises.text import Bilingual
 
 GRADED, MISSING, CONFLICT = "graded", "did not submit", "conflict"
 FLAGS = ("late", "before-open", "after-close", "clock-implausible", "no-times", "quiz-edited")
-CLOCK_SKEW = 120.0  # seconds a student's clock may run ahead of the teacher's without a flag
 PARALLEL_FROM = 60  # students; fewer are graded in this process
 
 
@@ -81,7 +81,7 @@ def grade_submission(quiz: Quiz, submission: Submission) -> StudentGrade:
     current = questions_for(quiz, submission.student)
     by_question = {(q.exercise, q.seed): q.index for q in current}
     edited = submission.quiz_hash is not None and submission.quiz_hash != quiz.question_hash
-    placed: dict[int, dict[str, str]] = {}
+    placed: dict[int, Answer] = {}
     for index, answer in submission.answers.items():
         if answer.exercise is None:
             if index >= len(current):
@@ -89,7 +89,7 @@ def grade_submission(quiz: Quiz, submission: Submission) -> StudentGrade:
                     f"answer {index + 1}: the quiz has {len(current)} questions",
                     f"第 {index + 1} 题答案：测验只有 {len(current)} 题",
                 )
-            placed[index] = answer.parts
+            placed[index] = answer
             continue
         where = by_question.get((answer.exercise, answer.seed))
         if where is None:
@@ -102,18 +102,28 @@ def grade_submission(quiz: Quiz, submission: Submission) -> StudentGrade:
                 f"answer {index + 1} claims {answer.exercise} seed {answer.seed}, which is not this student's question",
                 f"第 {index + 1} 题答案声称是 {answer.exercise} 种子 {answer.seed}，但这不是该学生的题目",
             )
-        placed[where] = answer.parts
+        placed[where] = answer
     graded = []
     for question in current:
         exercise = get(question.exercise)
         points = quiz.points_of(question.index)
-        parts = {p: text for p, text in placed.get(question.index, {}).items() if p in exercise.part_names()}
+        answer = placed.get(question.index)
+        parts = {
+            p: text for p, text in (answer.parts if answer else {}).items() if p in exercise.part_names()
+        }
         if not any(text.strip() for text in parts.values()):
             graded.append(
                 QuestionGrade(question.index, question.exercise, question.seed, 0.0, 0.0, False, False)
             )
             continue
-        result = exercise.grade(exercise.generate(question.seed), parts)
+        variant = exercise.generate(question.seed)
+        if answer.variant is not None and answer.variant != variant_fingerprint(variant):
+            version = str(submission.payload.get("app_version", "?"))[:20]
+            raise _error(
+                f"question {question.index + 1} ({question.exercise}) is no longer the one the student saw: the exercise changed since (taken with version {version}); grade with that version",
+                f"第 {question.index + 1} 题（{question.exercise}）已不是学生看到的那道：练习在此后改变了（作答时的版本 {version}）；请用那个版本评分",
+            )
+        result = exercise.grade(variant, parts)
         labels = {part.name: part.label for part in exercise.parts}
         score = result.score or 0.0
         graded.append(
@@ -153,11 +163,7 @@ def time_flags(
         return ("no-times",)
     flags = []
     now = time.time() if now is None else now
-    if (
-        submitted < started
-        or submitted > now + CLOCK_SKEW
-        or (quiz.created_at is not None and started < quiz.created_at - CLOCK_SKEW)
-    ):
+    if submitted < started or not all(plausible_time(quiz, t, now) for t in (started, submitted)):
         flags.append("clock-implausible")
     if quiz.time_limit_minutes is not None and submitted > started + 60 * quiz.time_limit_minutes + grace:
         flags.append("late")

@@ -118,11 +118,27 @@ class Student:
     pin: str
 
 
+def decode_roster(data: bytes) -> str:
+    """A roster file's text: UTF-8 (with or without a BOM), else GB18030 (what Excel
+    on a Chinese system saves), else RosterError."""
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise RosterError(
+        L("the roster is neither UTF-8 nor GB18030 text", "名单既不是 UTF-8 也不是 GB18030 文本")
+    )
+
+
 def read_roster(text: str) -> list[Student]:
     """A CSV with a student id and a name per row (a header row is recognised and
     skipped); fresh PINs for everyone. Duplicate ids are refused with their line."""
     text = text.removeprefix("\ufeff")
-    rows = list(csv.reader(io.StringIO(text)))
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    # Excel writes ';' in some locales, tabs when copied from a sheet; Chinese input, '，'
+    delimiter = next((d for d in (",", "\t", ";", "，") if d in first), ",")
+    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
     students: list[Student] = []
     seen: dict[str, int] = {}
     for number, row in enumerate(rows, start=1):

@@ -21,6 +21,7 @@ SEED_SPACE = 2**31
 MAX_MINUTES = 24 * 60
 MAX_POINTS = 1000
 RESULTS_WHEN = ("after-submit", "after-release")
+CLOCK_SKEW = 120.0  # seconds a student's clock may differ from the teacher's before a time is implausible
 
 
 class ClassroomError(ValueError):
@@ -65,6 +66,27 @@ class Quiz:
         a submission records it, so a quiz edited after hand-out is detected."""
         canonical = json.dumps([self.id, self.salt, list(self.exercises)], ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def variant_fingerprint(variant) -> str:
+    """What the student was shown, in 16 hex digits: a submission records it per answer,
+    so a question that changed since (a newer version of an exercise) is detected."""
+    canonical = json.dumps(
+        [variant.exercise, variant.seed, variant.data, variant.prompt], sort_keys=True, default=str
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def plausible_time(quiz: Quiz, value: object, now: float) -> bool:
+    """A time a student's file may hold: a finite number, not before the quiz was made
+    and not in the future (each with CLOCK_SKEW of slack)."""
+    low = (quiz.created_at or 0.0) - CLOCK_SKEW
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and value == value  # not NaN
+        and low <= value <= now + CLOCK_SKEW
+    )
 
 
 @dataclass(frozen=True)
@@ -140,7 +162,7 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
-def _iso(epoch: float) -> str:
+def iso_time(epoch: float) -> str:
     return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat().replace("+00:00", "Z")
 
 
@@ -158,13 +180,13 @@ def dump_toml(quiz: Quiz) -> str:
     if quiz.signed:
         lines.append("signed = true  # each student needs their PIN (quiz new --roster)")
     if quiz.created_at is not None:
-        lines.append(f"created_at = {_iso(quiz.created_at)}")
+        lines.append(f"created_at = {iso_time(quiz.created_at)}")
     if quiz.time_limit_minutes is not None:
         lines.append(f"time_limit_minutes = {int(quiz.time_limit_minutes)}")
     if quiz.opens_at is not None:
-        lines.append(f"opens_at = {_iso(quiz.opens_at)}")
+        lines.append(f"opens_at = {iso_time(quiz.opens_at)}")
     if quiz.closes_at is not None:
-        lines.append(f"closes_at = {_iso(quiz.closes_at)}")
+        lines.append(f"closes_at = {iso_time(quiz.closes_at)}")
     if quiz.max_points is not None:
         lines.append(f"max_points = {quiz.max_points:g}")
     for index, exercise in enumerate(quiz.exercises):
@@ -215,6 +237,12 @@ class _Lines:
         return f"line {first + 1}: " if question is not None else ""
 
 
+def _printable(text: str) -> bool:
+    from exercises.classroom.safe import is_printable_line
+
+    return is_printable_line(text)
+
+
 def _when(value: object, key: str, where: str) -> float:
     if isinstance(value, dt.datetime) and value.tzinfo is not None:
         return value.timestamp()
@@ -257,6 +285,13 @@ def loads(text: str) -> Quiz:
                 )
             )
     for key in ("id", "title", "salt"):
+        if isinstance(data.get(key), str) and not _printable(data[key]):
+            raise QuizFileError(
+                L(
+                    f"{where.key(key)}'{key}' holds control characters or escape sequences",
+                    f"{where.key(key)}'{key}' 含有控制字符或转义序列",
+                )
+            )
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise QuizFileError(
                 L(

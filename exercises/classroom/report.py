@@ -5,13 +5,12 @@ discrimination index, option counts and the misconceptions seen, with who."""
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 from collections import Counter
 from collections.abc import Sequence
 
 from exercises.classroom.grading import CONFLICT, GRADED, MISSING, ClassResult, StudentGrade
-from exercises.classroom.quiz import Quiz
+from exercises.classroom.quiz import Quiz, iso_time
 from exercises.classroom.safe import csv_cell, markdown
 from exercises.text import L, pick
 
@@ -53,7 +52,8 @@ WORDS = {
         "Discrimination: mean score of the top 27 % of the class minus the bottom 27 % (by total); near 0 or negative: the question does not separate stronger from weaker students.",
         "区分度：总分前 27% 学生的平均得分减去后 27% 的平均得分；接近 0 或为负，说明此题区分不出强弱。",
     ),
-    "question": L("Question {n}: {exercise} ({points:g} points)", "第 {n} 题：{exercise}（{points:g} 分）"),
+    "question": L("Question {n}: {exercise} (worth {points:g})", "第 {n} 题：{exercise}（{points:g} 分）"),
+    "no-answer": L("no answer", "未作答"),
     "options": L("Options picked", "各选项人数"),
     "no-misconceptions": L("No misconception seen.", "没有发现误区。"),
     "students": L("students", "学生"),
@@ -78,9 +78,7 @@ def points_text(value: float) -> str:
 
 
 def _iso(epoch: float | None) -> str:
-    if epoch is None:
-        return ""
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return "" if epoch is None else iso_time(float(int(epoch)))
 
 
 def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:

@@ -40,6 +40,7 @@ class Answer:
     parts: dict[str, str]
     exercise: str | None = None  # the question the student saw (None in files of format 1)
     seed: int | None = None
+    variant: str | None = None  # variant_fingerprint of what the student saw
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,12 @@ def _answers(raw: object) -> dict[int, Answer]:
                 raise _error(
                     f"answer {key}: 'seed' must be a whole number", f"第 {key} 题答案：'seed' 必须是整数"
                 )
-            answers[int(key)] = Answer(_parts(key, value["parts"]), exercise, seed)
+            fingerprint = value.get("variant")
+            if fingerprint is not None and (not isinstance(fingerprint, str) or len(fingerprint) > 64):
+                raise _error(
+                    f"answer {key}: 'variant' must be text", f"第 {key} 题答案：'variant' 必须是文本"
+                )
+            answers[int(key)] = Answer(_parts(key, value["parts"]), exercise, seed, fingerprint)
         else:
             answers[int(key)] = Answer(_parts(key, value))
     return answers

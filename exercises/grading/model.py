@@ -21,11 +21,24 @@ class UnknownPart(ValueError):
 
 
 @dataclass(frozen=True)
+class AnswerOption:
+    """One choice of a "choice" or "self-mark" part (h4, issue 10: widgets render parts from this)."""
+
+    value: str  # what the answer holds: "A", "yes"
+    label: Bilingual  # what the learner sees
+    key: str  # the key that picks it in the app
+
+
+@dataclass(frozen=True)
 class Part:
     name: str
     label: Bilingual
     example: Bilingual  # the expected format, shown when an answer cannot be read
     aliases: tuple[str, ...] = ()  # former names, still accepted (saved quizzes, scripts)
+    # How the part is answered: "text" (a text box), "choice" (one of ``options``),
+    # "matrix" (a grid of 0/1) or "self-mark" (the learner's own mark of a reflection).
+    kind: str = "text"
+    options: tuple[AnswerOption, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -191,6 +204,14 @@ class Exercise(ABC):
     def hints(self, variant: Variant) -> list[Bilingual]:
         """Up to three hints, in order; the last never gives the whole answer."""
         return list(self.hint_texts)
+
+    def options(self, part: Part, variant: Variant) -> tuple[AnswerOption, ...]:
+        """What a choice part offers in this variant (by default: the part's own options)."""
+        return part.options
+
+    def matrix_size(self, variant: Variant) -> int:
+        """The side of a matrix part's grid in this variant."""
+        raise NotImplementedError(f"{self.id} has no matrix part")
 
     def part_names(self) -> list[str]:
         return [part.name for part in self.parts]

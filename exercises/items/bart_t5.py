@@ -23,6 +23,7 @@ from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens, sho
 from exercises.text import L
 
 ID = "bart-vs-t5"
+BOUNDARIES = ("<s>", "</s>")
 
 
 def bart_infilling(tokens: list[str], spans: list[list[int]]) -> tuple[list[str], list[str]]:
@@ -101,6 +102,8 @@ class BartVsT5(Exercise):
         data = variant.data
         vocabulary = [*data["tokens"], MASK, *data["t5_inputs"], *data["t5_targets"]]
         tokens, certain = read_tokens_certain(text, data[part], vocabulary)
+        if tokens is not None:  # BART's tokenizer wraps a text in <s> … </s>: written or not, both are right
+            tokens = [token for token in tokens if token not in BOUNDARIES] or tokens
         return Parsed(tokens, certain=certain)
 
     def grade_parts(

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.model import AnswerOption, Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.items.banks import rng_for
 from exercises.text import Bilingual, L
 
@@ -40,6 +40,13 @@ class ChoiceExercise(Exercise):
 
     def generate(self, seed: int) -> Variant:
         return _generate(self, seed)
+
+    def options(self, part: Part, variant: Variant) -> tuple[AnswerOption, ...]:
+        """One letter per option of this variant's question; typing the letter picks it."""
+        return tuple(
+            AnswerOption(letter, L(letter, letter), letter.lower())
+            for letter in LETTERS[: len(variant.data["order"])]
+        )
 
     def question(self, variant: Variant) -> Question:
         return self.questions[variant.data["question"]]
@@ -123,7 +130,7 @@ def choice_exercise(
         id=exercise_id,
         kind="choice",
         title=title,
-        parts=(Part("choice", L("your choice", "你的选择"), L("one letter", "一个字母")),),
+        parts=(Part("choice", L("your choice", "你的选择"), L("one letter", "一个字母"), kind="choice"),),
         hint_texts=hints,
         rubric=CHOICE_RUBRIC,
         questions=questions,

@@ -107,11 +107,11 @@ def _prompt(tokens: list[str], layout: str):
     return L(
         f"Causal LM on the sentence [{listing}] ({n} tokens), in the LOSS-SIDE layout (the code of the course "
         "section “Self-supervision and LM objectives”, Hugging Face's models): the sample is not shifted; the shift happens inside the loss "
-        "function.\n1. The inputs the model reads?\n2. The labels passed to the loss?\n"
+        "function.\n1. The inputs the model reads?\n2. The labels given to the model (Hugging Face's labels argument)?\n"
         "3. Which logit position is scored against which label position? (pairs logit-label)",
         f"对句子 [{listing}]（{n} 个 token）做因果语言建模，用“损失端错位”的排法（《自监督与语言建模目标》一节的代码、"
         "Hugging Face 的模型）：样本本身不错位，错位发生在损失函数里。\n"
-        "1. 模型读的输入是什么？\n2. 传给损失函数的标签是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
+        "1. 模型读的输入是什么？\n2. 交给模型的标签（Hugging Face 的 labels 参数）是什么？\n3. 哪个位置的 logit 和哪个位置的标签比较？（写成 logit-标签 的配对）",
     )
 
 
@@ -151,6 +151,13 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     return [(numbers[i], numbers[i + 1]) for i in range(0, len(numbers), 2)]
 
 
+_SAME_AS_INPUTS = re.compile(
+    r"(?:labels?\s*=+\s*)?(?:input_ids|inputs?|the\s+inputs?|same\s+as\s+(?:the\s+)?(?:inputs?|input_ids)"
+    r"|(?:标签)?(?:等于|=|同|和|跟|与)\s*(?:输入|input_ids)\s*(?:一样|相同)?|同输入|与输入相同|和输入一样)",
+    re.IGNORECASE,
+)
+
+
 def _shift_of(pairs: list[tuple[int, int]]) -> int | None:
     """The one offset all pairs share (label - logit), or None."""
     shifts = {label - logit for logit, label in pairs}
@@ -181,6 +188,8 @@ class ClmShift(Exercise):
         if part == "pairs":
             pairs = read_pairs(text, len(variant.data["inputs"]))
             return Parsed(pairs, None if pairs is not None else _pairs_format())
+        if part == "labels" and _SAME_AS_INPUTS.fullmatch(text.strip().rstrip(".。").strip()):
+            return Parsed(list(variant.data["inputs"]))  # "labels = input_ids", said in words
         tokens, certain = read_tokens_certain(text, variant.data[part], variant.data["tokens"])
         return Parsed(tokens, certain=certain)
 
@@ -267,8 +276,8 @@ def _pairs_feedback(given: list[tuple[int, int]], expected: set[tuple[int, int]]
 
 def _pairs_format():
     return L(
-        "Could not read the pairs. Write logit-label pairs such as 0-3, 1-4, or a rule such as t->t+2.",
-        "读不出配对。请写成 logit-标签 的配对，如 0-3, 1-4，或者写规则，如 t->t+2。",
+        "Could not read the pairs. Write logit-label pairs (0-3, 1-4) or a rule (t->t+2).",
+        "读不出配对。请写成 0-3, 1-4 这样的 logit-标签配对，或 t->t+2 这样的规则。",
     )
 
 
@@ -286,7 +295,10 @@ EXERCISES = (
             Part(
                 "pairs",
                 L("logit-label pairs", "logit-标签配对"),
-                L("pairs such as 0-3, 1-4, or a rule such as t->t+2", "配对如 0-3, 1-4，或规则如 t->t+2"),
+                L(
+                    "logit-label pairs (0-3, 1-4) or a rule (t->t+2)",
+                    "logit-标签配对（0-3, 1-4）或规则（t->t+2）",
+                ),
             ),
         ),
         from_lesson=True,

@@ -74,6 +74,9 @@ def diff_cells(given: list[list[int]], expected: list[list[int]]) -> list[tuple[
 
 
 class MaskMatrix(Exercise):
+    def matrix_size(self, variant: Variant) -> int:
+        return variant.data["n"]
+
     def variant_is_fair(self, variant: Variant) -> bool:
         return _fair(variant.data)
 
@@ -168,6 +171,7 @@ EXERCISES = (
                     "one row per line (or split by ;), e.g. 0 1 / 1 0",
                     "每行一行（或用 ; 分隔），如 0 1 / 1 0",
                 ),
+                kind="matrix",
             ),
         ),
         from_lesson=True,

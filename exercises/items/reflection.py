@@ -7,13 +7,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from exercises.grading import parsing
-from exercises.grading.model import Exercise, GradeResult, Parsed, Part, PartResult, Variant
+from exercises.grading.model import AnswerOption, Exercise, GradeResult, Parsed, Part, PartResult, Variant
 from exercises.text import Bilingual, L
 
 SELF_MARK = Part(
     "self_mark",
     L("your own mark: yes / partly / no", "自评：是 / 部分 / 否"),
     L("partly", "部分"),
+    kind="self-mark",
+    options=(
+        AnswerOption("yes", L("y  I had it", "y  答对了"), "y"),
+        AnswerOption("partly", L("p  partly", "p  部分对"), "p"),
+        AnswerOption("no", L("x  I missed it", "x  没答对"), "x"),
+    ),
 )
 
 
@@ -31,6 +37,14 @@ class Reflection(Exercise):
 
     def pool_size(self) -> int:
         return 1
+
+    def comparison(self) -> Bilingual:
+        """The model answer and its key points: what a learner marks themself against."""
+        points = {lang: "\n".join(f"- {point[lang]}" for point in self.key_points) for lang in ("en", "zh")}
+        return {
+            "en": f"Compare with a model answer: {self.model_answer['en']}\nKey points:\n{points['en']}",
+            "zh": f"对照参考答案：{self.model_answer['zh']}\n要点：\n{points['zh']}",
+        }
 
     def solve(self, variant: Variant) -> dict[str, str]:
         return {"answer": self.model_answer["en"]}
@@ -52,11 +66,7 @@ class Reflection(Exercise):
             raise UnknownPart(
                 f"exercise {self.id} has no part {unknown[0]!r}; its parts are answer, self_mark"
             )
-        points = {lang: "\n".join(f"- {point[lang]}" for point in self.key_points) for lang in ("en", "zh")}
-        feedback = {
-            "en": f"Compare with a model answer: {self.model_answer['en']}\nKey points:\n{points['en']}",
-            "zh": f"对照参考答案：{self.model_answer['zh']}\n要点：\n{points['zh']}",
-        }
+        feedback = self.comparison()
         mark = (
             self.parse("self_mark", answer["self_mark"], variant).value if answer.get("self_mark") else None
         )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
@@ -144,7 +145,7 @@ class SpanCorruptionExercise(Exercise):
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         vocabulary = [*variant.data["tokens"], *(sentinel(i) for i in range(4)), EOS]
-        tokens, certain = read_tokens_certain(text, [*variant.data[part], EOS], vocabulary)
+        tokens, certain = read_tokens_certain(_normalise(text), [*variant.data[part], EOS], vocabulary)
         if tokens and same_token(tokens[-1], EOS):
             tokens = tokens[:-1]
         return Parsed(tokens, certain=certain)
@@ -166,6 +167,19 @@ class SpanCorruptionExercise(Exercise):
             codes += _diagnose(part, given, data) if parsed[part].certain else []
             results[part] = PartResult(score, True, _feedback(part, given, expected))
         return results, codes
+
+
+_EOS_FORMS = re.compile(r"<\s*[/\\]\s*s\s*>|\[\s*eos\s*\]|<\s*eos\s*>|(?<![\w<])eos(?![\w>])", re.IGNORECASE)
+_BRACKETED_SENTINEL = re.compile(r"[\[(]\s*(<extra_id_\d+>)\s*[\])]")
+
+
+def _normalise(text: str) -> str:
+    """The ways learners write T5's special tokens: </S>, <eos>, EOS, [EOS] for </s>;
+    a sentinel in brackets ("【extra_id_0】" reads as "[ <extra_id_0> ]") for the sentinel."""
+    from exercises.grading.parsing import clean
+
+    cleaned = _EOS_FORMS.sub(f" {EOS} ", clean(text))
+    return _BRACKETED_SENTINEL.sub(r" \1 ", cleaned)
 
 
 def _is_sentinel(token: str) -> bool:
@@ -233,7 +247,7 @@ EXERCISES = (
             Part(
                 "inputs",
                 L("corrupted input", "破坏后的输入"),
-                L("tokens and sentinels, e.g. a <extra_id_0> d", "token 和哨兵，如 a <extra_id_0> d"),
+                L("tokens and sentinels (a <extra_id_0> d)", "token 和哨兵（a <extra_id_0> d）"),
             ),
             Part(
                 "targets",

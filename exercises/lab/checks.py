@@ -783,8 +783,12 @@ SELECTION_RATE = Rule(
 SPLIT = Rule(
     "split-80-10-10",
     L(
-        "Of the selected tokens 80 % become [MASK], 10 % a random token, 10 % stay (exact binomial tests).",
-        "被选中的 token 中 80% 变成 [MASK]，10% 变成随机词，10% 保持不变（精确二项检验）。",
+        "Of the selected tokens {:.0%} become [MASK], {:.0%} a random token, {:.0%} stay (exact binomial tests).".format(
+            *engine_mlm.BERT_SPLIT
+        ),
+        "被选中的 token 中 {:.0%} 变成 [MASK]，{:.0%} 变成随机词，{:.0%} 保持不变（精确二项检验）。".format(
+            *engine_mlm.BERT_SPLIT
+        ),
     ),
     "split-of-all-tokens",
 )
@@ -949,11 +953,12 @@ def mlm_statistics(
     unchanged = int((selected & (input_ids == ids)).sum())
     random = n_selected - masked - unchanged
     hit = 1.0 / pool_size  # a random draw may give back the original token
+    to_mask, to_random, to_keep = engine_mlm.BERT_SPLIT
     checks = [
         ("selection", chosen, trials, p, SELECTION_RATE),
-        ("mask", masked, n_selected, 0.8, SPLIT),
-        ("random", random, n_selected, 0.1 * (1 - hit), SPLIT),
-        ("keep", unchanged, n_selected, 0.1 + 0.1 * hit, SPLIT),
+        ("mask", masked, n_selected, to_mask, SPLIT),
+        ("random", random, n_selected, to_random * (1 - hit), SPLIT),
+        ("keep", unchanged, n_selected, to_keep + to_random * hit, SPLIT),
     ]
     for name, count, trials_, rate, rule in checks:
         if not _binomial(name, count, trials_, rate, report):

@@ -105,6 +105,11 @@ def serve(path: str, function: str, shown_name: str) -> None:
     channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # the learner's prints (even os.write(1, ...)) go to stderr
     sys.stdout = sys.stderr
+    requests = os.fdopen(os.dup(0), encoding="utf-8")  # a private copy: input() reads nothing of ours
+    quiet = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(quiet, 0)
+    os.close(quiet)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
 
     def send(message: dict) -> None:
         channel.write(json.dumps(message) + "\n")
@@ -117,7 +122,7 @@ def serve(path: str, function: str, shown_name: str) -> None:
         if name.split(".")[0] in BLOCKED:
             del sys.modules[name]
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:  # Windows editors may add a BOM
             source = handle.read()
         code = compile(source, shown_name, "exec")
     except SyntaxError as error:
@@ -146,7 +151,7 @@ def serve(path: str, function: str, shown_name: str) -> None:
         send({"load": "missing", "line": None, "message": function})
         return
     send({"ready": True})
-    for line in sys.stdin:
+    for line in requests:
         request = json.loads(line)
         torch.manual_seed(
             int(request.get("global_seed", 0))

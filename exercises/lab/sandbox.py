@@ -151,7 +151,7 @@ _zygote_lock = threading.Lock()
 _zygote_failed = False
 
 
-def _get_zygote() -> _Zygote | None:
+def get_zygote() -> _Zygote | None:
     global _zygote, _zygote_failed
     with _zygote_lock:
         if _zygote_failed or os.environ.get("OBJECTIVES_TUTOR_LAB_NO_ZYGOTE"):
@@ -227,7 +227,7 @@ class Sandbox:
         home = Path(self._scratch) / "home"
         home.mkdir()
         env = _child_env(home, self._scratch)
-        zygote = _get_zygote()
+        zygote = get_zygote()
         if zygote is not None:
             child_in, parent_in = os.pipe()
             parent_out, child_out = os.pipe()

@@ -259,11 +259,11 @@ TASKS: tuple[Task, ...] = (
         title=L("BERT masking: 15 % and 80/10/10", "BERT 掩码：15% 与 80/10/10"),
         statement=L(
             "ids: (B, L) LongTensor. Select each non-special token with probability p (never an id in "
-            "special_ids). Of the selected: 80 % become mask_id, 10 % a random NON-special id in [0, vocab_size), "
-            "10 % stay. labels = the original id at every selected position and -100 everywhere else. Every "
+            "special_ids). The selected are split 80/10/10: mask_id / a random NON-special id in [0, vocab_size) / "
+            "unchanged. labels = the original id at every selected position and -100 everywhere else. Every "
             "random draw uses `generator`. Return (input_ids, labels); do not change ids itself.",
             "ids 是 (B, L) 的 LongTensor。每个非特殊 token 以概率 p 被选中（special_ids 里的 id 永远不选）。"
-            "被选中的：80% 换成 mask_id，10% 换成 [0, vocab_size) 中随机的一个“非特殊” id，10% 保持不变。"
+            "被选中的按 80/10/10 划分：换成 mask_id / 换成 [0, vocab_size) 中随机的一个“非特殊” id / 保持不变。"
             "labels 在每个被选中的位置是原始 id，其余位置都是 -100。所有随机抽样都用 generator。"
             "返回 (input_ids, labels)；不要修改 ids 本身。",
         ),
@@ -613,7 +613,9 @@ BY_ID: dict[str, Task] = {task.id: task for task in TASKS}
 
 def find_task(name: str) -> Task | None:
     """A task by id, number ("6", "06", full-width "０６") or file name ("06_bert_mask.py")."""
-    key = unicodedata.normalize("NFKC", name).strip().removesuffix(".py")
+    key = (
+        unicodedata.normalize("NFKC", name).strip().replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    )
     if key in BY_ID:
         return BY_ID[key]
     head = key.split("_", 1)

@@ -6,12 +6,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from exercises.learner import review
 from exercises.learner.store import Attempt, ProgressStore
 
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
-HINT_POLICIES = ("always", "after-first-try", "never")
+
+
+@dataclass(frozen=True)
+class ObjectiveCounts:
+    """Where a learner stands on one objective's exercises."""
+
+    exercises: int
+    attempts: int
+    solved: int
+    mastered: int
+    due: int
 
 
 class Progress:
@@ -61,6 +72,27 @@ class Progress:
 
     def mastered(self) -> set[str]:
         return review.mastered(self.attempts)
+
+    def per_objective(self, now: float | None = None) -> dict[str, ObjectiveCounts]:
+        """Each objective's counts, in the curriculum's order: computed once here for
+        the home screen and ``objectives-tutor progress`` alike."""
+        from exercises.curriculum import OBJECTIVES
+
+        solved, mastered = self.solved(), self.mastered()
+        due = {item.exercise for item in self.due(now)}
+        attempted: dict[str, int] = {}
+        for attempt in self.attempts:
+            attempted[attempt.exercise] = attempted.get(attempt.exercise, 0) + 1
+        return {
+            objective.id: ObjectiveCounts(
+                exercises=len(objective.exercises),
+                attempts=sum(attempted.get(eid, 0) for eid in objective.exercises),
+                solved=len(solved.intersection(objective.exercises)),
+                mastered=len(mastered.intersection(objective.exercises)),
+                due=len(due.intersection(objective.exercises)),
+            )
+            for objective in OBJECTIVES
+        }
 
     def due(self, now: float | None = None) -> list[review.ReviewItem]:
         return review.due_now(self.attempts, time.time() if now is None else now)

@@ -24,11 +24,21 @@ from rich.text import Text
 from exercises.text import pick
 from tui.errors import UsageError
 from tui.i18n import t
+from tui.render import emit_json
 
 
 def add_parser(commands, common) -> None:
     """The `lab` subcommand (tui/cli.py calls this: its one-line hook)."""
-    lab = commands.add_parser("lab", parents=[common], help="the code lab: write each objective in torch")
+    lab = commands.add_parser(
+        "lab",
+        parents=[common],
+        help="the code lab: write each objective in torch",
+        description=(
+            "lab [DIR]: the lab screen in the app; lab init DIR: the task files (never overwritten); "
+            "lab check [TASK] [--dir DIR] [--json]: exit 0 all pass, 1 a failure, 2 usage; "
+            "lab watch [DIR]: re-check on every save; lab hint TASK; lab solution TASK (after a first try)"
+        ),
+    )
     lab.add_argument(
         "action", nargs="?", default=None, help="init | check | watch | hint | solution, or a folder"
     )
@@ -40,6 +50,13 @@ def add_parser(commands, common) -> None:
 
 
 ACTIONS = ("init", "check", "watch", "hint", "solution")
+STATUS_KEYS = {
+    "pass": "lab-status-pass",
+    "fail": "lab-status-fail",
+    "not-started": "lab-status-not-started",
+    "invalid": "lab-status-invalid",
+    "stopped": "lab-status-stopped",
+}
 
 
 def default_lab_dir() -> Path:
@@ -113,7 +130,7 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
     mark = {"pass": "✓", "not-started": "·"}.get(result.status, "✗")
     style = {"pass": "green", "not-started": "dim"}.get(result.status, "red")
     head = Text(f"{mark} {task.number:02d} {task.id}  ", style=f"bold {style}")
-    head.append(t(f"lab-status-{result.status}", lang), style=style)
+    head.append(t(STATUS_KEYS[result.status], lang), style=style)
     if verbose:
         head.append(f"  ({t('lab-seconds', lang, seconds=result.seconds, calls=result.calls)})", style="dim")
     parts.append(head)
@@ -196,7 +213,7 @@ def _check(folder: Path, name: str | None, as_json: bool, lang: str, console: Co
             "done": len(done & {task.id for task in TASKS}),
             "total": total,
         }
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        emit_json(payload)
     else:
         console.print(t("lab-progress", lang, done=len(done & {task.id for task in TASKS}), total=total))
     return 0 if all(result.passed for result in results) else 1

@@ -19,25 +19,6 @@ from tui.i18n import t
 from tui.render import emit_json
 
 
-def summary(progress) -> dict:
-    """Per-objective counts: attempts, solved, mastered, due for review."""
-    from exercises.curriculum import OBJECTIVES
-
-    solved, mastered = progress.solved(), progress.mastered()
-    due = {item.exercise for item in progress.due()}
-    rows = {}
-    for objective in OBJECTIVES:
-        ids = set(objective.exercises)
-        rows[objective.id] = {
-            "exercises": len(ids),
-            "attempts": sum(1 for a in progress.attempts if a.exercise in ids),
-            "solved": len(ids & solved),
-            "mastered": len(ids & mastered),
-            "due": len(ids & due),
-        }
-    return rows
-
-
 def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
     from exercises.learner.progress import Progress
     from exercises.learner.store import ProgressStore
@@ -53,7 +34,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
     elif args.json:
         payload = {
             "attempts": [asdict(attempt) for attempt in progress.attempts],
-            "objectives": summary(progress),
+            "objectives": {key: asdict(counts) for key, counts in progress.per_objective().items()},
             "due": [asdict(item) for item in progress.due()],
             "store": str(store.path),
         }
@@ -100,14 +81,13 @@ def _print_summary(progress, lang: str, console: Console) -> None:
     table = Table(box=None, header_style="bold", pad_edge=False)
     for key in ("objective", "history-attempts", "history-solved", "history-mastered", "history-due"):
         table.add_column(t(key, lang), justify="left" if key == "objective" else "right")
-    for objective_id, row in summary(progress).items():
-        title = pick(BY_ID[objective_id].title, lang)
+    for objective_id, row in progress.per_objective().items():
         table.add_row(
-            title,
-            str(row["attempts"]),
-            f"{row['solved']}/{row['exercises']}",
-            str(row["mastered"]),
-            Text(str(row["due"]), style="bold yellow" if row["due"] else ""),
+            pick(BY_ID[objective_id].title, lang),
+            str(row.attempts),
+            f"{row.solved}/{row.exercises}",
+            str(row.mastered),
+            Text(str(row.due), style="bold yellow" if row.due else ""),
         )
     console.print(table)
     console.print(Text(t("progress-store", lang, path=progress.store.path), style="dim"))

@@ -114,7 +114,7 @@ def _write(path: Path, text: str, action: str, lang: str) -> None:
 def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
     from dataclasses import replace
 
-    from exercises.classroom.identity import dump_teacher_file, read_roster
+    from exercises.classroom.identity import decode_roster, dump_teacher_file, read_roster
     from exercises.classroom.quiz import dump_toml, new_quiz
 
     out = Path(args.output)
@@ -129,12 +129,12 @@ def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
     students = None
     if args.roster:
         try:
-            roster_text = Path(args.roster).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
+            roster_bytes = Path(args.roster).read_bytes()
+        except OSError as error:
             raise UsageError(
                 "objectives-tutor quiz new: " + t("quiz-cannot-read", lang, path=args.roster, why=error)
             ) from None
-        students = read_roster(roster_text)
+        students = read_roster(decode_roster(roster_bytes))
         quiz = replace(quiz, signed=True)
         _write(teacher, dump_teacher_file(quiz, students), "new", lang)
         with contextlib.suppress(OSError):

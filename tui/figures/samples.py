@@ -1,5 +1,6 @@
-"""The second lesson's three samples, live: type a sentence (English or
-Chinese) and watch its CLM, MLM and span-corruption samples follow."""
+"""The three samples of "Pretraining methods", live: type a sentence (English or
+Chinese) and watch its CLM, MLM and span-corruption samples follow; the span
+sample is T5's, with </s>."""
 
 from __future__ import annotations
 
@@ -26,11 +27,16 @@ class SamplesFigure(Figure):
         self.refresh_figure()
 
     def redraw(self) -> None:
+        from engine.samples import span_sample
         from engine.textbook import three_samples
 
         lang = self.lang
         self.query_one("#samples-keys", Static).update(t("fig-samples-keys", lang))
-        run = three_samples(self.query_one("#samples-text", Input).value)
+        text = self.query_one("#samples-text", Input).value
+        run = three_samples(text)
+        # The figures follow T5 (</s>, a closing sentinel only when kept text follows);
+        # `textbook three-samples` alone prints the section's simplified function.
+        span = span_sample(text, spans=[run.span])
         out = Text()
         rows = (
             (t("samples-causal-inputs", lang), run.causal_inputs),
@@ -39,8 +45,8 @@ class SamplesFigure(Figure):
             (t("samples-masked-inputs", lang), run.masked_inputs),
             (t("samples-masked-labels", lang), [f"{i}:{token}" for i, token in run.masked_labels.items()]),
             (None, None),
-            (t("samples-span-inputs", lang), run.span_inputs),
-            (t("samples-span-target", lang), run.span_target),
+            (t("samples-span-inputs", lang), span.inputs),
+            (t("samples-span-target", lang), span.targets),
         )
         for label, tokens in rows:
             if label is None:

@@ -88,7 +88,10 @@ class SpanFigure(Figure):
         text = self.query_one("#span-text", Input).value
         out = Text()
         if spans is not None:
-            _describe(out, span_sample(text, spans=spans), lang)
+            given = span_sample(text, spans=spans)
+            _describe(out, given, lang)
+            if len(given.spans) < len(spans):
+                out.append("\n" + t("fig-span-merged", lang), style="dim")
             out.append("\n\n")
         sample = span_sample(text, density=self.density, mean_span=self.mean, seed=self.seed)
         out.append(

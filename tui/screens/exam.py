@@ -5,6 +5,7 @@ after submitting, the student sees their results."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -71,15 +72,6 @@ class QuestionView(VerticalScroll):
         if choose_by_letter(self.app.focused, event.character):
             event.stop()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        boxes = list(self.query(Input))
-        later = boxes[boxes.index(event.input) + 1 :] if event.input in boxes else []
-        if later:
-            later[0].focus()
-        else:
-            self.screen.action_move(1)
-
 
 class ExamScreen(Screen):
     DEFAULT_CSS = """
@@ -95,6 +87,9 @@ class ExamScreen(Screen):
         Binding("pagedown", "move(1)", "next", show=False, priority=True),
         Binding("pageup", "move(-1)", "previous", show=False, priority=True),
         Binding("ctrl+s", "submit", "submit"),
+        # Enter in an answer box moves on at once, in the app's own key handling: keys typed
+        # ahead (a burst over SSH) then land in the box they were typed for.
+        Binding("enter", "enter", show=False, priority=True),
     ]
 
     def __init__(self, session) -> None:
@@ -108,13 +103,13 @@ class ExamScreen(Screen):
             *(Tab(str(i + 1), id=f"q{i}") for i in range(len(self.session.quiz.exercises))), id="questions"
         )
         yield ContentSwitcher(id="switcher")
+        yield VerticalScroll(Static(markup=False, id="results-text"), id="results")
         yield Static(markup=False, id="exam-status")
         yield Static(markup=False, id="exam-help")
         with Horizontal(id="exam-buttons"):
             yield Button(id="prev")
             yield Button(id="next")
             yield Button(id="submit", variant="warning")
-        yield VerticalScroll(Static(markup=False, id="results-text"), id="results")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -126,7 +121,6 @@ class ExamScreen(Screen):
         self.query_one("#results").display = False
         for button, key in (("prev", "exam-prev"), ("next", "exam-next"), ("submit", "exam-submit")):
             self.query_one(f"#{button}", Button).label = t(key, lang)
-        self.query_one("#exam-help", Static).update(t("exam-saved-note", lang))
         if self.session.notice:
             self.notify(pick(self.session.notice, lang), severity="warning", timeout=12)
         self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
@@ -166,9 +160,16 @@ class ExamScreen(Screen):
         """The line above the footer says what Enter does on this kind of question."""
         from exercises.catalogue import get
 
+        if self.session.submitted_at is not None:
+            return
+
         kind = get(self.session.quiz.exercises[index]).kind
         key = {"choice": "exam-enter-choice", "matrix": "exam-enter-matrix"}.get(kind, "exam-enter-parts")
         self.query_one("#exam-help", Static).update(t(key, self.app.lang))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Once submitted, Ctrl+S leaves the footer: there is nothing left to hand in.
+        return not (action == "submit" and self.session.submitted_at is not None)
 
     def on_unmount(self) -> None:
         self.session.close()  # the lock goes with the window
@@ -186,12 +187,35 @@ class ExamScreen(Screen):
         tabs = self.query_one(Tabs)
         total = len(self.session.quiz.exercises)
         current = int((tabs.active or "q0")[1:])
-        tabs.active = f"q{min(total - 1, max(0, current + step))}"
-        view = next(iter(self.query(f"#view-q{tabs.active[1:]}")), None)
-        first = next(iter(view.query("Input, MatrixEditor, RadioSet")), None) if view else None
+        target = min(total - 1, max(0, current + step))
+        tabs.active = f"q{target}"
+        view = next(iter(self.query(f"#view-q{target}")), None)
+        if view is None:
+            return
+        self.query_one(ContentSwitcher).current = view.id  # now, not when the tab's message arrives
+        self._explain_keys(target)
+        first = next(iter(view.query("Input, MatrixEditor, RadioSet")), None)
         if first is not None:
-            first.focus(scroll_visible=False)
+            self.set_focus(first, scroll_visible=False)  # synchronous: the next key goes there
             view.scroll_home(animate=False)
+
+    def action_enter(self) -> None:
+        """In an answer box: the next box of this question, or the next question."""
+        focused = self.focused
+        view = (
+            next((node for node in focused.ancestors if isinstance(node, QuestionView)), None)
+            if focused
+            else None
+        )
+        if not isinstance(focused, Input) or view is None:
+            raise SkipAction()  # Enter keeps its meaning elsewhere (choices, grid, buttons)
+        view.save()
+        boxes = list(view.query(Input))
+        later = boxes[boxes.index(focused) + 1 :]
+        if later:
+            self.set_focus(later[0])
+        else:
+            self.action_move(1)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {
@@ -254,6 +278,7 @@ class ExamScreen(Screen):
         results.focus()
         if not self.session.results_visible():
             self.query_one("#results-text", Static).update(Text(t("exam-results-held", lang), style="bold"))
+            self.refresh_bindings()
             return
         grade = self.session.results()
         out = Text(
@@ -275,3 +300,4 @@ class ExamScreen(Screen):
             for code in question.diagnoses:
                 out.append(f"   ! {pick(explain(code), lang)}\n", style="magenta")
         self.query_one("#results-text", Static).update(out)
+        self.refresh_bindings()

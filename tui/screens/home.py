@@ -56,19 +56,18 @@ class HomeScreen(Screen):
     def refresh_list(self) -> None:
         lang = self.app.lang
         progress = self.app.progress
-        solved_ids, mastered_ids = progress.solved(), progress.mastered()  # once, not per lesson
+        counts = progress.per_objective()  # computed once, in exercises/learner/progress.py (h4)
         self.sub_title = t("app-subtitle", lang)
         self.query_one("#intro", Static).update(t("home-intro", lang))
-        total = sum(len(objective.exercises) for objective in OBJECTIVES)
         self.query_one("#course", Static).update(
             t(
                 "course-progress",
                 lang,
                 lessons=sum(self.app.lesson_done(objective.id) for objective in OBJECTIVES),
                 lessons_total=len(OBJECTIVES),
-                solved=len(solved_ids),
-                total=total,
-                mastered=len(mastered_ids),
+                solved=sum(count.solved for count in counts.values()),
+                total=sum(count.exercises for count in counts.values()),
+                mastered=sum(count.mastered for count in counts.values()),
             )
         )
         options = self.query_one(OptionList)
@@ -82,9 +81,11 @@ class HomeScreen(Screen):
                 Option(Text(t("continue", lang, title=title), style="bold"), id=f"continue:{last}")
             )
         for number, objective in enumerate(OBJECTIVES, start=1):
-            solved = sum(exercise in solved_ids for exercise in objective.exercises)
-            mastered = sum(exercise in mastered_ids for exercise in objective.exercises)
-            total = len(objective.exercises)
+            solved, mastered, total = (
+                counts[objective.id].solved,
+                counts[objective.id].mastered,
+                counts[objective.id].exercises,
+            )
             status = t("progress", lang, done=solved, total=total)
             if mastered:
                 status += t("progress-mastered", lang, mastered=mastered)

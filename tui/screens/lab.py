@@ -8,7 +8,6 @@ their code never stops the app.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Group
@@ -41,7 +40,7 @@ class LabLink(Button):
     (the hook tui/screens/lesson.py yields)."""
 
     DEFAULT_CSS = """
-    LabLink { height: 1; min-width: 0; width: 100%; border: none; padding: 0 1; margin: 0; }
+    LabLink { height: 1; min-width: 0; width: 100%; border: none; padding: 0 1; margin: 0; content-align: left middle; text-align: left; }
     """
 
     def __init__(self, objective: str) -> None:
@@ -50,6 +49,12 @@ class LabLink(Button):
 
     def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self._relabel(), init=True)
+        app = self.app
+        if getattr(app, "exam", None) is None and not hasattr(app, "action_open_code_lab"):
+            # F8 from anywhere in a lesson (a text box keeps every other key); bound on the
+            # app instance so that the lesson screen needs no more than this widget.
+            app.action_open_code_lab = lambda: _open_from(app)
+            app.bind("f8", "open_code_lab", show=False)
 
     def _relabel(self) -> None:
         lang = self.app.lang
@@ -61,10 +66,19 @@ class LabLink(Button):
         self.app.push_screen(LabScreen(lab_folder(self.app), self.objective))
 
 
+def _open_from(app) -> None:
+    """Open the lab on the lesson being read (its first task), unless it is open already."""
+    if isinstance(app.screen, LabScreen):
+        return
+    links = list(app.screen.query(LabLink))
+    objective = links[0].objective if links else None
+    app.push_screen(LabScreen(lab_folder(app), objective))
+
+
 class LabScreen(Screen):
     DEFAULT_CSS = """
     LabScreen #lab-top { height: 1; padding: 0 1; background: $boost; }
-    LabScreen #lab-tasks { width: 30; height: 1fr; }
+    LabScreen #lab-tasks { width: 27; height: 1fr; }
     LabScreen #lab-detail { width: 1fr; height: 1fr; padding: 0 1; }
     LabScreen #lab-result { margin-top: 1; }
     LabScreen #lab-extra { margin-top: 1; }
@@ -79,7 +93,7 @@ class LabScreen(Screen):
 
     def __init__(self, folder: Path, objective: str | None = None, watch: bool = True) -> None:
         super().__init__()
-        self.folder = Path(folder)
+        self.folder = Path(folder).expanduser().resolve()
         self.objective = objective
         self.watch_folder_on = watch
         self.results: dict[str, object] = {}
@@ -110,6 +124,7 @@ class LabScreen(Screen):
     def on_mount(self) -> None:
         from exercises.lab.workspace import current_task
 
+        self._previous_subtitle = self.app.sub_title
         done = self._record().done()
         first = next((task for task in TASKS if task.objective == self.objective), None)
         self.current = first or current_task(self.folder, done) or TASKS[0]
@@ -119,6 +134,7 @@ class LabScreen(Screen):
         options.focus()
         if self.watch_folder_on:
             self.run_worker(self._watch_folder, thread=True, group="lab-watch", exclusive=True)
+        self.run_worker(_warm_up, thread=True, group="lab-warm-up")  # the first check then starts at once
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -127,22 +143,13 @@ class LabScreen(Screen):
         from tui.bindings import localise_bindings
 
         lang = self.app.lang
-        localise_bindings(self, lang)
         own = {
             "check": "lab-key-check",
             "init": "lab-key-init",
             "solution": "lab-key-solution",
             "hint": "lab-key-hint",
         }
-        table = self._bindings.key_to_bindings
-        for key, bindings in table.items():
-            table[key] = [
-                replace(binding, description=t(own[binding.action], lang))
-                if binding.action in own
-                else binding
-                for binding in bindings
-            ]
-        self.refresh_bindings()
+        localise_bindings(self, lang, own)  # one translation of the footer (h4, issue 10)
         self.app.sub_title = t("lab-title", lang)
         self._fill_list()
         self._show()
@@ -213,6 +220,7 @@ class LabScreen(Screen):
         self.action_check()
 
     def action_leave(self) -> None:
+        self.app.sub_title = self._previous_subtitle
         self.app.pop_screen()
 
     def action_init(self) -> None:
@@ -326,6 +334,17 @@ class LabScreen(Screen):
 
 
 BY_IDS = {task.id for task in TASKS}
+
+
+def _warm_up() -> None:
+    """Import the checks and start the sandbox's fork server before the first check."""
+    try:
+        import exercises.lab.checks  # noqa: F401  (torch, hypothesis, the engine)
+        from exercises.lab.sandbox import get_zygote
+
+        get_zygote()
+    except Exception:  # the first check will say what is wrong
+        return
 
 
 def run_lab_app(lang: str | None, folder: Path) -> None:

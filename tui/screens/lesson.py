@@ -102,7 +102,16 @@ class LessonScreen(Screen):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Give the keys to what the tab shows, so its shortcuts work at once."""
-        pane = event.pane
+        self.call_after_refresh(self._focus_active_pane)
+
+    def _focus_active_pane(self) -> None:
+        """Focus what the active tab shows, unless focus is in it already. Read at run time
+        (h4): a stale activation, or one caused by a focus inside the pane, changes nothing,
+        where focusing again would make two panes take the focus in turn, forever."""
+        tabs = self.query_one(TabbedContent)
+        pane = tabs.get_pane(tabs.active) if tabs.active else None
+        if pane is None or pane.has_focus_within:
+            return
         panel = next(iter(pane.query(ExercisePanel)), None)
         if panel is not None:
             panel.focus_first()

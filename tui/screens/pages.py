@@ -21,7 +21,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from exercises.learner.progress import HINT_POLICIES
+from exercises.grading.policy import HINT_POLICIES
 from exercises.learner.review import INTERVALS_DAYS
 from tui.i18n import listing, t
 from tui.widgets.fitting_footer import FittingFooter

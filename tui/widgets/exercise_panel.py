@@ -1,8 +1,11 @@
 """Practise in place: one exercise variant, an input per part, graded feedback
 that names the misconception, hints, the engine's solution, new variants.
 
-Laid out to fit 80×24: one-line inputs and buttons, so the question stays in
-view while answering; feedback is scrolled into view when it appears."""
+The rules (when a hint or the solution may be shown, how a reflection goes, which
+matrix cells are wrong) live in ``exercises.grading.policy``; this panel renders
+what they decide and posts each graded attempt up as a ``Graded`` message for the
+app to record. Laid out to fit 80×24: one-line inputs and buttons, so the question
+stays in view while answering; feedback is scrolled into view when it appears."""
 
 from __future__ import annotations
 
@@ -13,15 +16,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key
+from textual.message import Message
 from textual.widgets import Button, Input, RadioSet, Select, Static
 
+from exercises.grading.policy import Practice, matrix_corrections, model_answer, reflection_step
 from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, relabel_parts
 
 # Shortcuts that would steal letters from a learner who is typing: they work
-# only when the panel itself has the focus (Esc gives it back).
+# wherever the panel has focus except in a text box, and the footer shows them
+# only where they work (Esc leaves a text box).
 LETTER_ACTIONS = {"hint", "solution", "new_variant"}
 
 
@@ -53,17 +59,29 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         Binding("n", "new_variant", "new variant"),
     ]
 
+    class Graded(Message):
+        """An attempt was graded: the screen or the app records it (the panel stores nothing)."""
+
+        def __init__(
+            self, exercise, variant, answer: dict[str, str], result, hints_used: int, seconds: float
+        ):
+            super().__init__()
+            self.exercise = exercise
+            self.variant = variant
+            self.answer = answer
+            self.result = result
+            self.hints_used = hints_used
+            self.seconds = seconds
+
     def __init__(self, exercise_ids: tuple[str, ...], **kwargs) -> None:
         super().__init__(**kwargs)
         self.exercise_ids = exercise_ids
         self.exercise_id = exercise_ids[0] if exercise_ids else None
         self.seed = 0
-        self.hints_shown = 0
-        self.tried = False
+        self.practice = Practice()
         self.started = 0.0
-        self.shown: tuple[str, object] | None = (
-            None  # what the feedback area shows: ("result", r) | ("solution", None)
-        )
+        self.result = None  # the last graded result on this variant
+        self.comparing = False  # a reflection written: its model answer is shown
 
     def compose(self) -> ComposeResult:
         # Ids until the engine (and with it the exercises' titles) has loaded.
@@ -89,11 +107,13 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             self.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in LETTER_ACTIONS and not self.has_focus:
-            return None  # shown, but inactive while typing or on a button
-        return True
+        # While typing the letters are the learner's, and the footer does not offer them.
+        return not (action in LETTER_ACTIONS and isinstance(self.app.focused, Input))
 
     def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
         self.refresh_bindings()
 
     def on_focus(self) -> None:
@@ -144,9 +164,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         select.query_one(SelectCurrent).update(titles[self.exercise_id])
         self._show_prompt()
         self._show_hints()
-        if self.shown is not None:
-            kind, result = self.shown
-            self._show_solution() if kind == "solution" else self._show_result(result)
+        self._show_feedback(scroll=False)
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -169,14 +187,13 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         (not when the engine arrives: that would pull the learner off their tab)."""
         exercise = self._exercise()
         self.variant = exercise.generate(self.seed)
-        self.hints_shown = 0
-        self.tried = False
-        self.shown = None
+        self.practice = Practice()
+        self.result = None
+        self.comparing = False
         self.started = time.monotonic()
         parts = self.query_one("#parts", Vertical)
         await parts.remove_children()
-        widgets = part_widgets(exercise, self.variant, self.lang)
-        await parts.mount(*widgets)
+        await parts.mount(*part_widgets(exercise, self.variant, self.lang))
         self.query_one("#hints", Static).update("")
         self.query_one("#hints", Static).add_class("-empty")
         self.query_one("#feedback", Static).update("")
@@ -219,9 +236,6 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         if empty:
             empty[0].focus()
             return
-        if self._exercise().kind == "reflection":
-            next(iter(self.query("#part-self_mark")), self).focus()
-            return
         self.check()
 
     def on_matrix_editor_submitted(self, event: MatrixEditor.Submitted) -> None:
@@ -233,46 +247,91 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.check()
 
     def on_key(self, event: Key) -> None:
-        """In a multiple-choice list, typing the option's letter chooses it."""
-        if choose_by_letter(self.app.focused, event.character):
+        """In a list of choices (or on the panel, for its list), an option's key picks it."""
+        focused = self.app.focused
+        if focused is self:
+            focused = next(iter(self.query("#parts ChoiceSet")), None)
+        if choose_by_letter(focused, event.character):
             event.stop()
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "new":
-            await self.action_new_variant(force=True)
+            await self.action_new_variant()
         elif event.button.id == "check":
             self.check()
         elif event.button.id == "hint":
-            self.action_hint(force=True)
+            self.action_hint()
         else:
-            self.action_solution(force=True)
+            self.action_solution()
 
     def check(self) -> None:
+        """Grade what is entered; a reflection first shows its model answer, then takes the self-mark."""
         if not hasattr(self, "variant"):
             return
         exercise = self._exercise()
         answer = self.answers()
         if not answer:
             return
-        if exercise.kind == "reflection" and not answer.get("answer", "").strip():
-            self.query_one("#feedback", Static).update(
-                Text(t("reflect-first", self.lang), style="bold yellow")
-            )
-            return
+        if exercise.kind == "reflection":
+            step = reflection_step(exercise, answer)
+            if step == "write":
+                self.query_one("#feedback", Static).update(
+                    Text(t("reflect-first", self.lang), style="bold yellow")
+                )
+                return
+            if step == "compare":
+                self.comparing = True
+                self._show_feedback()
+                next(iter(self.query("#parts ChoiceSet")), self).focus(scroll_visible=False)
+                return
         result = exercise.grade(self.variant, answer)
-        self.tried = True
-        self.app.record_attempt(
-            exercise, self.variant, answer, result, self.hints_shown, time.monotonic() - self.started
+        self.practice.graded(result)
+        self.result = result
+        self.post_message(
+            self.Graded(
+                exercise,
+                self.variant,
+                answer,
+                result,
+                self.practice.hints_shown,
+                time.monotonic() - self.started,
+            )
         )
-        self._show_result(result)
+        matrix = next(iter(self.query("#parts MatrixEditor").results(MatrixEditor)), None)
+        if matrix is not None and result.graded:
+            part = matrix.id.removeprefix("part-")
+            matrix.mark_wrong(matrix_corrections(exercise, self.variant, part, answer[part]))
+        self._show_feedback()
 
-    def _show_result(self, result) -> None:
+    def _show_feedback(self, scroll: bool = True) -> None:
+        """The last result, then the model answer or the solution where the policy shows them."""
+        if not hasattr(self, "variant"):
+            return
+        lang = self.lang
+        exercise = self._exercise()
+        out = Text()
+        if self.result is not None:
+            out.append_text(self._result_text(self.result))
+        comparison = model_answer(exercise, self.variant)
+        if comparison is not None:
+            if self.result is None and (self.comparing or self.practice.shows_solution):
+                out.append(pick(comparison, lang) + "\n")
+                out.append(t("mark-now", lang) + "\n", style="bold")
+        elif self.practice.shows_solution:
+            out.append_text(self._solution_text())
+        feedback = self.query_one("#feedback", Static)
+        feedback.update(out)
+        if scroll and out.plain:
+            self.call_after_refresh(feedback.scroll_visible, top=True)
+
+    def _labels(self) -> dict[str, str]:
+        return {part.name: pick(part.label, self.lang) for part in self._exercise().parts}
+
+    def _result_text(self, result) -> Text:
         from exercises.grading.diagnoses import explain
 
-        self.shown = ("result", result)
-        lang = self.lang
-        labels = {part.name: pick(part.label, lang) for part in self._exercise().parts}
+        lang, labels = self.lang, self._labels()
         out = Text()
         if result.graded:
             style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
@@ -289,66 +348,54 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             out.append(pick(result.feedback, lang))
             if result.score is not None:
                 out.append("\n" + t("self-marked-as", lang, mark=f"{result.score:.0%}"), style="bold")
-        feedback = self.query_one("#feedback", Static)
-        feedback.update(out)
-        matrix = next(iter(self.query("#parts MatrixEditor").results(MatrixEditor)), None)
-        if matrix is not None and result.graded:
-            from exercises.items.mask_matrix import diff_cells
+            out.append("\n")
+        return out
 
-            matrix.mark_wrong(set(diff_cells(matrix.value, self.variant.data["mask"])))
-        self.call_after_refresh(feedback.scroll_visible, top=True)
+    def _solution_text(self) -> Text:
+        labels = self._labels()
+        solution = self._exercise().solve(self.variant)
+        out = Text(t("solution-shown", self.lang) + "\n", style="bold green")
+        for name, text in solution.items():
+            out.append(f"{labels.get(name, name)}: ", style="bold")
+            out.append(text.replace("\n", " / ") + "\n")
+        return out
 
     # -- help ------------------------------------------------------------
 
-    def action_hint(self, force: bool = False) -> None:
+    def action_hint(self) -> None:
         if not hasattr(self, "variant"):
             return
-        policy = self.app.progress.setting("hints")
-        if policy == "never" or (policy == "after-first-try" and not self.tried):
-            key = "hints-off" if policy == "never" else "hints-locked"
-            hints = self.query_one("#hints", Static)
-            hints.update(t(key, self.lang))
-            hints.remove_class("-empty")
-            self.call_after_refresh(hints.scroll_visible)
-            return
-        if self.hints_shown < len(self._exercise().hints(self.variant)):
-            self.hints_shown += 1
-        self._show_hints()
+        available = len(self._exercise().hints(self.variant))
+        refusal = self.practice.next_hint(self.app.hint_policy, available)
         hints = self.query_one("#hints", Static)
+        if refusal is not None:
+            hints.update(t(refusal, self.lang))
+            hints.remove_class("-empty")
+        else:
+            self._show_hints()
         self.call_after_refresh(hints.scroll_visible)
 
     def _show_hints(self) -> None:
-        if not hasattr(self, "variant") or not self.hints_shown:
+        shown = self.practice.hints_shown
+        if not hasattr(self, "variant") or not shown:
             return
         lang = self.lang
         hints = self._exercise().hints(self.variant)
         lines = [
             t("hint-n", lang, n=i + 1, total=len(hints), text=pick(hint, lang))
-            for i, hint in enumerate(hints[: self.hints_shown])
+            for i, hint in enumerate(hints[:shown])
         ]
-        if self.hints_shown >= len(hints):
+        if shown >= len(hints):
             lines.append(t("no-more-hints", lang))
         self.query_one("#hints", Static).update("\n".join(lines))
         self.query_one("#hints", Static).remove_class("-empty")
 
-    def action_solution(self, force: bool = False) -> None:
+    def action_solution(self) -> None:
         if hasattr(self, "variant"):
-            self._show_solution()
+            self.practice.solution_asked = True
+            self._show_feedback()
 
-    def _show_solution(self) -> None:
-        self.shown = ("solution", None)
-        lang = self.lang
-        labels = {part.name: pick(part.label, lang) for part in self._exercise().parts}
-        solution = self._exercise().solve(self.variant)
-        out = Text(t("solution-shown", lang) + "\n", style="bold green")
-        for name, text in solution.items():
-            out.append(f"{labels.get(name, name)}: ", style="bold")
-            out.append(text.replace("\n", " / ") + "\n")
-        feedback = self.query_one("#feedback", Static)
-        feedback.update(out)
-        self.call_after_refresh(feedback.scroll_visible, top=True)
-
-    async def action_new_variant(self, force: bool = False) -> None:
+    async def action_new_variant(self) -> None:
         if hasattr(self, "variant"):
             self.seed += 1
             await self.load_variant()

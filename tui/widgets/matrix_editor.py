@@ -1,5 +1,6 @@
 """A mask the learner fills in: arrows move, Space (or a click) toggles a cell,
-and after grading the wrong cells are marked."""
+and after grading each wrong cell shows the learner's value and the one it
+should have ("1→0"), until the learner toggles it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
 
-CELL = 3
+CELL = 4  # three characters (" 1 " or, when wrong, "1→0") and a space between cells
 
 
 class MatrixEditor(Widget, can_focus=True):
@@ -37,22 +38,19 @@ class MatrixEditor(Widget, can_focus=True):
         self.n = n
         self.cells = [[0] * n for _ in range(n)]
         self.cursor = (0, 0)
-        self.wrong: set[tuple[int, int]] = set()
-
-    @property
-    def value(self) -> list[list[int]]:
-        return [list(row) for row in self.cells]
+        self.wrong: dict[tuple[int, int], int] = {}  # cell -> the value it should have
 
     def as_text(self) -> str:
         return "\n".join(" ".join(map(str, row)) for row in self.cells)
 
     def set_cells(self, cells: list[list[int]]) -> None:
         self.cells = [list(row) for row in cells]
-        self.wrong = set()
+        self.wrong = {}
         self.refresh()
 
-    def mark_wrong(self, cells: set[tuple[int, int]]) -> None:
-        self.wrong = set(cells)
+    def mark_wrong(self, corrections: dict[tuple[int, int], int]) -> None:
+        """Show each wrong cell as "given→expected"."""
+        self.wrong = dict(corrections)
         self.refresh()
 
     def action_move(self, rows: int, columns: int) -> None:
@@ -63,7 +61,7 @@ class MatrixEditor(Widget, can_focus=True):
     def action_toggle(self) -> None:
         row, column = self.cursor
         self.cells[row][column] ^= 1
-        self.wrong.discard((row, column))
+        self.wrong.pop((row, column), None)
         self.refresh()
         self.post_message(self.Changed())
 
@@ -92,16 +90,17 @@ class MatrixEditor(Widget, can_focus=True):
         text = Text(no_wrap=True)
         text.append("   ")
         for column in range(self.n):
-            text.append(str(column).rjust(CELL), style="bold")
+            text.append(str(column).center(CELL - 1) + " ", style="bold")
         for row in range(self.n):
             text.append("\n" + str(row).rjust(2) + " ", style="bold")
             for column in range(self.n):
                 value = self.cells[row][column]
                 style = "on #7f1d1d" if value else "on #14532d"
-                glyph = str(value)
+                cell = f" {value} "
                 if (row, column) in self.wrong:
-                    style, glyph = "bold black on yellow", "!"
+                    style, cell = "bold black on yellow", f"{value}→{self.wrong[row, column]}"
                 if (row, column) == self.cursor and self.has_focus:
                     style += " reverse"
-                text.append(f" {glyph} ", style=style)
+                text.append(cell, style=style)
+                text.append(" ")
         return text

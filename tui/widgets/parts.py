@@ -1,6 +1,8 @@
-"""The answer widgets of an exercise variant, shared by practice and exams:
-a text box per part, a toggle grid for mask matrices, a radio list for
-multiple choice and for a reflection's self-mark."""
+"""The answer widgets of an exercise variant, shared by practice and exams.
+
+The exercise describes each part (``Part.kind``, its options for this variant,
+the size of a matrix); this module only renders that description: a text box,
+a toggle grid, or a list of choices with a key each."""
 
 from __future__ import annotations
 
@@ -8,59 +10,85 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
 from exercises.text import pick
-from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.text_input import TextInput
 
-LETTERS = "ABCDEF"
-SELF_MARKS = ("yes", "partly", "no")
+
+class ChoiceButton(RadioButton):
+    """A radio button whose state shows as a glyph, not only a colour: ● chosen, ○ not."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # Textual's name for the glyph
+        return "●" if self.value else "○"
+
+
+class ChoiceSet(RadioSet):
+    """A choice part: one button per option; the option's key picks it."""
+
+    def __init__(self, options, lang: str, **kwargs) -> None:
+        self.options = tuple(options)
+        super().__init__(*(ChoiceButton(pick(option.label, lang)) for option in self.options), **kwargs)
+
+    @property
+    def chosen(self) -> str | None:
+        """The value of the chosen option, if any."""
+        return self.options[self.pressed_index].value if self.pressed_index >= 0 else None
+
+    def choose(self, value: str, quietly: bool = False) -> bool:
+        """Press the option holding ``value``; True if there is one."""
+        buttons = list(self.query(RadioButton))
+        for option, button in zip(self.options, buttons, strict=False):
+            if option.value == value:
+                if quietly:
+                    with self.prevent(RadioSet.Changed):
+                        button.value = True
+                else:
+                    button.value = True
+                return True
+        return False
+
+    def choose_by_key(self, character: str | None) -> bool:
+        """Typing an option's key picks it; True if it did."""
+        if not character:
+            return False
+        for option in self.options:
+            if option.key == character.lower():
+                return self.choose(option.value)
+        return False
+
+    def relabel(self, lang: str) -> None:
+        for option, button in zip(self.options, self.query(RadioButton), strict=False):
+            button.label = pick(option.label, lang)
 
 
 def part_widgets(exercise, variant, lang: str, with_self_mark: bool = True) -> list[Widget]:
     """A label and an input widget per part, ids ``label-<part>`` / ``part-<part>``."""
     widgets: list[Widget] = []
     for part in exercise.parts:
-        if part.name == "self_mark" and not with_self_mark:
+        if part.kind == "self-mark" and not with_self_mark:
             continue
         widgets.append(
             Label(pick(part.label, lang), markup=False, classes="part-label", id=f"label-{part.name}")
         )
-        if exercise.kind == "matrix":
-            widgets.append(MatrixEditor(variant.data["n"], id=f"part-{part.name}"))
-        elif exercise.kind == "choice":
-            count = len(variant.data["order"])
-            widgets.append(RadioSet(*(RadioButton(LETTERS[i]) for i in range(count)), id=f"part-{part.name}"))
-        elif part.name == "self_mark":
-            widgets.append(
-                RadioSet(*(RadioButton(t(f"mark-{m}", lang)) for m in SELF_MARKS), id="part-self_mark")
-            )
+        widget_id = f"part-{part.name}"
+        if part.kind == "matrix":
+            widgets.append(MatrixEditor(exercise.matrix_size(variant), id=widget_id))
+        elif part.kind in ("choice", "self-mark"):
+            widgets.append(ChoiceSet(exercise.options(part, variant), lang, id=widget_id))
         else:
-            widgets.append(TextInput(placeholder=pick(part.example, lang), id=f"part-{part.name}"))
+            widgets.append(TextInput(placeholder=pick(part.example, lang), id=widget_id))
     return widgets
 
 
 def relabel_parts(root: Widget, exercise, lang: str) -> None:
-    """Labels, placeholders and self-mark choices in ``lang``."""
+    """Labels, placeholders and choices in ``lang``."""
     for part in exercise.parts:
         for label in root.query(f"#label-{part.name}").results(Label):
             label.update(pick(part.label, lang))
         for box in root.query(f"#part-{part.name}").results(Input):
             box.placeholder = pick(part.example, lang)
-    radios = root.query("#part-self_mark RadioButton").results(RadioButton)
-    for radio, mark in zip(radios, SELF_MARKS, strict=False):
-        radio.label = t(f"mark-{mark}", lang)
-
-
-def choose_by_letter(focused, character: str | None) -> bool:
-    """In a multiple-choice list, typing an option's letter picks it; True if it did."""
-    if not isinstance(focused, RadioSet) or focused.id != "part-choice" or not character:
-        return False
-    buttons = list(focused.query(RadioButton))
-    letter = character.upper()
-    if letter not in LETTERS[: len(buttons)]:
-        return False
-    buttons[LETTERS.index(letter)].value = True
-    return True
+        for choices in root.query(f"#part-{part.name}").results(ChoiceSet):
+            choices.relabel(lang)
 
 
 def read_answers(root: Widget, exercise) -> dict[str, str]:
@@ -72,9 +100,8 @@ def read_answers(root: Widget, exercise) -> dict[str, str]:
                 answer[part.name] = widget.value
             elif isinstance(widget, MatrixEditor):
                 answer[part.name] = widget.as_text()
-            elif isinstance(widget, RadioSet) and widget.pressed_index >= 0:
-                marks = SELF_MARKS if part.name == "self_mark" else LETTERS
-                answer[part.name] = marks[widget.pressed_index]
+            elif isinstance(widget, ChoiceSet) and widget.chosen is not None:
+                answer[part.name] = widget.chosen
     return answer
 
 
@@ -93,9 +120,10 @@ def restore_answers(root: Widget, exercise, answer: dict[str, str]) -> None:
                 cells = matrix(text, widget.n)
                 if cells is not None:
                     widget.set_cells(cells)
-            elif isinstance(widget, RadioSet):
-                marks = SELF_MARKS if part.name == "self_mark" else LETTERS
-                buttons = list(widget.query(RadioButton))
-                if text in marks and marks.index(text) < len(buttons):
-                    with widget.prevent(RadioSet.Changed):
-                        buttons[marks.index(text)].value = True
+            elif isinstance(widget, ChoiceSet):
+                widget.choose(text, quietly=True)
+
+
+def choose_by_letter(focused, character: str | None) -> bool:
+    """In a list of choices, typing an option's key picks it; True if it did."""
+    return isinstance(focused, ChoiceSet) and focused.choose_by_key(character)

@@ -105,9 +105,10 @@ def _with_an_attempt(page: str, open_row: bool = False):
         exercise = get("mlm-abcde")
         variant = exercise.generate(0)
         answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
-        app.record_attempt(
-            exercise, variant, answer, exercise.grade(variant, answer), hints_used=0, seconds=3.0
-        )
+        from tui.widgets.exercise_panel import ExercisePanel
+
+        graded = ExercisePanel.Graded(exercise, variant, answer, exercise.grade(variant, answer), 0, 3.0)
+        app.on_exercise_panel_graded(graded)
         # a fixed time (shown in UTC, see utc_clock): the snapshot must not change by the clock
         app.progress.attempts[-1] = dataclasses.replace(app.progress.attempts[-1], at=1_767_225_600)
         app.open_page(page)

@@ -37,8 +37,8 @@ TERMS: tuple[Term, ...] = (
         "mlm",
         L("MLM (masked language modelling)", "MLM（掩码语言建模）"),
         L(
-            "Select ~15 % of the ordinary tokens, corrupt them (80 % [MASK], 10 % a random token, 10 % unchanged) and predict the originals, seeing both sides. BERT's objective.",
-            "在普通 token 中选出约 15%，加以破坏（80% 换成 [MASK]，10% 换成随机词，10% 不变），再借助左右两侧预测原词。BERT 的目标。",
+            "Select some of the ordinary tokens, corrupt them by BERT's 80/10/10 rule ([MASK], a random token, unchanged) and predict the originals, seeing both sides. BERT's objective.",
+            "在普通 token 中选出一部分，按 BERT 的 80/10/10 规则加以破坏（换成 [MASK]、换成随机词、保持不变），再借助左右两侧预测原词。BERT 的目标。",
         ),
     ),
     Term(

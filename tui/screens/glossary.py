@@ -12,13 +12,13 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from exercises.glossary import TERMS
-from exercises.text import pick
+from exercises.text import LANGS, pick
 from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
 
 
 def glossary_text(lang: str, first: str | None = None) -> Text:
-    other = "en" if lang == "zh" else "zh"
+    other = next(code for code in LANGS if code != lang)
     out = Text()
     for term in sorted(TERMS, key=lambda term: term.id != first):  # the asked-for term first
         out.append(pick(term.name, lang), style="bold")

@@ -521,7 +521,9 @@ async def test_a_wrong_answer_comes_back_in_the_review_queue_as_a_new_variant():
         assert isinstance(app.screen, HistoryScreen)
         table = app.screen.query_one("DataTable")
         assert table.row_count == 2
-        assert "mlm-abcde #1" in str(table.get_row_at(0)) and "100%" in str(table.get_row_at(0))
+        assert "80/10/10 on a short sequence #1" in str(
+            table.get_row_at(0)
+        )  # issue 11.9: titles, not ids and "100%" in str(table.get_row_at(0))
         assert "loss-omits-random" in str(table.get_row_at(1))
 
 

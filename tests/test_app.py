@@ -524,7 +524,7 @@ async def test_a_wrong_answer_comes_back_in_the_review_queue_as_a_new_variant():
         assert "80/10/10 on a short sequence #1" in str(
             table.get_row_at(0)
         )  # issue 11.9: titles, not ids and "100%" in str(table.get_row_at(0))
-        assert "loss-omits-random" in str(table.get_row_at(1))
+        assert "A token replaced by a random word" in str(table.get_row_at(1))  # loss-omits-random, in words
 
 
 async def test_attempts_and_settings_survive_a_restart():

@@ -1,4 +1,4 @@
-"""Issue 11, glossary: one bilingual glossary, reachable from every lesson (F8) and
+"""Issue 11, glossary: one bilingual glossary, reachable from every lesson (F9) and
 from Ctrl+P, by a term's name in either language."""
 
 import pytest
@@ -40,7 +40,7 @@ async def test_f8_opens_the_glossary_from_a_lesson(objective):
     async with app.run_test(size=(80, 24)) as pilot:
         app.open_lesson(objective)
         await pilot.pause()
-        await pilot.press("f8")
+        await pilot.press("f9")
         await pilot.pause()
         assert isinstance(app.screen, GlossaryScreen)
         text = plain(app.screen.query_one("#glossary"))

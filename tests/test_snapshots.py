@@ -144,4 +144,4 @@ def test_visibility_figure_at_64_row_40(snap_compare, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_glossary(snap_compare, lang):
     app = TutorApp(lang=lang, still=True)
-    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("mlm", ("f8",)))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("mlm", ("f9",)))

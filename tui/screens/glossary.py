@@ -1,5 +1,5 @@
 """The glossary: every term of the course in the learner's language, with the other
-language's name beside it (students read both). Reached from every lesson (F8) and
+language's name beside it (students read both). Reached from every lesson (F9) and
 from Ctrl+P; Esc goes back."""
 
 from __future__ import annotations

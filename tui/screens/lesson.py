@@ -31,7 +31,7 @@ class LessonScreen(Screen):
         Binding("f6", "tab('figure')", "figure", show=False),
         Binding("f7", "tab('practice')", "practice", show=False),
         Binding("ctrl+n", "next_lesson", "next lesson"),
-        Binding("f8", "glossary", "glossary"),
+        Binding("f9", "glossary", "glossary"),
     ]
 
     def __init__(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:

@@ -25,7 +25,7 @@ def attempt(app, exercise_id: str, right: bool) -> None:
     answer = exercise.solve(variant) if right else {part.name: "?" for part in exercise.parts}
     app.on_exercise_panel_graded(
         ExercisePanel.Graded(exercise, variant, answer, exercise.grade(variant, answer), 0, 1.0)
-    )  # as the panel posts it (h4)
+    )
 
 
 def footer_actions(app) -> list[str]:

@@ -499,6 +499,9 @@ MESSAGES: dict[str, Bilingual] = {
         "课程进度：完成 {lessons}/{lessons_total} 课 · 做对 {solved}/{total} 题 · 掌握 {mastered} 题",
     ),
     "key-next-lesson": L("Next lesson", "下一课"),
+    "glossary-title": L("Glossary", "术语表"),
+    "key-glossary": L("Glossary", "术语"),
+    "palette-term": L("Term", "术语"),
     "lesson-done": L(
         "Every exercise of this lesson is done. Ctrl+N: next lesson, {title}",
         "本课练习都做过了。Ctrl+N：下一课，{title}",

@@ -522,8 +522,13 @@ async def test_a_wrong_answer_comes_back_in_the_review_queue_as_a_new_variant():
         assert isinstance(app.screen, HistoryScreen)
         table = app.screen.query_one("DataTable")
         assert table.row_count == 2
-        assert "mlm-abcde #1" in str(table.get_row_at(0)) and "100%" in str(table.get_row_at(0))
-        assert "loss-omits-random" in str(table.get_row_at(1))
+        title = panel._exercise().title["en"]  # rows name the exercise in words (issue 11 point 9)
+        assert f"{title} #1" in str(table.get_row_at(0)) and "100%" in str(table.get_row_at(0))
+        from exercises.grading.diagnoses import explain
+
+        words = explain("loss-omits-random")["en"]  # the misconception in words, cut to fit
+        shown = str(table.get_row_at(1)[3]).rstrip("…").strip()
+        assert len(shown) > 10 and shown in words
 
 
 async def test_attempts_and_settings_survive_a_restart():

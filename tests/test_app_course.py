@@ -8,6 +8,7 @@ from textual.widgets import Footer, Static
 from exercises.catalogue import get
 from exercises.curriculum import BY_ID, OBJECTIVES
 from tui.app import TutorApp
+from tui.widgets.exercise_panel import ExercisePanel
 
 
 async def engine_ready(app) -> None:
@@ -22,7 +23,9 @@ def attempt(app, exercise_id: str, right: bool) -> None:
     exercise = get(exercise_id)
     variant = exercise.generate(0)
     answer = exercise.solve(variant) if right else {part.name: "?" for part in exercise.parts}
-    app.record_attempt(exercise, variant, answer, exercise.grade(variant, answer), hints_used=0, seconds=1.0)
+    app.on_exercise_panel_graded(
+        ExercisePanel.Graded(exercise, variant, answer, exercise.grade(variant, answer), 0, 1.0)
+    )
 
 
 def footer_actions(app) -> list[str]:

@@ -9,6 +9,7 @@ from textual.widgets import DataTable
 from exercises.catalogue import get
 from exercises.grading.diagnoses import explain
 from tui.app import TutorApp
+from tui.widgets.exercise_panel import ExercisePanel
 
 
 async def engine_ready(app) -> None:
@@ -33,7 +34,7 @@ async def test_enter_on_a_history_row_opens_the_attempt_in_words():
         answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
         result = exercise.grade(variant, answer)
         assert result.diagnoses, "this answer should name a misconception"
-        app.record_attempt(exercise, variant, answer, result, hints_used=0, seconds=3.0)
+        app.on_exercise_panel_graded(ExercisePanel.Graded(exercise, variant, answer, result, 0, 3.0))
         app.open_page("history")
         await pilot.pause()
         await pilot.pause()
@@ -68,7 +69,7 @@ async def test_review_names_misconceptions_in_words():
         variant = exercise.generate(0)
         answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
         result = exercise.grade(variant, answer)
-        app.record_attempt(exercise, variant, answer, result, hints_used=0, seconds=3.0)
+        app.on_exercise_panel_graded(ExercisePanel.Graded(exercise, variant, answer, result, 0, 3.0))
         app.open_page("review")
         await pilot.pause()
         await pilot.pause()

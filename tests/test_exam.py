@@ -229,6 +229,10 @@ async def test_a_closed_exam_resumes_where_it_was(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(app)
         await fill(pilot, app, 1, {"inputs": "a b c"})
+        for _ in range(100):  # the change is saved from the input's message: let it arrive
+            if session.answers.get(1, {}).get("inputs") == "a b c":
+                break
+            await pilot.pause(0.05)
     session.close()
     saved = json.loads(session.autosave_path.read_text(encoding="utf-8"))
     assert saved["answers"]["1"]["parts"] == {"inputs": "a b c"}
@@ -237,7 +241,12 @@ async def test_a_closed_exam_resumes_where_it_was(tmp_path):
     app = TutorApp(lang="zh", still=True, exam=again)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(app)
-        assert app.screen.query_one("#view-q1 #part-inputs").value == "a b c"
+        box = app.screen.query_one("#view-q1 #part-inputs")
+        for _ in range(100):  # restored when the question view mounts
+            if box.value:
+                break
+            await pilot.pause(0.05)
+        assert box.value == "a b c"
         assert str(app.screen.query_one("#q1").label).startswith("2 ✓")
 
 

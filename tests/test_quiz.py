@@ -838,23 +838,7 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-KNOWN_UNFAIR = {
-    # Strict xfails over derandomized ids: the day a generator is fixed, its xfail fails and goes.
-    # h1 (exercises/items/loss_sanity.py): the run (vocab 5000, run_seed 594, scaled) has a loss
-    # past the sanity margin, so the rule's verdict contradicts the variant's (seed 80424486).
-    "loss-sanity": "loss-sanity's scaled run 594 at V=5000 reads as a scaling bug (seed 80424486)",
-}
-
-
-@pytest.mark.parametrize(
-    "exercise_id",
-    [
-        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_UNFAIR[i], strict=True))
-        if i in KNOWN_UNFAIR
-        else i
-        for i in QUIZZABLE
-    ],
-)
+@pytest.mark.parametrize("exercise_id", QUIZZABLE)
 @settings(max_examples=2000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(student=st.text(min_size=1, max_size=24))
 def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, student):

@@ -3,6 +3,7 @@ pyproject.toml; the app runs with cursor blink and animations off).
 Update deliberately with: pytest tests/test_snapshots.py --snapshot-update"""
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -79,3 +80,68 @@ def test_exam_screen(snap_compare, lang, tmp_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.fixture
+def utc_clock(monkeypatch):
+    """Times shown in UTC whatever the machine's time zone."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _with_an_attempt(page: str, open_row: bool = False):
+    """The history (or the attempt opened from it) after one wrong mlm-abcde answer."""
+
+    async def run_before(pilot) -> None:
+        from exercises.catalogue import get
+
+        await _ready(pilot)
+        app = pilot.app
+        exercise = get("mlm-abcde")
+        variant = exercise.generate(0)
+        answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
+        from tui.widgets.exercise_panel import ExercisePanel
+
+        graded = ExercisePanel.Graded(exercise, variant, answer, exercise.grade(variant, answer), 0, 3.0)
+        app.on_exercise_panel_graded(graded)
+        # a fixed time (shown in UTC, see utc_clock): the snapshot must not change by the clock
+        app.progress.attempts[-1] = dataclasses.replace(app.progress.attempts[-1], at=1_767_225_600)
+        app.open_page(page)
+        await pilot.pause()
+        await pilot.pause()
+        if open_row:
+            await pilot.press("enter")
+            await pilot.pause()
+            await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_history(snap_compare, lang, utc_clock):
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_with_an_attempt("history"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_attempt_opened_from_history(snap_compare, lang, utc_clock):
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_with_an_attempt("history", open_row=True))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_visibility_figure_at_64_row_40(snap_compare, lang):
+    keys = ("f6", *(["plus"] * 58), *(["down"] * 40))
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("visibility", keys))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_glossary(snap_compare, lang):
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("mlm", ("f9",)))

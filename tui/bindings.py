@@ -27,6 +27,7 @@ ACTION_KEYS = {
     "toggle": "key-toggle",
     "finish": "key-check",
     "next_lesson": "key-next-lesson",
+    "glossary": "key-glossary",
 }
 
 

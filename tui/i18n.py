@@ -471,8 +471,6 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-key-hint": L("hint", "提示"),
     "lab-key-solution": L("solution", "参考答案"),
     "lab-key-init": L("write files", "写入文件"),
-    "lab-key-back": L("back", "返回"),
-    "lab-key-open": L("code lab", "代码实验"),
     # -- h7: the training lab (train / probe commands and the lesson screen) --
     "train-training": L("training {objective}: {steps} steps …", "正在训练 {objective}：{steps} 步……"),
     "train-no-cuda": L(
@@ -553,6 +551,9 @@ MESSAGES: dict[str, Bilingual] = {
         "课程进度：完成 {lessons}/{lessons_total} 课 · 做对 {solved}/{total} 题 · 掌握 {mastered} 题",
     ),
     "key-next-lesson": L("Next lesson", "下一课"),
+    "glossary-title": L("Glossary", "术语表"),
+    "key-glossary": L("Glossary", "术语"),
+    "palette-term": L("Term", "术语"),
     "lesson-done": L(
         "Every exercise of this lesson is done. Ctrl+N: next lesson, {title}",
         "本课练习都做过了。Ctrl+N：下一课，{title}",

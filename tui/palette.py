@@ -1,4 +1,4 @@
-"""Ctrl+P: every lesson and exercise, found by its id or its title in either
+"""Ctrl+P: every lesson, exercise and glossary term, found by its id or its title in either
 language, before the engine has loaded as after (titles live with the exercises,
 whose modules import no torch). Shown in the learner's language."""
 
@@ -42,6 +42,21 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
                     (objective.id, exercise_id),
                 )
             )
+    from exercises.glossary import TERMS
+
+    for term in TERMS:
+        entries.append(
+            (
+                f"{t('palette-term', lang)}: {pick(term.name, lang)}",
+                [
+                    term.id,
+                    *term.name.values(),
+                    *(name.split(" (")[0].split("（")[0] for name in term.name.values()),
+                ],
+                pick(term.meaning, lang),
+                ("glossary", term.id),
+            )
+        )
     return entries
 
 
@@ -66,6 +81,11 @@ class CourseCommands(Provider):
 
     def _open(self, target: tuple[str, str | None]) -> None:
         objective, exercise = target
+        if objective == "glossary":
+            from tui.screens.glossary import GlossaryScreen
+
+            self.app.push_screen(GlossaryScreen(first=exercise))
+            return
         self.app.open_lesson(objective, exercise)  # type: ignore[attr-defined]
 
     async def discover(self) -> Hits:
@@ -78,7 +98,11 @@ class CourseCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for display, searchable, help_text, target in self.entries:
-            score = max(matcher.match(display), *(matcher.match(text) for text in searchable))
+            score = min(0.99, max(matcher.match(display), *(matcher.match(text) for text in searchable)))
+            if query.strip().lower() in (text.lower() for text in searchable):
+                score = 1.0  # an exact id or title comes first
+            elif target[0] == "glossary":
+                score *= 0.9  # on a tie, the lesson before the term that names it
             if score > 0:
                 yield Hit(
                     score,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from exercises.text import Bilingual, L, pick
@@ -163,7 +163,10 @@ class Exercise(ABC):
     def generate(self, seed: int) -> Variant:
         if self.make_variant is None:
             raise NotImplementedError(f"{self.id} makes no variants")
-        return self.make_variant(seed)
+        variant = self.make_variant(seed)
+        if not variant.question and self.draw is not None:  # an item that names only its draw
+            variant = replace(variant, question=self.question_key(seed))
+        return variant
 
     def question_key(self, seed: int) -> str:
         """The identity of the question ``seed`` asks, without the engine: mastery

@@ -7,7 +7,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from exercises.grading import parsing
-from exercises.grading.model import AnswerOption, Exercise, GradeResult, Parsed, Part, PartResult, Variant
+from exercises.grading.model import (
+    AnswerOption,
+    Exercise,
+    GradeResult,
+    Parsed,
+    Part,
+    PartResult,
+    Rubric,
+    Variant,
+)
 from exercises.text import Bilingual, L
 
 SELF_MARK = Part(
@@ -83,6 +92,15 @@ class Reflection(Exercise):
         )
 
 
+SELF_MARKED = Rubric(
+    full=L(
+        "Not scored by the machine: you compare with the model answer and mark yourself yes (1).",
+        "不由机器评分：对照参考答案自评，“是”记 1 分。",
+    ),
+    partial=(L("Partly: 0.5. No: 0.", "部分：0.5 分。否：0 分。"),),
+)
+
+
 def reflection(
     exercise_id: str,
     title: Bilingual,
@@ -98,6 +116,7 @@ def reflection(
         from_lesson=True,
         graded=False,
         hint_texts=key_points[:1],
+        rubric=SELF_MARKED,
         question=question,
         model_answer=model_answer,
         key_points=key_points,

@@ -50,13 +50,6 @@ def add_parser(commands, common) -> None:
 
 
 ACTIONS = ("init", "check", "watch", "hint", "solution")
-STATUS_KEYS = {
-    "pass": "lab-status-pass",
-    "fail": "lab-status-fail",
-    "not-started": "lab-status-not-started",
-    "invalid": "lab-status-invalid",
-    "stopped": "lab-status-stopped",
-}
 
 
 def default_lab_dir() -> Path:
@@ -130,7 +123,7 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
     mark = {"pass": "✓", "not-started": "·"}.get(result.status, "✗")
     style = {"pass": "green", "not-started": "dim"}.get(result.status, "red")
     head = Text(f"{mark} {task.number:02d} {task.id}  ", style=f"bold {style}")
-    head.append(t(STATUS_KEYS[result.status], lang), style=style)
+    head.append(t(f"lab-status-{result.status}", lang), style=style)  # one key per LabResult status
     if verbose:
         head.append(f"  ({t('lab-seconds', lang, seconds=result.seconds, calls=result.calls)})", style="dim")
     parts.append(head)

@@ -309,7 +309,7 @@ def _release(args: argparse.Namespace, lang: str, console: Console) -> int:
     if not folder.is_dir():
         raise UsageError("objectives-tutor quiz release: " + t("quiz-no-folder", lang, path=folder))
     target = folder / release_stem(quiz)
-    payload = {"kind": "release", "quiz": quiz.id, "released_at": time.time()}
-    _write(target, json.dumps(payload) + "\n", "release", lang)
+    release = {"kind": "release", "quiz": quiz.id, "released_at": time.time()}
+    _write(target, json.dumps(release) + "\n", "release", lang)
     console.print(Text(t("quiz-released", lang, path=target)))
     return 0

@@ -31,6 +31,7 @@ class LessonScreen(Screen):
         Binding("f6", "tab('figure')", "figure", show=False),
         Binding("f7", "tab('practice')", "practice", show=False),
         Binding("ctrl+n", "next_lesson", "next lesson"),
+        Binding("f9", "glossary", "glossary"),
     ]
 
     def __init__(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
@@ -85,6 +86,11 @@ class LessonScreen(Screen):
             app = self.app
             return app.next_objective(self.objective.id) is not None and app.lesson_done(self.objective.id)
         return True
+
+    def action_glossary(self) -> None:
+        from tui.screens.glossary import GlossaryScreen
+
+        self.app.push_screen(GlossaryScreen())
 
     def action_next_lesson(self) -> None:
         following = self.app.next_objective(self.objective.id)

@@ -4,7 +4,7 @@ Textual's footer lays its keys out in one row and lets the last ones fall off
 the right edge. This one measures them first: if they do not fit, it draws
 them compactly (one column less per key), and if they still do not fit it
 leaves out the keys that are always reachable otherwise and are listed in the
-help screen (the language switch, then help itself, then the command palette),
+help screen (the language switch, help itself, the glossary, then the command palette),
 so the keys of what has focus stay visible."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tui.i18n import t
 TEXTUAL_ACTIONS = {"dismiss": "key-close"}
 
 # Left out first to last when there is no room (each also lives in the help screen).
-DROPPABLE = ("toggle_language", "help", "command_palette")
+DROPPABLE = ("toggle_language", "help", "glossary", "command_palette")
 
 
 def key_width(key: FooterKey, compact: bool) -> int:
@@ -44,7 +44,8 @@ class FittingFooter(Footer):
         width = self._fitted_width = self.size.width or self.app.size.width
 
         def need(compact: bool) -> int:
-            return sum(key_width(key, compact) for key in keys)
+            # +2: the palette key's dock gap, which Textual's layout adds and measuring cannot see
+            return sum(key_width(key, compact) for key in keys) + 2
 
         compact = need(False) > width
         for action in DROPPABLE:

@@ -10,16 +10,9 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
 from exercises.text import pick
+from tui.widgets.glyph_radio import GlyphRadioButton  # ● chosen, ○ not: never colour alone
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.text_input import TextInput
-
-
-class ChoiceButton(RadioButton):
-    """A radio button whose state shows as a glyph, not only a colour: ● chosen, ○ not."""
-
-    @property
-    def BUTTON_INNER(self) -> str:  # Textual's name for the glyph
-        return "●" if self.value else "○"
 
 
 class ChoiceSet(RadioSet):
@@ -27,7 +20,7 @@ class ChoiceSet(RadioSet):
 
     def __init__(self, options, lang: str, **kwargs) -> None:
         self.options = tuple(options)
-        super().__init__(*(ChoiceButton(pick(option.label, lang)) for option in self.options), **kwargs)
+        super().__init__(*(GlyphRadioButton(pick(option.label, lang)) for option in self.options), **kwargs)
 
     @property
     def chosen(self) -> str | None:

@@ -1,0 +1,118 @@
+"""The course's words, once, in both languages: what each term means here.
+
+Read by the app's glossary screen and its command palette (torch-free)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from exercises.text import Bilingual, L
+
+
+@dataclass(frozen=True)
+class Term:
+    id: str
+    name: Bilingual
+    meaning: Bilingual
+
+
+TERMS: tuple[Term, ...] = (
+    Term(
+        "self-supervision",
+        L("Self-supervision", "自监督"),
+        L(
+            "Training signals made from the raw text itself: hide or shift part of it and ask the model for what was there. No human labels.",
+            "训练信号直接取自原始文本：藏起或错开一部分，让模型说出原来是什么。不需要人工标注。",
+        ),
+    ),
+    Term(
+        "clm",
+        L("CLM (causal language modelling)", "CLM（因果语言建模）"),
+        L(
+            "Predict token t+1 from tokens 0..t. GPT's objective; every position is trained, each seeing only its left.",
+            "根据第 0..t 个 token 预测第 t+1 个。GPT 的目标；每个位置都参与训练，且只能看到左边。",
+        ),
+    ),
+    Term(
+        "mlm",
+        L("MLM (masked language modelling)", "MLM（掩码语言建模）"),
+        L(
+            "Select some of the ordinary tokens, corrupt them by BERT's 80/10/10 rule ([MASK], a random token, unchanged) and predict the originals, seeing both sides. BERT's objective.",
+            "在普通 token 中选出一部分，按 BERT 的 80/10/10 规则加以破坏（换成 [MASK]、换成随机词、保持不变），再借助左右两侧预测原词。BERT 的目标。",
+        ),
+    ),
+    Term(
+        "ignore-index",
+        L("-100 / ignore_index", "-100 / ignore_index"),
+        L(
+            "The label that means 'no loss here'. PyTorch's cross-entropy skips every position whose label is -100, so only selected (MLM) or real next-token (CLM) positions count.",
+            "表示“这里不计损失”的标签。PyTorch 的交叉熵会跳过标签为 -100 的位置，于是只有被选中的（MLM）或真有下一个词的（CLM）位置计入损失。",
+        ),
+    ),
+    Term(
+        "sentinel",
+        L("Sentinel (<extra_id_0> …)", "哨兵（<extra_id_0> …）"),
+        L(
+            "In T5's span corruption, each removed span is replaced by one sentinel in the input; the target lists each sentinel followed by the span it stands for.",
+            "T5 的片段破坏中，输入里每个被删掉的片段换成一个哨兵；目标序列依次写出每个哨兵和它代表的片段。",
+        ),
+    ),
+    Term(
+        "span-corruption",
+        L("Span corruption", "片段破坏"),
+        L(
+            "T5's objective: drop contiguous spans (about 15 % of tokens, mean length 3), and train an encoder-decoder to write them back.",
+            "T5 的目标：删掉若干连续片段（约 15% 的 token，平均长度 3），训练编码器-解码器把它们写回来。",
+        ),
+    ),
+    Term(
+        "prefix",
+        L("Prefix (prefix LM)", "前缀（前缀 LM）"),
+        L(
+            "The first part of the sequence, seen bidirectionally and not predicted; after it the model continues causally, and only those positions enter the loss.",
+            "序列开头的一段：双向可见、不参与预测；其后模型按因果方式续写，只有这些位置计入损失。",
+        ),
+    ),
+    Term(
+        "visibility",
+        L("Visibility (attention mask)", "可见性（注意力掩码）"),
+        L(
+            "Which positions a position may look at. In this course a mask cell is 1 (True) when blocked, 0 when it may look, as PyTorch's boolean masks; Hugging Face's attention_mask uses 1 = attend.",
+            "一个位置能看到哪些位置。本课程中掩码格子为 1（True）表示被遮盖，0 表示可以看，与 PyTorch 的布尔掩码一致；Hugging Face 的 attention_mask 用 1 表示可以看。",
+        ),
+    ),
+    Term(
+        "causal-mask",
+        L("Causal mask", "因果掩码"),
+        L(
+            "Row q may look at columns k <= q: everything to the right is blocked.",
+            "第 q 行只能看 k <= q 的列：右边全部被遮盖。",
+        ),
+    ),
+    Term(
+        "bidirectional-mask",
+        L("Bidirectional mask", "双向掩码"),
+        L(
+            "Every position sees every position (all zeros): the encoder's mask, and MLM's.",
+            "每个位置都能看到所有位置（全为 0）：编码器和 MLM 用的掩码。",
+        ),
+    ),
+    Term(
+        "prefix-mask",
+        L("Prefix-LM mask", "前缀 LM 掩码"),
+        L(
+            "Row q sees column k when k <= q or k is inside the prefix: bidirectional over the prefix, causal after it.",
+            "当 k <= q 或 k 在前缀内时，第 q 行能看到第 k 列：前缀内双向，之后因果。",
+        ),
+    ),
+    Term(
+        "perplexity",
+        L("Perplexity", "困惑度"),
+        L(
+            "exp(mean cross-entropy). A model guessing uniformly over V tokens has loss ln V and perplexity V; lower is better.",
+            "exp(平均交叉熵)。在 V 个 token 上均匀乱猜的模型损失为 ln V、困惑度为 V；越低越好。",
+        ),
+    ),
+)
+
+BY_ID = {term.id: term for term in TERMS}

@@ -38,9 +38,7 @@ async def test_train_with_a_short_budget_then_read_the_table_and_probe(lang):
         figure = await _open_lab(app, pilot)
         figure.query_one("#tl-steps").value = "4"
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert figure.training
-        await _until(lambda: not figure.training)
+        await _until(lambda: figure.result is not None and not figure.training)
         assert figure.result is not None and set(figure.result["objectives"]) == {"clm", "mlm"}
         assert all(len(losses) == 4 for losses in figure.curves.values())
         table = text_of(figure.query_one("#tl-table"))

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Keys built at run time from a prefix (t(f"hints-{policy}", ...)): the only ones
 # the scan below cannot see written out. Each prefix must really be used so.
-DYNAMIC_PREFIXES = ("mask-title-", "tb-mlm-", "hints-")
+DYNAMIC_PREFIXES = ("mask-title-", "tb-mlm-", "hints-", "lab-status-")
 
 
 def fields(template: str) -> set[str]:

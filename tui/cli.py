@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
 
     add_quiz_parser(commands, common, OneLineParser)
+    __import__("tui.commands.class_serve").commands.class_serve.add_class_parser(
+        commands, common, OneLineParser
+    )
 
     from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
 
@@ -256,6 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
+        elif args.command == "class":  # issue 15: the class server (tui/commands/class_serve.py)
+            from tui.commands.class_serve import run_class
+
+            return run_class(args, lang, _console(), args.lang)
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

@@ -35,7 +35,8 @@ class QuestionView(VerticalScroll):
         from exercises.catalogue import get
 
         self.exercise = get(question.exercise)
-        self.variant = self.exercise.generate(question.seed)
+        # A class-server exam hands its questions over already rendered (no engine needed).
+        self.variant = getattr(question, "variant", None) or self.exercise.generate(question.seed)
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
@@ -128,8 +129,11 @@ class ExamScreen(Screen):
         self._tick()
 
     async def _engine_changed(self, loaded: bool) -> None:
+        loaded = loaded or getattr(self.session, "rendered", False)  # class-server exams: see tui/classweb
         if not loaded:
             self.query_one("#exam-status", Static).update(t("waiting-engine", self.app.lang))
+            return
+        if self.query(QuestionView):  # shown already (a rendered exam, then the engine arrived)
             return
         self.query_one("#exam-status", Static).update("")
         if self.session.submitted_at is not None:
@@ -258,7 +262,11 @@ class ExamScreen(Screen):
         self.app.sub_title = t(
             "exam-left", lang, student=self.session.student, minutes=int(left) // 60, seconds=int(left) % 60
         )
-        if left <= 0 and self.session.submitted_at is None and self.app.engine_loaded:
+        if (
+            left <= 0
+            and self.session.submitted_at is None
+            and (self.app.engine_loaded or getattr(self.session, "rendered", False))
+        ):
             self.notify(t("exam-time-up", lang), severity="warning", timeout=15)
             self._hand_in()
 

@@ -1,0 +1,36 @@
+"""A small class for the class-server tests: two students and a teacher with known
+PINs, and a quiz of two one-box questions, opened with its questions rendered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PINS = {"s1": "pin-one-1", "s2": "pin-two-2", "t1": "teach-3"}
+QUIZ_EXERCISES = ("perplexity", "expected-counts")
+
+
+def make_class(folder: Path, now: float = 1_000.0):
+    """The class store, created with cheap PIN hashing (tests sign in many times)."""
+    from exercises.classdb import Student, open_class_store
+
+    store = open_class_store(folder, create=True, pin_cost=2**4)
+    store.add_student(Student("s1", "李明", "student"), PINS["s1"], now)
+    store.add_student(Student("s2", "Ada", "student"), PINS["s2"], now)
+    store.add_student(Student("t1", "王老师", "teacher"), PINS["t1"], now)
+    return store
+
+
+def quiz_text(minutes: int | None = 20) -> str:
+    from exercises.classroom.quiz import dump_toml, new_quiz
+
+    return dump_toml(new_quiz("Quiz 1", QUIZ_EXERCISES, time_limit_minutes=minutes))
+
+
+def open_quiz(store, now: float, minutes: int | None = 20):
+    """Open the quiz with every student's questions rendered (runs the engine)."""
+    from exercises.classdb.render import render_questions
+    from exercises.classroom.quiz import loads
+
+    text = quiz_text(minutes)
+    students = [s.id for s in store.students() if s.role == "student"]
+    return store.open_quiz(text, now, "Quiz 1", questions=render_questions(loads(text), students))

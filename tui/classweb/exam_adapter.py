@@ -1,0 +1,124 @@
+"""The server's exam seen through the file exam's interface
+(``exercises.classroom.exam.ExamSession``), so the one exam screen
+(``tui/screens/exam.py``) serves both: a quiz taken from a file and a quiz taken
+on the class server. Nothing is graded or timed here: the store keeps the clock
+(the start it recorded, the deadline with any extension) and refuses a late
+save; grading stays in ``exercises/classroom``.
+
+Each question carries the variant rendered when the teacher opened the quiz, so
+the exam screen shows it without the engine: an exam process never imports torch
+until the student asks for results."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from exercises.classdb import ExamClosed, answer_key
+
+REFRESH_SECONDS = 5.0  # how often the deadline is read again (a teacher may extend it)
+
+
+@dataclass(frozen=True)
+class RenderedQuestion:
+    """``exercises.classroom.quiz.Question`` plus the variant stored with it."""
+
+    index: int
+    exercise: str
+    seed: int
+    variant: Any
+
+
+class ClassExam:
+    rendered = True  # questions come rendered: the exam screen need not wait for the engine
+
+    def __init__(self, session, clock: Callable[[], float] = time.time) -> None:
+        self._session = session
+        self._clock = clock
+        self.open_quiz = session.current_quiz()
+        self.quiz = self.open_quiz.quiz()
+        self._exam = session.start_exam(clock())
+        self._read_at = clock()
+        self.student = session.student.id
+        self.answers: dict[int, dict[str, str]] = self._exam.answers_by_question()
+        self.submitted_at: float | None = self._exam.submitted_at
+        self.notice = None
+        self.refused: str | None = None  # the store's last ExamClosed reason
+        self._questions = [
+            RenderedQuestion(q.index, q.exercise, q.seed, q.to_variant()) for q in self._exam.questions
+        ]
+
+    @property
+    def quiz_id(self) -> int:
+        return self._exam.quiz_id
+
+    def questions(self) -> list[RenderedQuestion]:
+        return list(self._questions)
+
+    def _refresh(self, force: bool = False) -> None:
+        now = self._clock()
+        if force or now - self._read_at >= REFRESH_SECONDS:
+            self._exam = self._session.exam()
+            self._read_at = now
+            if self._exam.submitted_at is not None:
+                self.submitted_at = self._exam.submitted_at
+
+    def deadline(self) -> float | None:
+        self._refresh()
+        return self._exam.deadline
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        self._refresh()
+        status = self._exam.status(self._clock() if now is None else now)
+        if status in ("time-up", "quiz-closed"):
+            return 0.0
+        return self._exam.seconds_left(self._clock() if now is None else now)
+
+    def set_answer(self, index: int, part: str, text: str) -> None:
+        """Saved on the server at once; a save the server refuses is kept out of
+        ``answers`` (what the student sees as saved is what the server has)."""
+        if self.submitted_at is not None:
+            return
+        parts = self.answers.setdefault(index, {})
+        if parts.get(part) == text:
+            return
+        try:
+            self._session.save_answer(answer_key(index, part), text, self._clock())
+        except ExamClosed as closed:
+            self.refused = closed.reason
+            if closed.reason == "submitted":
+                self._refresh(force=True)
+            return
+        parts[part] = text
+
+    def submit(self) -> str:
+        """Hand in. When the server has closed the exam already (time up, quiz closed),
+        what it saved until then is the submission: the screen shows results all the same."""
+        if self.submitted_at is None:
+            try:
+                self._session.submit(self._clock())
+            except ExamClosed as closed:
+                self.refused = closed.reason
+            self._refresh(force=True)
+            if self.submitted_at is None:
+                self.submitted_at = self._clock()
+        return self.open_quiz.name
+
+    def close(self) -> None:
+        """The store outlives the screen (the app closes it)."""
+
+    def results_visible(self) -> bool:
+        if self.submitted_at is None:
+            return False
+        self._refresh(force=True)
+        return self.quiz.results == "after-submit" or self._exam.results_released
+
+    def results(self):
+        """Graded by the same function as a submission file (imports the engine, once)."""
+        from exercises.classdb import exam_submission
+        from exercises.classroom.grading import grade_submission
+
+        self._refresh(force=True)
+        return grade_submission(self.quiz, exam_submission(self._exam))

@@ -1,0 +1,146 @@
+"""The two HTML pages the class server answers: sign-in, and the page that holds
+the app's terminal. Both are built here, not from textual-serve's template: that
+one fetches a font from Google (a lab without internet shows fallback glyphs).
+
+Everything the pages load comes from this server: textual-serve's own terminal
+script and stylesheet, and the Roboto Mono font files it ships, declared here
+with ``@font-face`` under the name its script asks for. Chinese characters fall
+back to the system's CJK fonts (Debian: fonts-wqy-microhei). A Content-Security-
+Policy tells the browser to refuse anything from elsewhere, so a slip would show
+as a blocked request, never as a silent download.
+
+Every value a person typed (a student id, a name) is HTML-escaped on its way in."""
+
+from __future__ import annotations
+
+import html
+import secrets
+
+from tui.i18n import LANGUAGES, t
+
+FONT_FILE = "RobotoMono-VariableFont_wght.ttf"
+MONOSPACE = (
+    "'Roboto Mono', 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', 'WenQuanYi Micro Hei Mono', monospace"
+)
+
+
+HTML_LANG = {"zh": "zh-CN", "en": "en"}  # the page's lang attribute: the browser picks CJK fonts by it
+
+
+def new_nonce() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def security_headers(nonce: str) -> dict[str, str]:
+    """Only this server's scripts, styles, fonts and websocket; no framing, no referrer."""
+    policy = "; ".join(
+        (
+            "default-src 'self'",
+            f"script-src 'self' 'nonce-{nonce}'",
+            # textual.js adds its xterm styles with <style> elements at run time
+            "style-src 'self' 'unsafe-inline'",
+            "font-src 'self'",
+            "img-src 'self' data:",
+            "connect-src 'self'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+            "base-uri 'none'",
+        )
+    )
+    return {
+        "Content-Security-Policy": policy,
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+
+
+def _other_lang(lang: str) -> str:
+    return next(other for other in LANGUAGES if other != lang)
+
+
+_BASE_CSS = f"""
+@font-face {{ font-family: 'Roboto Mono'; src: url('/static/fonts/{FONT_FILE}') format('truetype');
+  font-weight: 100 700; font-display: block; }}
+html, body {{ margin: 0; height: 100%; background: #0c181f; color: #e8eef2; font-family: {MONOSPACE}; }}
+a {{ color: #8cc8ff; }}
+.card {{ max-width: 26rem; margin: 10vh auto; padding: 1.5rem 2rem; background: #12232d; }}
+.card h1 {{ font-size: 1.2rem; margin: 0 0 1rem 0; }}
+.card label {{ display: block; margin: .8rem 0 .2rem 0; }}
+.card input {{ width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; background: #0c181f;
+  color: inherit; border: 1px solid #3a5566; }}
+.card button {{ margin-top: 1.2rem; padding: .6rem 1.4rem; font: inherit; background: #5e0ba7; color: #fff;
+  border: none; cursor: pointer; }}
+.message {{ color: #ffb454; margin: .8rem 0 0 0; }}
+.lang {{ float: right; font-size: .9rem; }}
+"""
+
+
+def sign_in_page(lang: str, nonce: str, message: str = "", student: str = "") -> str:
+    other = _other_lang(lang)
+    notice = f'<p class="message" id="message" role="alert">{html.escape(message)}</p>' if message else ""
+    return f"""<!DOCTYPE html>
+<html lang="{HTML_LANG[lang]}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(t("class-web-title", lang))}</title>
+<style nonce="{nonce}">{_BASE_CSS}</style>
+</head>
+<body>
+<form class="card" method="post" action="/sign-in?lang={lang}" autocomplete="off">
+<a class="lang" href="/?lang={other}">{html.escape(t("class-web-other-language", lang))}</a>
+<h1>{html.escape(t("class-web-title", lang))}</h1>
+<label for="student">{html.escape(t("class-web-student-id", lang))}</label>
+<input id="student" name="student" maxlength="200" required autofocus value="{html.escape(student)}">
+<label for="pin">{html.escape(t("class-web-pin", lang))}</label>
+<input id="pin" name="pin" type="password" maxlength="64" required>
+{notice}
+<button id="sign-in" type="submit">{html.escape(t("class-web-sign-in", lang))}</button>
+</form>
+</body>
+</html>
+"""
+
+
+def app_page(lang: str, nonce: str, who: str, font_size: int = 16) -> str:
+    """The terminal, and a bar with who is signed in and a sign-out button. The
+    websocket address comes from the address the browser used (behind a proxy too)."""
+    ended = t("class-web-ended", lang)
+    return f"""<!DOCTYPE html>
+<html lang="{HTML_LANG[lang]}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(t("class-web-title", lang))}</title>
+<link rel="preload" href="/static/fonts/{FONT_FILE}" as="font" type="font/ttf" crossorigin>
+<link rel="stylesheet" href="/static/css/xterm.css">
+<style nonce="{nonce}">{_BASE_CSS}
+body {{ display: flex; flex-direction: column; }}
+#bar {{ display: flex; justify-content: space-between; align-items: center; padding: .2rem .8rem;
+  font-size: .85rem; background: #12232d; }}
+#bar form {{ margin: 0; }}
+#bar button {{ font: inherit; background: none; color: #8cc8ff; border: 1px solid #3a5566; cursor: pointer; }}
+#terminal {{ flex: 1; min-height: 0; opacity: 0; transition: opacity .3s ease-out; }}
+body.-first-byte #terminal {{ opacity: 1; }}
+#ended {{ display: none; }}
+body.-closed #ended {{ display: block; }}
+body.-closed #terminal {{ display: none; }}
+</style>
+<script nonce="{nonce}">
+document.addEventListener("DOMContentLoaded", () => {{
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  document.getElementById("terminal").dataset.sessionWebsocketUrl = scheme + location.host + "/ws";
+}});
+</script>
+<script src="/static/js/textual.js"></script>
+</head>
+<body>
+<div id="bar"><span id="who">{html.escape(who)}</span>
+<form method="post" action="/sign-out"><button id="sign-out" type="submit">{html.escape(t("class-web-sign-out", lang))}</button></form></div>
+<div class="card" id="ended"><p>{html.escape(ended)}</p><p><a href="/">{html.escape(t("class-web-reload", lang))}</a></p></div>
+<div id="terminal" class="textual-terminal" data-font-size="{int(font_size)}"></div>
+</body>
+</html>
+"""

@@ -1,0 +1,335 @@
+"""The class server: a sign-in page, a session cookie, and one app process per
+signed-in browser tab, started for that session alone.
+
+Why an HTTP sign-in before the terminal (and not a sign-in screen inside the app):
+the app process is started only once the server knows who is asking, and it is
+handed nothing but that student's session token (in its environment, never on a
+command line other users can read). It opens the session from the class store and
+can reach only that student's rows; it never sees a PIN. A sign-in screen inside
+the served app would start a full app process (~190 MB with torch) for every
+anonymous visitor, and every such process would hold the right to sign in as
+anyone.
+
+Nothing from the network is executed: the command each process runs is fixed when
+the server starts; the form fields and the cookie are looked up as data; the
+browser's keystrokes go to the app as keystrokes. The cookie is HttpOnly and
+SameSite=Strict, the websocket checks its Origin, and each page carries a
+Content-Security-Policy that allows this server only.
+
+All store calls run on one thread of their own (a PIN check costs a deliberate
+few tens of milliseconds; the event loop keeps serving the other students)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shlex
+import sys
+import time
+import unicodedata
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from aiohttp import WSMsgType, web
+from textual_serve.app_service import AppService
+from textual_serve.download_manager import DownloadManager
+
+from exercises.classroom.safe import plain
+from tui.classweb import pages
+from tui.i18n import LANGUAGES, t
+
+log = logging.getLogger("objectives-tutor.class")
+
+COOKIE = "objectives_tutor_session"
+TOKEN_ENV = "OBJECTIVES_TUTOR_CLASS_TOKEN"
+CLASS_DIR_ENV = "OBJECTIVES_TUTOR_CLASS_DIR"
+CLASS_DB_ENV = "OBJECTIVES_TUTOR_CLASS_DB"
+MAX_FORM_BYTES = 4096
+MAX_TOKEN_CHARS = 200
+STATIC = Path(__import__("textual_serve").__file__).parent / "static"
+STATIC_FILES = {
+    "js/textual.js": "application/javascript",
+    "css/xterm.css": "text/css",
+    f"fonts/{pages.FONT_FILE}": "font/ttf",
+}
+
+
+def session_command(lang: str | None) -> str:
+    """What every session process runs: this Python, the class app. Fixed at start-up."""
+    parts = [sys.executable, "-m", "tui.classweb.student_app"]
+    if lang:
+        parts += ["--lang", lang]
+    return shlex.join(parts)
+
+
+class SessionAppService(AppService):
+    """textual-serve's process manager, with this session's token and class in the
+    child's environment."""
+
+    def __init__(self, command: str, extra_env: dict[str, str], **kwargs) -> None:
+        super().__init__(command, **kwargs)
+        self._extra_env = extra_env
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width=width, height=height)
+        environment.update(self._extra_env)
+        return environment
+
+
+def _form_text(value: object, limit: int) -> str | None:
+    """A form field as people type it: full-width digits read as ASCII, spaces
+    around trimmed. None when it is missing, too long or not text."""
+    if not isinstance(value, str) or len(value) > limit:
+        return None
+    text = unicodedata.normalize("NFKC", value).strip()
+    return text or None
+
+
+def page_lang(request: web.Request, default: str) -> str:
+    lang = request.query.get("lang", "")
+    return lang if lang in LANGUAGES else default
+
+
+class ClassWebServer:
+    def __init__(
+        self,
+        store,
+        class_dir: Path,
+        db_url: str | None = None,
+        lang: str = "en",
+        clock: Callable[[], float] = time.time,
+        command: str | None = None,
+    ) -> None:
+        self.store = store
+        self.class_dir = Path(class_dir)
+        self.db_url = db_url
+        self.lang = lang
+        self.clock = clock
+        self.command = command or session_command(lang)
+        self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-store")
+        self.download_manager = DownloadManager()
+        self.sockets: dict[str, web.WebSocketResponse] = {}  # token -> the tab that holds it
+
+    async def _store(self, function, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.db, function, *args)
+
+    def make_app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_FORM_BYTES)
+        app.add_routes(
+            [
+                web.get("/", self.index),
+                web.post("/sign-in", self.sign_in),
+                web.post("/sign-out", self.sign_out),
+                web.get("/ws", self.websocket),
+                web.get("/static/{path:.+}", self.static),
+            ]
+        )
+        app.on_shutdown.append(self._close_sockets)
+        return app
+
+    # -- sessions ---------------------------------------------------------------
+
+    def _lookup(self, token: str):
+        from exercises.classdb import SessionEnded
+
+        try:
+            return self.store.session(token)
+        except SessionEnded:
+            return None
+
+    async def session_of(self, request: web.Request) -> tuple[str, object] | tuple[None, None]:
+        """The cookie's token and its live session, or (None, None): no cookie, a
+        forged or ended one."""
+        token = request.cookies.get(COOKIE, "")
+        if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii() or not token.isprintable():
+            return None, None
+        session = await self._store(self._lookup, token)
+        return (token, session) if session is not None else (None, None)
+
+    def _html(self, body: str, nonce: str, status: int = 200) -> web.Response:
+        return web.Response(
+            text=body, status=status, content_type="text/html", headers=pages.security_headers(nonce)
+        )
+
+    async def index(self, request: web.Request) -> web.Response:
+        lang = page_lang(request, self.lang)
+        nonce = pages.new_nonce()
+        _token, session = await self.session_of(request)
+        if session is None:
+            response = self._html(pages.sign_in_page(lang, nonce), nonce)
+            if request.cookies.get(COOKIE):
+                response.del_cookie(COOKIE, path="/")
+            return response
+        student = session.student
+        who = t("class-web-who", lang, name=plain(student.name, 80), student=plain(student.id, 80))
+        font = request.query.get("fontsize", "16")
+        font_size = min(40, max(8, int(font))) if font.isdigit() and len(font) < 4 else 16
+        return self._html(pages.app_page(lang, nonce, who, font_size), nonce)
+
+    async def sign_in(self, request: web.Request) -> web.Response:
+        lang = page_lang(request, self.lang)
+        nonce = pages.new_nonce()
+        try:
+            form = await request.post()
+        except (ValueError, web.HTTPException):  # too large, not a form
+            return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
+        student_id = _form_text(form.get("student"), 200)
+        pin = _form_text(form.get("pin"), 64)
+        if student_id is None or pin is None:
+            return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
+        source = plain(request.remote or "?", 60)
+        result = await self._store(self.store.sign_in, student_id, pin, self.clock(), source)
+        if not result.ok:
+            key = "class-web-rate-limited" if result.reason == "rate-limited" else "class-web-bad-sign-in"
+            log.warning("sign-in refused: %s from %s (%s)", plain(student_id, 60), source, result.reason)
+            page = pages.sign_in_page(lang, nonce, t(key, lang), student=student_id)
+            return self._html(page, nonce, 429 if result.reason == "rate-limited" else 403)
+        token = await self._store(self.store.start_session, result.student.id, self.clock())
+        log.info("signed in: %s from %s", plain(result.student.id, 60), source)
+        response = web.HTTPSeeOther(f"/?lang={lang}")
+        response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def sign_out(self, request: web.Request) -> web.Response:
+        token, session = await self.session_of(request)
+        if session is not None:
+            await self._store(self.store.end_session, token, self.clock(), "signed-out")
+            old = self.sockets.pop(token, None)
+            if old is not None:
+                await old.close()
+        response = web.HTTPSeeOther(f"/?lang={page_lang(request, self.lang)}")
+        response.del_cookie(COOKIE, path="/")
+        return response
+
+    async def static(self, request: web.Request) -> web.StreamResponse:
+        """Only the three files the page uses, from textual-serve's package."""
+        path = request.match_info["path"]
+        if path not in STATIC_FILES:
+            raise web.HTTPNotFound()
+        return web.FileResponse(STATIC / path, headers={"Content-Type": STATIC_FILES[path]})
+
+    # -- the app process ------------------------------------------------------------
+
+    def _same_origin(self, request: web.Request) -> bool:
+        origin = request.headers.get("Origin")
+        if origin is None:  # not a browser: the cookie still has to be valid
+            return True
+        return origin in (f"http://{request.host}", f"https://{request.host}")
+
+    async def websocket(self, request: web.Request) -> web.StreamResponse:
+        if not self._same_origin(request):
+            raise web.HTTPForbidden(text="cross-origin websocket refused")
+        token, session = await self.session_of(request)
+        if session is None:
+            raise web.HTTPForbidden(text="sign in first")
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=64 * 1024)
+        await websocket.prepare(request)
+        older = self.sockets.get(token)
+        self.sockets[token] = websocket
+        if older is not None:  # the same session opened in a second tab: the first one ends
+            await older.close()
+        width = _dimension(request.query.get("width"), 80)
+        height = _dimension(request.query.get("height"), 24)
+        env = {TOKEN_ENV: token, CLASS_DIR_ENV: str(self.class_dir.resolve())}
+        if self.db_url:
+            env[CLASS_DB_ENV] = self.db_url
+        service = SessionAppService(
+            self.command,
+            env,
+            write_bytes=websocket.send_bytes,
+            write_str=websocket.send_str,
+            close=websocket.close,
+            download_manager=self.download_manager,
+        )
+        try:
+            await service.start(width, height)
+            await self._relay(websocket, service)
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as error:  # one tab's trouble never stops the server
+            log.error("session ended by an error: %s", plain(error))
+        finally:
+            await service.stop()
+            if self.sockets.get(token) is websocket:
+                del self.sockets[token]
+        return websocket
+
+    async def _relay(self, websocket: web.WebSocketResponse, service: AppService) -> None:
+        """textual-serve's messages from the page, checked: anything else is ignored."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+            except ValueError:
+                continue
+            if not isinstance(envelope, list) or len(envelope) != 2:
+                continue
+            kind, data = envelope
+            if kind == "stdin" and isinstance(data, str):
+                await service.send_bytes(data.encode("utf-8"))
+            elif kind == "resize" and isinstance(data, dict):
+                await service.set_terminal_size(
+                    _dimension(data.get("width"), 80), _dimension(data.get("height"), 24)
+                )
+            elif kind == "ping":
+                await websocket.send_json(["pong", plain(data, 100)])
+            elif kind == "blur":
+                await service.blur()
+            elif kind == "focus":
+                await service.focus()
+
+    async def _close_sockets(self, _app) -> None:
+        for websocket in list(self.sockets.values()):
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+
+def _dimension(value: object, default: int) -> int:
+    """A terminal size from the page: a whole number within reason, else the default."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and value.isdigit() and len(value) < 5:
+        number = int(value)
+    else:
+        return default
+    return min(500, max(10, number))
+
+
+def student_urls(host: str, port: int) -> list[str]:
+    """The addresses students type: loopback as given; for a wildcard bind, this
+    machine's name and its outward address (found without sending anything)."""
+    import socket
+
+    from tui.commands.serve import public_url
+
+    urls = [public_url(host, port) + "/"]
+    if host in ("0.0.0.0", "::", ""):
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # UDP connect: picks the route, sends no packet
+            address = probe.getsockname()[0]
+            if address and not address.startswith("0."):
+                urls.append(f"http://{address}:{port}/")
+    return list(dict.fromkeys(urls))
+
+
+def serve(server: ClassWebServer, host: str, port: int, announce: Callable[[str], None]) -> None:
+    """Run until Ctrl+C. ``announce`` prints the URLs once the port is open."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    app = server.make_app()
+
+    async def _announce(_app) -> None:
+        lines = [t("class-serve-urls", server.lang), *(f"  {url}" for url in student_urls(host, port))]
+        lines.append(t("class-serve-stop", server.lang))
+        announce("\n".join(lines))
+
+    app.on_startup.append(_announce)
+    try:
+        web.run_app(app, host=host, port=port, print=None, access_log=None)
+    finally:
+        server.db.shutdown(wait=False)
+        os.environ.pop(TOKEN_ENV, None)

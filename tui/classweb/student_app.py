@@ -118,7 +118,7 @@ class ClassTutorApp(TutorApp):
         self.use_command_palette = False
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        self.switch_screen(ExamScreen(exam))
+        self.push_screen(ExamScreen(exam))  # over the home screen, which nothing can pop back to
 
     def end_session(self, reason: str) -> None:
         from tui.screens.session_ended import SessionEndedScreen
@@ -128,7 +128,7 @@ class ClassTutorApp(TutorApp):
         self.use_command_palette = False
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        self.switch_screen(SessionEndedScreen(reason))
+        self.push_screen(SessionEndedScreen(reason))
         self.set_timer(ENDED_EXIT_SECONDS, self.exit)
 
 

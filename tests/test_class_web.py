@@ -1,0 +1,164 @@
+"""The class server's student app (Pilot, injected clock): each student on their own
+rows, the exam lock-down when a quiz opens, answers on the server as typed, the
+server's clock, a resumed exam, and one session per student."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from class_web_helpers import PINS, make_class, open_quiz
+
+from exercises.classdb import SessionEnded
+
+
+class Clock:
+    """The server's clock, moved by the test."""
+
+    def __init__(self, now: float = 10_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def signed_in(store, student: str, now: float):
+    assert store.sign_in(student, PINS[student], now, "test").ok
+    return store.session(store.start_session(student, now))
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = make_class(tmp_path / "class")
+    yield store
+    store.close()
+
+
+def app_for(session, clock, lang="en"):
+    from tui.classweb.student_app import ClassTutorApp
+
+    return ClassTutorApp(session, lang=lang, clock=clock, load_engine=False, still=True)
+
+
+async def test_a_quiz_opened_mid_lesson_takes_over_and_answers_reach_the_server(store):
+    from tui.screens.exam import ExamScreen, QuestionView
+
+    clock = Clock()
+    session = signed_in(store, "s1", clock.now)
+    app = app_for(session, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert not isinstance(app.screen, ExamScreen) and app.exam is None
+        open_quiz(store, clock.now, minutes=20)
+        clock.now += 5
+        app.beat()  # the heartbeat notices the quiz
+        await pilot.pause()
+        assert isinstance(app.screen, ExamScreen)
+        await pilot.press("escape", "ctrl+p", "f1", "escape")  # no way back, no palette
+        await pilot.pause()
+        assert isinstance(app.screen, ExamScreen)
+        assert app.use_command_palette is False
+        assert not app.check_action("command_palette", ())
+        app.open_lesson("clm")  # no way out to a lesson
+        app.open_page("history")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamScreen)
+        await pilot.pause(0.2)
+        assert len(app.screen.query(QuestionView)) == 2  # shown without the engine
+        await pilot.press(*"12.5")
+        await pilot.pause()
+        exam = session.exam()
+        assert exam.started_at == 10_005.0  # the server's clock at the first open
+        assert exam.answers_by_question() == {0: {next(iter(exam.answers_by_question()[0])): "12.5"}}
+
+
+async def test_the_exam_resumes_from_the_server_after_a_dropped_connection(store):
+    from tui.screens.exam import ExamScreen, QuestionView
+
+    clock = Clock()
+    open_quiz(store, clock.now, minutes=20)
+    first = signed_in(store, "s1", clock.now)
+    app = app_for(first, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ExamScreen)
+        await pilot.press(*"42")
+        await pilot.pause()
+    clock.now += 60
+    # the browser reconnects: a new process on the same session
+    again = first
+    app = app_for(again, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        view = app.screen.query(QuestionView).first()
+        from textual.widgets import Input
+
+        assert view.query(Input).first().value == "42"
+        assert again.exam().started_at == 10_000.0  # the clock did not restart
+        left = app.exam.seconds_left()
+        assert left == pytest.approx(20 * 60 - 60)
+
+
+async def test_the_server_clock_ends_the_exam_and_a_late_answer_is_refused(store):
+    from exercises.classdb import GRACE_SECONDS
+
+    clock = Clock()
+    open_quiz(store, clock.now, minutes=1)
+    session = signed_in(store, "s1", clock.now)
+    app = app_for(session, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press(*"7")
+        await pilot.pause()
+        clock.now += 60 + GRACE_SECONDS + 1
+        from exercises.catalogue import get
+
+        second = app.exam.questions()[1]
+        app.exam.set_answer(1, get(second.exercise).parts[0].name, "late")
+        assert app.exam.refused == "time-up"
+        assert 1 not in session.exam().answers_by_question()
+        app.screen._tick()  # the countdown reaches zero: handed in
+        await pilot.pause()
+        assert app.exam.submitted_at is not None
+    assert session.exam().answers_by_question()[0]  # what was saved in time counts
+
+
+async def test_a_student_signed_in_twice_keeps_one_session_the_older_one_says_so(store):
+    from tui.screens.session_ended import SessionEndedScreen
+
+    clock = Clock()
+    older = signed_in(store, "s2", clock.now)
+    app = app_for(older, clock, lang="zh")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        signed_in(store, "s2", clock.now + 1)  # the same student, another browser
+        app.beat()
+        await pilot.pause()
+        assert isinstance(app.screen, SessionEndedScreen)
+        text = str(app.screen.query_one("#ended").render())
+        assert "你在别处登录了" in text
+        app.open_lesson("clm")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionEndedScreen)
+    with pytest.raises(SessionEnded):
+        older.heartbeat(clock.now + 2, "home")
+    assert older.learner_store().attempts() == []  # the ended session reads nothing
+
+
+async def test_each_student_has_their_own_settings_and_history(store):
+    clock = Clock()
+    one, two = signed_in(store, "s1", clock.now), signed_in(store, "s2", clock.now)
+    app = app_for(one, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.action_toggle_language()  # s1 prefers Chinese
+        await pilot.pause()
+    assert one.learner_store().settings().get("lang") == "zh"
+    assert "lang" not in two.learner_store().settings()
+    app = app_for(two, clock, lang=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.progress.setting("lang") != "zh"

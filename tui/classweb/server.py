@@ -186,13 +186,14 @@ class ClassWebServer:
         if not result.ok:
             key = "class-web-rate-limited" if result.reason == "rate-limited" else "class-web-bad-sign-in"
             log.warning("sign-in refused: %s from %s (%s)", plain(student_id, 60), source, result.reason)
-            page = pages.sign_in_page(lang, nonce, t(key, lang), student=student_id)
+            refill = student_id if student_id.isprintable() else ""  # typed again rather than echoed
+            page = pages.sign_in_page(lang, nonce, t(key, lang), student=refill)
             return self._html(page, nonce, 429 if result.reason == "rate-limited" else 403)
         token = await self._store(self.store.start_session, result.student.id, self.clock())
         log.info("signed in: %s from %s", plain(result.student.id, 60), source)
         response = web.HTTPSeeOther(f"/?lang={lang}")
         response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
-        return response
+        raise response
 
     async def sign_out(self, request: web.Request) -> web.Response:
         token, session = await self.session_of(request)
@@ -203,7 +204,7 @@ class ClassWebServer:
                 await old.close()
         response = web.HTTPSeeOther(f"/?lang={page_lang(request, self.lang)}")
         response.del_cookie(COOKIE, path="/")
-        return response
+        raise response
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         """Only the three files the page uses, from textual-serve's package."""

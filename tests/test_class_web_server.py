@@ -1,0 +1,210 @@
+"""The class server's HTTP side: sign-in, the session cookie, what a forged,
+replayed or someone else's token gets, ids with escape sequences, the websocket's
+gate, and a page that loads nothing from the internet."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import given
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from class_web_helpers import PINS, make_class
+
+from tui.classweb import pages
+from tui.classweb.server import COOKIE, ClassWebServer, _dimension, _form_text
+
+
+class Clock:
+    def __init__(self, now: float = 50_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = make_class(tmp_path / "class")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+async def client(store, tmp_path):
+    # the app process is never started here: a websocket that passes the gate runs `true`
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=Clock(), command="true")
+    async with TestClient(TestServer(server.make_app())) as client:
+        client.class_server = server
+        yield client
+
+
+async def sign_in(client, student, pin, lang="en"):
+    return await client.post(
+        f"/sign-in?lang={lang}", data={"student": student, "pin": pin}, allow_redirects=False
+    )
+
+
+def use_cookie(client, token: str) -> None:
+    """The browser now holds this token, and only it."""
+    client.session.cookie_jar.clear()
+    client.session.cookie_jar.update_cookies({COOKIE: token})
+
+
+def token_of(response) -> str:
+    return response.cookies[COOKIE].value
+
+
+async def test_sign_in_sets_an_httponly_strict_cookie_and_the_page_names_the_student(client):
+    response = await sign_in(client, "s1", PINS["s1"])
+    assert response.status == 303
+    cookie = response.cookies[COOKIE]
+    assert cookie["httponly"] and cookie["samesite"] == "Strict"
+    page = await (await client.get("/")).text()
+    assert "李明" in page and 'id="terminal"' in page and 'id="sign-out"' in page
+
+
+@pytest.mark.parametrize(
+    "student, pin",
+    [
+        ("s1", "wrong"),
+        ("nobody", "pin-one-1"),
+        ("s2", PINS["s1"]),  # another student's PIN
+        ("s1\x1b[2J\x1b]0;owned\x07", PINS["s1"]),  # escape sequences in the id
+        ("<script>alert(1)</script>", "x"),
+        ("s1' OR '1'='1", "' OR '1'='1"),
+        ("", PINS["s1"]),
+        ("s1", ""),
+        ("s" * 5000, "1" * 5000),
+    ],
+)
+async def test_a_wrong_sign_in_gets_no_cookie_and_no_echo_of_markup(client, student, pin):
+    response = await sign_in(client, student, pin)
+    assert response.status in (400, 403, 413)
+    assert COOKIE not in response.cookies
+    body = await response.text()
+    assert "<script>alert" not in body and "\x1b" not in body
+    assert (await (await client.get("/")).text()).count('id="terminal"') == 0
+
+
+async def test_full_width_id_and_pin_as_typed_on_a_chinese_keyboard_sign_in(client):
+    full_width = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in PINS["s1"])
+    response = await sign_in(client, "ｓ１", f" {full_width} ")
+    assert response.status == 303
+
+
+async def test_wrong_pins_are_rate_limited_even_with_the_right_one_after(client):
+    for _ in range(5):
+        await sign_in(client, "s2", "nope")
+    response = await sign_in(client, "s2", PINS["s2"])
+    assert response.status == 429
+    assert "wait a few minutes" in await response.text()
+
+
+async def test_a_forged_cookie_is_a_sign_in_page(client):
+    for forged in ("x", "A" * 43, "../../etc/passwd", "\u202eabc", "a" * 5000):
+        use_cookie(client, forged)
+        page = await (await client.get("/")).text()
+        assert 'id="sign-in"' in page and 'id="terminal"' not in page
+        ws = await client.get("/ws")
+        assert ws.status == 403
+
+
+async def test_a_token_replayed_after_sign_out_opens_nothing(client):
+    token = token_of(await sign_in(client, "s1", PINS["s1"]))
+    out = await client.post("/sign-out", allow_redirects=False)
+    assert out.status == 303
+    use_cookie(client, token)
+    page = await (await client.get("/")).text()
+    assert 'id="sign-in"' in page
+    assert (await client.get("/ws")).status == 403
+
+
+async def test_signing_in_again_ends_the_older_token(client, store):
+    first = token_of(await sign_in(client, "s1", PINS["s1"]))
+    second = token_of(await sign_in(client, "s1", PINS["s1"]))
+    assert first != second
+    use_cookie(client, first)
+    assert 'id="sign-in"' in await (await client.get("/")).text()
+    use_cookie(client, second)
+    assert 'id="terminal"' in await (await client.get("/")).text()
+
+
+async def test_a_token_belongs_to_one_student(client, store):
+    """With s2's token, the page and the process are s2's: a token names its student."""
+    await sign_in(client, "s1", PINS["s1"])
+    two = token_of(await sign_in(client, "s2", PINS["s2"]))
+    use_cookie(client, two)
+    page = await (await client.get("/")).text()
+    assert "Ada" in page and "李明" not in page
+    assert store.session(two).student.id == "s2"
+
+
+async def test_the_websocket_refuses_other_origins_and_the_unsigned(client):
+    assert (await client.get("/ws")).status == 403
+    await sign_in(client, "s1", PINS["s1"])
+    response = await client.get("/ws", headers={"Origin": "http://evil.example"})
+    assert response.status == 403
+
+
+async def test_only_the_pages_own_static_files_are_served(client):
+    assert (await client.get("/static/js/textual.js")).status == 200
+    font = await client.get(f"/static/fonts/{pages.FONT_FILE}")
+    assert font.status == 200 and font.headers["Content-Type"] == "font/ttf"
+    for path in ("/static/../server.py", "/static/images/background.png", "/static/", "/static/js/../../x"):
+        assert (await client.get(path)).status == 404
+
+
+EXTERNAL = re.compile(r"""(?:https?:)?//(?!127\.0\.0\.1|localhost)[\w.-]+\.[a-z]{2,}""", re.IGNORECASE)
+# textual.js mentions URLs only inside its link detector and licence comments: what a page
+# *loads* is in the HTML and CSS (and the Content-Security-Policy forbids any other origin).
+
+
+async def test_the_served_html_and_css_reference_no_external_url(client):
+    sign_in_page = await (await client.get("/")).text()
+    await sign_in(client, "s1", PINS["s1"])
+    app_response = await client.get("/")
+    app_page = await app_response.text()
+    css = await (await client.get("/static/css/xterm.css")).text()
+    for text in (sign_in_page, app_page):
+        assert not EXTERNAL.findall(text), EXTERNAL.findall(text)
+        assert "googleapis" not in text and "@import" not in text
+    css_urls = re.findall(r"url\(([^)]*)\)", css + app_page)
+    assert all(url.strip("'\"").startswith("/static/") for url in css_urls), css_urls
+    for src in re.findall(r"""(?:src|href)=["']([^"']+)""", app_page + sign_in_page):
+        assert src.startswith("/"), src
+    policy = app_response.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in policy and "font-src 'self'" in policy and "http" not in policy
+
+
+def test_textual_serves_own_template_is_the_one_that_fetched_fonts():
+    """Why the class server ships its own page: textual-serve's template loads Google Fonts."""
+    from tui.classweb.server import STATIC
+
+    template = (STATIC.parent / "templates" / "app_index.html").read_text()
+    assert EXTERNAL.search(template)
+
+
+async def test_the_sign_in_page_speaks_both_languages(client):
+    zh = await (await client.get("/?lang=zh")).text()
+    en = await (await client.get("/?lang=en")).text()
+    assert "学号" in zh and 'lang="zh-CN"' in zh
+    assert "Student id" in en
+    weird = await (await client.get("/?lang=%1b[31m")).text()
+    assert "Student id" in weird  # an unknown language is the server's
+
+
+@given(st.one_of(st.none(), st.integers(), st.text(max_size=300)))
+def test_form_fields_are_read_or_refused_never_raise(value):
+    result = _form_text(value, 200)
+    assert result is None or (isinstance(result, str) and result == result.strip() and len(result) <= 400)
+
+
+@given(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10), st.floats()))
+def test_terminal_sizes_from_the_page_stay_within_reason(value):
+    assert 10 <= _dimension(value, 80) <= 500

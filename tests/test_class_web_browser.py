@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from class_web_helpers import PINS, QUIZ_EXERCISES, make_class, open_quiz  # noqa: E402
+from class_web_helpers import PINS, QUIZ_EXERCISES, make_class, open_quiz
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -197,9 +197,7 @@ def test_a_student_answers_reloads_finds_the_answers_submits_and_is_graded(class
 
     type_keys(browser, Keys.CONTROL + "s")
     type_keys(browser, Keys.CONTROL + "s")  # the second press confirms
-    wait_for(
-        lambda: exam_of(store, opened.quiz_id, "s1").submitted_at is not None, 20, "the submission"
-    )
+    wait_for(lambda: exam_of(store, opened.quiz_id, "s1").submitted_at is not None, 20, "the submission")
 
     gradebook = folder / "gradebook.csv"
     graded = subprocess.run(

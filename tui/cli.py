@@ -191,9 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
 
     add_quiz_parser(commands, common, OneLineParser)
-    __import__("tui.commands.class_serve").commands.class_serve.add_class_parser(
-        commands, common, OneLineParser
-    )
+
+    from tui.commands.class_admin import add_class_parser  # h5: `class init|quiz`; h6 adds serve|dashboard
+
+    class_actions = add_class_parser(commands, common, OneLineParser)
+    __import__("tui.commands.class_serve").commands.class_serve.add_parsers(class_actions, common)  # h6
 
     from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
 
@@ -259,10 +261,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
-        elif args.command == "class":  # issue 15: the class server (tui/commands/class_serve.py)
-            from tui.commands.class_serve import run_class
+        elif args.command == "class" and args.action in ("init", "quiz"):  # h5: the class database
+            from tui.commands.class_admin import run_class
 
-            return run_class(args, lang, _console(), args.lang)
+            return run_class(args, lang, _console())
+        elif args.command == "class":  # h6: class serve|dashboard (tui/commands/class_serve.py)
+            from tui.commands.class_serve import run_class_web
+
+            return run_class_web(args, lang, args.lang)
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

@@ -41,7 +41,7 @@ from exercises.classdb.model import (
     dumps,
     split_key,
 )
-from exercises.classdb.pins import SCRYPT_N, check_pin, hash_pin, loggable, typed_id
+from exercises.classdb.pins import SCRYPT_N, check_pin, hash_pins, loggable, typed_id
 from exercises.learner.store import Attempt
 from exercises.text import L
 
@@ -298,7 +298,11 @@ class ClassStore:
                 raise ClassStoreError(error.text) from None
             if student.role not in ROLES:
                 raise ClassStoreError(L(f"unknown role {student.role!r}", f"未知的角色 {student.role!r}"))
-            rows.append((student, hash_pin(pin, self.pin_cost)))
+            rows.append((student, pin))
+        rows = [
+            (student, digest)
+            for (student, _), digest in zip(rows, hash_pins([p for _, p in rows], self.pin_cost), strict=True)
+        ]
         with self.backend.write(lock="roster") as tx:
             position = tx.one("SELECT COALESCE(MAX(position), 0) FROM students")[0]
             seen: set[str] = set()

@@ -12,52 +12,35 @@ from tui.errors import UsageError
 from tui.i18n import t
 
 
-def add_class_parser(commands, common, parser_class) -> None:
-    """The ``class`` command and its subcommands (serve, dashboard here; init, quiz in class_admin)."""
-    group = commands.add_parser("class", parents=[common], help="the class server: roster, sign-in, quizzes")
-    kinds = group.add_subparsers(
-        dest="class_command", metavar="WHAT", required=True, parser_class=parser_class
-    )
-    serve = kinds.add_parser("serve", parents=[common], help="serve the app to a signed-in class")
+def add_parsers(actions, common) -> None:
+    """``serve`` and ``dashboard`` beside class_admin's ``init`` and ``quiz``."""
+    serve = actions.add_parser("serve", parents=[common], help="serve the app to a signed-in class")
     serve.add_argument("--class", dest="class_dir", required=True, metavar="DIR", help="the class directory")
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
     )
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    serve.add_argument("--db", metavar="URL", help="postgresql://... (default: DIR/class.db, SQLite)")
-    dashboard = kinds.add_parser("dashboard", parents=[common], help="the teacher's live view of the class")
+    serve.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
+    dashboard = actions.add_parser("dashboard", parents=[common], help="the teacher's live view of the class")
     dashboard.add_argument("class_dir", metavar="DIR", help="the class directory")
-    dashboard.add_argument("--db", metavar="URL", help="postgresql://... (default: DIR/class.db, SQLite)")
+    dashboard.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
+
+
+def _open_store(class_dir: str, db_url: str | None, command: str, lang: str):
+    from exercises.classdb import ClassStoreError
+    from exercises.classdb.folder import open_class
+    from exercises.text import pick
+
     try:
-        from tui.commands import class_admin
-    except ImportError:  # pragma: no cover - the storage half not merged yet
-        return
-    class_admin.add_parsers(kinds, common, parser_class)
-
-
-def _open_store(class_dir: str, db_url: str | None, command: str):
-    from exercises.classdb import ClassStoreError, open_class_store
-
-    folder = Path(class_dir)
-    if db_url is None and not (folder / "class.db").exists():
-        raise UsageError(
-            f"objectives-tutor class {command}: {folder} is not a class directory "
-            f"(make one with: objectives-tutor class init {folder} --roster roster.csv)"
-        )
-    try:
-        return open_class_store(folder, db_url)
+        return open_class(Path(class_dir), db_url)
     except ClassStoreError as error:
-        raise UsageError(f"objectives-tutor class {command}: {error.text['en']}") from None
+        raise UsageError(f"objectives-tutor class {command}: {pick(error.text, lang)}") from None
 
 
-def run_class(args: argparse.Namespace, lang: str, console, lang_flag: str | None) -> int:
-    if args.class_command == "serve":
+def run_class_web(args: argparse.Namespace, lang: str, lang_flag: str | None) -> int:
+    if args.action == "serve":
         return run_class_serve(args, lang, lang_flag)
-    if args.class_command == "dashboard":
-        return run_class_dashboard(args, lang)
-    from tui.commands import class_admin
-
-    return class_admin.run_class_admin(args, lang, console)
+    return run_class_dashboard(args, lang)
 
 
 def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) -> int:
@@ -72,7 +55,7 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
 
     if not 1 <= args.port <= 65535:
         raise UsageError(f"objectives-tutor class serve: --port must be 1..65535, got {args.port}")
-    store = _open_store(args.class_dir, args.db, "serve")
+    store = _open_store(args.class_dir, args.db, "serve", lang)
     if not is_loopback(args.host):
         sys.stderr.write(f"objectives-tutor class serve: {t('class-serve-warning', lang, host=args.host)}\n")
     server = ClassWebServer(store, Path(args.class_dir), db_url=args.db, lang=lang_flag or lang)
@@ -95,7 +78,7 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
 def run_class_dashboard(args: argparse.Namespace, lang: str) -> int:
     from tui.screens.dashboard import DashboardApp
 
-    store = _open_store(args.class_dir, args.db, "dashboard")
+    store = _open_store(args.class_dir, args.db, "dashboard", lang)
     try:
         DashboardApp(store, Path(args.class_dir), lang=lang).run()
     finally:
@@ -104,14 +87,26 @@ def run_class_dashboard(args: argparse.Namespace, lang: str) -> int:
 
 
 def open_quiz_file(store, path: Path, now: float):
-    """Open a quiz file for the class, its questions rendered for every student (class_admin's)."""
-    from tui.commands import class_admin
+    """Open a quiz file for the class (the dashboard's action), every student's questions
+    rendered first, as ``class quiz open`` does: the engine runs here, not in the exams."""
+    from exercises.classdb.render import render_questions
+    from exercises.classroom.quiz import loads
 
-    return class_admin.open_quiz_file(store, path, now)
+    text = path.read_bytes().decode("utf-8-sig")
+    quiz = loads(text)
+    if store.current_quiz() is not None:
+        store.open_quiz(text, now)  # raises the one-line "close the open quiz first"
+    students = [student.id for student in store.students() if student.role == "student"]
+    return store.open_quiz(text, now, "", render_questions(quiz, students))
 
 
 def export_gradebook(store, class_dir: Path, quiz) -> Path:
-    """Grade the quiz's exams from the database and write the gradebook (class_admin's)."""
-    from tui.commands import class_admin
+    """Grade the quiz's exams from the database (``quiz grade --class``'s grading) and
+    write its gradebook CSV into the class directory."""
+    from exercises.classdb.grading import grade_from_store
+    from exercises.classroom.report import gradebook_csv
 
-    return class_admin.export_gradebook(store, class_dir, quiz)
+    graded_quiz, result = grade_from_store(store, quiz.quiz_id)
+    path = Path(class_dir) / f"gradebook-quiz{quiz.quiz_id}.csv"
+    path.write_text(gradebook_csv(graded_quiz, result.graded), encoding="utf-8-sig")
+    return path

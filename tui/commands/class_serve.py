@@ -108,5 +108,5 @@ def export_gradebook(store, class_dir: Path, quiz) -> Path:
 
     graded_quiz, result = grade_from_store(store, quiz.quiz_id)
     path = Path(class_dir) / f"gradebook-quiz{quiz.quiz_id}.csv"
-    path.write_text(gradebook_csv(graded_quiz, result.graded), encoding="utf-8-sig")
+    path.write_text(gradebook_csv(graded_quiz, result.grades), encoding="utf-8")
     return path

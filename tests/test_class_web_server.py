@@ -208,3 +208,28 @@ def test_form_fields_are_read_or_refused_never_raise(value):
 @given(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10), st.floats()))
 def test_terminal_sizes_from_the_page_stay_within_reason(value):
     assert 10 <= _dimension(value, 80) <= 500
+
+
+async def test_the_app_process_gets_its_token_and_language_from_the_environment_only(store, tmp_path):
+    """The command is fixed; what varies per session travels in the environment, checked."""
+    import asyncio
+    import shlex
+
+    seen = tmp_path / "seen.txt"
+    probe = (
+        "import os, sys; open(sys.argv[1], 'w').write(repr(sys.argv[2:]) + '|' + "
+        "os.environ.get('OBJECTIVES_TUTOR_CLASS_TOKEN', '') + '|' + os.environ.get('OBJECTIVES_TUTOR_LANG', ''))"
+    )
+    command = shlex.join([sys.executable, "-c", probe, str(seen)])
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=Clock(), command=command)
+    async with TestClient(TestServer(server.make_app())) as client:
+        response = await sign_in(client, "s1", PINS["s1"], lang="zh")
+        token = token_of(response)
+        websocket = await client.ws_connect("/ws?width=80&height=24&lang=en;rm%20-rf")
+        for _ in range(100):
+            if seen.exists() and seen.read_text():
+                break
+            await asyncio.sleep(0.05)
+        await websocket.close()
+    argv, given_token, lang = seen.read_text().split("|")
+    assert argv == "[]" and given_token == token and lang == "zh"

@@ -65,7 +65,8 @@ _BASE_CSS = f"""
   font-weight: 100 700; font-display: block; }}
 html, body {{ margin: 0; height: 100%; background: #0c181f; color: #e8eef2; font-family: {MONOSPACE}; }}
 a {{ color: #8cc8ff; }}
-.card {{ max-width: 26rem; margin: 10vh auto; padding: 1.5rem 2rem; background: #12232d; }}
+.card {{ max-width: 26rem; margin: 0 auto; position: relative; top: 10vh; padding: 1.5rem 2rem;
+  background: #12232d; }}
 .card h1 {{ font-size: 1.2rem; margin: 0 0 1rem 0; }}
 .card label {{ display: block; margin: .8rem 0 .2rem 0; }}
 .card input {{ width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; background: #0c181f;
@@ -122,7 +123,8 @@ body {{ display: flex; flex-direction: column; }}
   font-size: .85rem; background: #12232d; }}
 #bar form {{ margin: 0; }}
 #bar button {{ font: inherit; background: none; color: #8cc8ff; border: 1px solid #3a5566; cursor: pointer; }}
-#terminal {{ flex: 1; min-height: 0; opacity: 0; transition: opacity .3s ease-out; }}
+#terminal {{ flex: 1 1 0; height: auto; width: 100vw; min-height: 0; overflow: hidden; opacity: 0;
+  transition: opacity .3s ease-out; }}  /* textual.js makes it 100vh: the bar would push its last rows off */
 body.-first-byte #terminal {{ opacity: 1; }}
 #ended {{ display: none; }}
 body.-closed #ended {{ display: block; }}
@@ -133,6 +135,11 @@ document.addEventListener("DOMContentLoaded", () => {{
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   document.getElementById("terminal").dataset.sessionWebsocketUrl = scheme + location.host + "/ws";
 }});
+// Keys go to the app at once, without a click first (and the footer shows its keys).
+window.addEventListener("load", () => setTimeout(() => {{
+  const box = document.querySelector(".xterm-helper-textarea");
+  if (box) box.focus();
+}}, 300));
 </script>
 <script src="/static/js/textual.js"></script>
 </head>

@@ -45,6 +45,7 @@ from tui.i18n import LANGUAGES, t
 log = logging.getLogger("objectives-tutor.class")
 
 COOKIE = "objectives_tutor_session"
+LANG_COOKIE = "objectives_tutor_lang"  # the sign-in page's language: the app's first language
 TOKEN_ENV = "OBJECTIVES_TUTOR_CLASS_TOKEN"
 CLASS_DIR_ENV = "OBJECTIVES_TUTOR_CLASS_DIR"
 CLASS_DB_ENV = "OBJECTIVES_TUTOR_CLASS_DB"
@@ -103,13 +104,17 @@ class ClassWebServer:
         lang: str = "en",
         clock: Callable[[], float] = time.time,
         command: str | None = None,
+        app_lang: str | None = None,
     ) -> None:
+        """``lang``: the pages' default language; ``app_lang``: the app's, when the
+        teacher fixed one (--lang); else each student's saved setting, then the
+        language of the page they signed in on."""
         self.store = store
         self.class_dir = Path(class_dir)
         self.db_url = db_url
         self.lang = lang
         self.clock = clock
-        self.command = command or session_command(lang)
+        self.command = command or session_command(app_lang)
         self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-store")
         self.download_manager = DownloadManager()
         self.sockets: dict[str, web.WebSocketResponse] = {}  # token -> the tab that holds it
@@ -193,6 +198,7 @@ class ClassWebServer:
         log.info("signed in: %s from %s", plain(result.student.id, 60), source)
         response = web.HTTPSeeOther(f"/?lang={lang}")
         response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
+        response.set_cookie(LANG_COOKIE, lang, httponly=True, samesite="Strict", path="/")
         raise response
 
     async def sign_out(self, request: web.Request) -> web.Response:
@@ -238,6 +244,8 @@ class ClassWebServer:
         env = {TOKEN_ENV: token, CLASS_DIR_ENV: str(self.class_dir.resolve())}
         if self.db_url:
             env[CLASS_DB_ENV] = self.db_url
+        if request.cookies.get(LANG_COOKIE) in LANGUAGES:  # checked: only "zh" or "en" gets through
+            env["OBJECTIVES_TUTOR_LANG"] = request.cookies[LANG_COOKIE]
         service = SessionAppService(
             self.command,
             env,

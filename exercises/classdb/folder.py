@@ -122,6 +122,12 @@ def init_class(
         )
     url = database_url(folder, db_url) if add else (db_url or os.environ.get(DB_ENV) or None)
     options = {} if pin_cost is None else {"pin_cost": pin_cost}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ClassStoreError(
+            L(f"cannot make {folder}: {error.strerror}", f"无法创建 {folder}：{error.strerror}")
+        ) from None
     store = open_class_store(folder, url, create=not add, **options)
     try:
         known = {student.id for student in store.students()}

@@ -812,18 +812,28 @@ class StudentSession:
             )
             return self._exam(tx, quiz)
 
-    def _writable(self, tx: Tx, now: float) -> Exam:
+    def _writable(self, tx: Tx, now: float) -> tuple[OpenQuiz, int | None]:
+        """The open quiz when this student may still save in it (and how many questions
+        were rendered for them, None if none were); ExamClosed with the reason otherwise.
+        Reads one exam row, not the answers: this runs on every keystroke's save."""
         quiz = _current_quiz(tx)
         if quiz is None:
             raise ExamClosed("quiz-closed" if tx.one("SELECT 1 FROM quizzes") else "no-quiz")
-        exam = self._exam(tx, quiz)
-        if exam.submitted_at is not None:
+        row = tx.one(
+            "SELECT started_at, submitted_at, extension FROM exams WHERE quiz = ? AND student = ?",
+            (quiz.quiz_id, self.student.id),
+        )
+        if row is not None and row[1] is not None:
             raise ExamClosed("submitted")
-        if exam.started_at is None:
+        if row is None or row[0] is None:
             raise ExamClosed("not-started")
-        if exam.deadline is not None and now > exam.deadline + GRACE_SECONDS:
+        deadline = _deadline(quiz, row[0], float(row[2]))
+        if deadline is not None and now > deadline + GRACE_SECONDS:
             raise ExamClosed("time-up")
-        return exam
+        count = tx.one(
+            "SELECT COUNT(*) FROM questions WHERE quiz = ? AND student = ?", (quiz.quiz_id, self.student.id)
+        )[0]
+        return quiz, (int(count) or None)
 
     def save_answer(self, key: str, text: str, now: float) -> None:
         """Save one answer box (key: model.answer_key(question, part)) as typed, in one
@@ -836,17 +846,17 @@ class StudentSession:
         body = _storable(text[:MAX_ANSWER])
         with self._store.backend.write() as tx:
             self._live(tx)
-            exam = self._writable(tx, now)
-            if exam.questions and split[0] >= len(exam.questions):
+            quiz, questions = self._writable(tx, now)
+            if questions is not None and split[0] >= questions:
                 raise ExamClosed("bad-key")
             tx.run(
                 "INSERT INTO answers (quiz, student, key, body, saved_at) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (quiz, student, key) DO UPDATE SET body = excluded.body, saved_at = excluded.saved_at",
-                (exam.quiz_id, self.student.id, _storable(key), body, now),
+                (quiz.quiz_id, self.student.id, _storable(key), body, now),
             )
             tx.run(
                 "INSERT INTO answer_log (quiz, student, key, length, at) VALUES (?, ?, ?, ?, ?)",
-                (exam.quiz_id, self.student.id, _storable(key), len(body), now),
+                (quiz.quiz_id, self.student.id, _storable(key), len(body), now),
             )
 
     def submit(self, now: float) -> Exam:
@@ -860,10 +870,10 @@ class StudentSession:
                 done = self._exam(tx, quiz)
                 if done.submitted_at is not None:
                     return done
-            exam = self._writable(tx, now)
+            self._writable(tx, now)
             tx.run(
                 "UPDATE exams SET submitted_at = ? WHERE quiz = ? AND student = ? AND submitted_at IS NULL",
-                (now, exam.quiz_id, self.student.id),
+                (now, quiz.quiz_id, self.student.id),
             )
             return self._exam(tx, quiz)
 

@@ -169,7 +169,7 @@ def _close(args: argparse.Namespace, lang: str, console: Console) -> int:
                 lang,
                 number=closed.quiz_id,
                 name=closed.name,
-                started=len(exams),
+                started=sum(1 for exam in exams if exam.started_at is not None),
                 submitted=submitted,
             )
         )
@@ -216,7 +216,7 @@ def _list(args: argparse.Namespace, lang: str, console: Console) -> int:
                     number=quiz.quiz_id,
                     name=plain(quiz.name, 60),
                     state=state,
-                    started=len(exams),
+                    started=sum(1 for exam in exams if exam.started_at is not None),
                     submitted=sum(1 for exam in exams if exam.submitted_at is not None),
                 )
             )

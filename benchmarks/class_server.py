@@ -187,11 +187,215 @@ def run_database_part(args: argparse.Namespace) -> list[dict]:
     return reports
 
 
+# -- Sessions part (h6): memory per signed-in session, time to usable ---------------------
+#
+# The real server (`class serve`) on loopback, a class of N students signing in within
+# SPREAD seconds (evenly spaced), each through the HTTP sign-in and a websocket, as a
+# browser tab does (aiohttp clients: no browser, so only the server's side is measured).
+# "Usable": the first frame the student can work in has arrived (the exam's first
+# question; in the tutor, the lesson list). Memory: PSS of every session process tree
+# (/proc/PID/smaps_rollup; the shell textual-serve starts plus the app), once every
+# student is connected; in the tutor after the engine (torch) has loaded in each.
+
+SESSION_PIN = "WXYZ-2345"
+_ANSI = __import__("re").compile(rb"\x1b\[[0-9;?$]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def _session_trees(server_pid: int) -> list[list[int]]:
+    """Each child of the server (the shell) with its descendants: one tree per session."""
+    trees = []
+    for shell in _children(server_pid):
+        tree, todo = [], [shell]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(_children(pid))
+        trees.append(tree)
+    return trees
+
+
+async def _one_student(url: str, student: str, delay: float, marker: str, ready, loaded, stop) -> dict:
+    """One browser tab: sign in, open the websocket, read frames until ``marker``
+    (usable), then, in the tutor, until "engine ready"; stay connected until ``stop``."""
+    import asyncio
+
+    import aiohttp
+
+    await asyncio.sleep(delay)
+    began = time.perf_counter()
+    times = {"sign_in": None, "usable": None, "engine_loaded": None}
+    # unsafe=True: keep cookies from an IP-address host (127.0.0.1), as a browser does
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as client:
+        response = await client.post(
+            url + "sign-in", data={"student": student, "pin": SESSION_PIN}, allow_redirects=False
+        )
+        times["sign_in"] = time.perf_counter() - began
+        assert response.status == 303, response.status
+        socket = await client.ws_connect(
+            url.replace("http", "ws", 1) + "ws?width=100&height=30", headers={"Origin": url.rstrip("/")}
+        )
+        tail = b""
+        await socket.send_json(["resize", {"width": 100, "height": 30}])  # as the page does on open
+        async for message in socket:
+            if message.type != aiohttp.WSMsgType.BINARY:
+                continue
+            tail = (tail + message.data)[-20_000:]
+            text = _ANSI.sub(b"", tail)  # styles and cursor moves split the words
+            if times["usable"] is None and marker.encode() in text:
+                times["usable"] = time.perf_counter() - began
+                ready.set_result(True)
+                if loaded is None:
+                    break
+            if loaded is not None and times["usable"] is not None and b"engine ready" in text:
+                times["engine_loaded"] = time.perf_counter() - began
+                loaded.set_result(True)
+                break
+        await stop.wait()
+        await socket.close()
+    return times
+
+
+def session_load(students: int, spread: float, mode: str) -> dict:
+    """N students signing in within ``spread`` seconds; ``mode`` "exam" (a quiz is open)
+    or "tutor" (no quiz: lessons, the engine loads in each session)."""
+    import asyncio
+    import signal
+    import socket
+    import subprocess
+
+    from exercises.classdb import Student, open_class_store
+
+    with tempfile.TemporaryDirectory(prefix="tutor-sessions-bench-") as folder:
+        store = open_class_store(pathlib.Path(folder), create=True)
+        roster = [Student(f"s{n:03d}", f"学生{n}") for n in range(students)]
+        store.add_students([(student, SESSION_PIN) for student in roster])
+        if mode == "exam":
+            from exercises.classdb.render import render_questions
+            from exercises.classroom.quiz import loads
+
+            text = _quiz_text(30)
+            store.open_quiz(text, time.time(), "bench", render_questions(loads(text), [s.id for s in roster]))
+        store.close()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        root = pathlib.Path(__file__).resolve().parents[1]
+        server = subprocess.Popen(
+            [sys.executable, "-m", "tui.cli", "class", "serve", "--class", folder, "--port", str(port)],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**__import__("os").environ, "OBJECTIVES_TUTOR_LANG": "en"},
+        )
+        try:
+            server.stdout.readline()
+            url = server.stdout.readline().strip()
+            marker = "Question 1 of" if mode == "exam" else "Course:"
+
+            async def run() -> tuple[list[dict], dict]:
+                stop = asyncio.Event()
+                loop = asyncio.get_running_loop()
+                readies = [loop.create_future() for _ in roster]
+                loads = [loop.create_future() if mode == "tutor" else None for _ in roster]
+                tasks = [
+                    asyncio.create_task(
+                        _one_student(
+                            url, s.id, spread * n / max(1, students), marker, readies[n], loads[n], stop
+                        )
+                    )
+                    for n, s in enumerate(roster)
+                ]
+                for task, ready in zip(tasks, readies, strict=True):  # a failed tab stops the wait
+                    task.add_done_callback(
+                        lambda t, r=ready: r.done() or r.set_exception(t.exception() or RuntimeError("ended"))
+                    )
+                await asyncio.wait_for(asyncio.gather(*readies), timeout=900)
+                if mode == "tutor":
+                    await asyncio.wait_for(asyncio.gather(*loads), timeout=1800)
+                trees = _session_trees(server.pid)
+                memory = {
+                    "sessions": len(trees),
+                    "pss_mb_per_session": [round(sum(_pss_kb(p) for p in t) / 1024, 1) for t in trees],
+                    "server_pss_mb": round(_pss_kb(server.pid) / 1024, 1),
+                }
+                stop.set()
+                return await asyncio.gather(*tasks), memory
+
+            results, memory = asyncio.run(run())
+        finally:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    usable = sorted(r["usable"] for r in results)
+    per_session = memory["pss_mb_per_session"]
+    return {
+        "part": "sessions",
+        "mode": mode,
+        "students": students,
+        "signing_in_within_s": spread,
+        "usable_p50_s": round(statistics.median(usable), 2),
+        "usable_p95_s": round(_percentile(usable, 0.95), 2),
+        "usable_max_s": round(usable[-1], 2),
+        "sign_in_max_s": round(max(r["sign_in"] for r in results), 3),
+        "pss_mb_per_session_mean": round(statistics.mean(per_session), 1) if per_session else None,
+        "pss_mb_all_sessions": round(sum(per_session), 1),
+        "server_pss_mb": memory["server_pss_mb"],
+        "sessions_measured": memory["sessions"],
+    }
+
+
+def run_sessions_part(args: argparse.Namespace) -> list[dict]:
+    reports = []
+    for mode in args.modes.split(","):
+        for students in (int(n) for n in args.session_counts.split(",")):
+            report = session_load(students, args.spread, mode)
+            print(json.dumps(report, ensure_ascii=False), flush=True)
+            reports.append(report)
+    exam = [r for r in reports if r["mode"] == "exam"]
+    tutor = [r for r in reports if r["mode"] == "tutor"]
+    if exam and tutor:
+        ratio = tutor[0]["pss_mb_per_session_mean"] / exam[0]["pss_mb_per_session_mean"]
+        print(json.dumps({"part": "sessions", "tutor_over_exam_pss": round(ratio, 2)}), flush=True)
+    return reports
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("db", "sessions", "all"), default="db", help="which measurements")
+    # h6: the sessions part
     parser.add_argument(
-        "--part", choices=("db", "all"), default="db", help="which measurements (h6 adds sessions)"
+        "--session-counts", default="10,30", help="sessions part: class sizes (default 10,30)"
     )
+    parser.add_argument("--spread", type=float, default=10.0, help="sessions part: sign-ins within seconds")
+    parser.add_argument("--modes", default="exam,tutor", help="sessions part: exam, tutor or both")
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument(
         "--seconds", type=float, default=120.0, help="how long the class answers (default 120)"
@@ -202,6 +406,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     reports = run_database_part(args) if args.part in ("db", "all") else []
+    if args.part in ("sessions", "all"):  # h6
+        run_sessions_part(args)
     ok = all(r.get("p99_under_100ms") and r.get("no_lost_write") for r in reports if "skipped" not in r)
     return 0 if ok else 1
 

@@ -612,3 +612,44 @@ def test_the_real_pin_cost_is_scrypt_with_its_parameters():
     kind, cost, salt, digest = stored.split("$")
     assert kind == "scrypt" and int(cost) >= 2**13
     assert (len(bytes.fromhex(salt)), len(bytes.fromhex(digest))) == (16, 32)
+
+
+def test_a_killed_server_keeps_every_save_it_acknowledged(tmp_path):
+    """synchronous=NORMAL's promise, checked: the process dies by SIGKILL mid-stream and
+    every save it reported before dying is in the database."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    store = open_class_store(tmp_path / "class", create=True, pin_cost=COST)
+    store.add_student(ALICE, PINS["alice"])
+    store.open_quiz(quiz_text(60), T0)
+    token = store.start_session("alice", T0)
+    store.session(token).start_exam(T0)
+    store.close()
+    script = f"""
+import sys
+from pathlib import Path
+from exercises.classdb import open_class_store, answer_key
+session = open_class_store(Path({str(tmp_path / "class")!r})).session({token!r})
+n = 0
+while True:
+    session.save_answer(answer_key(n % 3, "labels"), f"text-{{n}}", {T0} + n / 1000)
+    print(n, flush=True)
+    n += 1
+"""
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=os.getcwd()
+    )
+    acknowledged = -1
+    for line in child.stdout:
+        acknowledged = int(line)
+        if acknowledged >= 300:
+            break
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    store = open_class_store(tmp_path / "class")
+    quiz_id = store.current_quiz().quiz_id
+    assert len(store.answer_log(quiz_id, "alice")) >= acknowledged + 1
+    store.close()

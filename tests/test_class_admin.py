@@ -96,9 +96,7 @@ def test_init_refuses_an_existing_class_and_never_rewrites_pins(tmp_path, capsys
 )
 def test_bad_rosters_are_one_line_and_make_nothing(tmp_path, capsys, roster, words):
     (tmp_path / "r.csv").write_bytes(roster)
-    status, _, err = run(
-        ["class", "init", str(tmp_path / "c"), "--roster", str(tmp_path / "r.csv")], capsys
-    )
+    status, _, err = run(["class", "init", str(tmp_path / "c"), "--roster", str(tmp_path / "r.csv")], capsys)
     assert status == 2 and words in err and err.count("\n") == 1 and "Traceback" not in err
     assert "\x1b" not in err
     assert not (tmp_path / "c" / PIN_FILE).exists()

@@ -5,6 +5,7 @@ The clock is injected everywhere: no test sleeps."""
 from __future__ import annotations
 
 import inspect
+import os
 import sqlite3
 import threading
 
@@ -41,6 +42,8 @@ PINS = {"alice": "ABCD-EFGH", "bob": "JKLM-NPQR", "mr-t": "TTTT-TTTT"}
 @pytest.fixture(scope="session")
 def postgres_url():
     url, cluster, why = pg_server.server_url()
+    if url is None and os.environ.get("CI"):
+        pytest.fail(f"CI must test the PostgreSQL store (.ci/run sets ${pg_server.ENV}): {why}")
     if url is None:
         pytest.skip(f"no PostgreSQL: {why}")
     yield url

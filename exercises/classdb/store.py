@@ -506,6 +506,24 @@ class ClassStore:
             )
         return self._quiz(quiz_id)
 
+    def add_questions(self, quiz_id: int, questions: Mapping[str, Sequence[ExamQuestion]]) -> int:
+        """Store rendered questions for students who had none (added to the class while the
+        quiz was open); a student's questions once stored never change. Returns how many students."""
+        with self.backend.write(lock="quiz") as tx:
+            known = {r[0] for r in tx.all("SELECT id FROM students")}
+            have = {r[0] for r in tx.all("SELECT DISTINCT student FROM questions WHERE quiz = ?", (quiz_id,))}
+            fresh = {student: rendered for student, rendered in questions.items() if student in known - have}
+            tx.many(
+                "INSERT INTO questions (quiz, student, idx, exercise, seed, variant, fingerprint) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (quiz_id, student, q.index, q.exercise, q.seed, dumps(q.variant), q.fingerprint)
+                    for student, rendered in fresh.items()
+                    for q in rendered
+                ],
+            )
+        return len(fresh)
+
     def close_quiz(self, now: float) -> OpenQuiz | None:
         """Close the open quiz (saves and submits are refused from ``now`` on); None if none was open."""
         with self.backend.write(lock="quiz") as tx:

@@ -284,3 +284,16 @@ def test_students_added_while_a_quiz_is_open_get_their_questions(class_dir, tmp_
         got = store.questions(quiz_id, "s004")
         assert [(q.exercise, q.seed) for q in got] == [(q.exercise, q.seed) for q in expected]
         assert store.add_questions(quiz_id, {"s004": [], "s001": []}) == 0  # stored ones never change
+
+
+@pytest.mark.parametrize(
+    "typed, found", [("ｓ００２", True), (" S002 ", True), ("s0002", False), ("\x1b[2J", False)]
+)
+def test_extend_finds_the_student_as_sign_in_does(class_dir, tmp_path, capsys, typed, found):
+    with open_class(class_dir) as store:
+        store.open_quiz((tmp_path / "q.toml").read_text(), T0)
+    status, out, err = run(["class", "quiz", "extend", typed, "2m", "--class", str(class_dir)], capsys)
+    if found:
+        assert status == 0 and "s002 now has 2 extra minutes" in out
+    else:
+        assert status == 2 and "no student" in err and "\x1b" not in err

@@ -335,6 +335,15 @@ class ClassStore:
             row = tx.one("SELECT id, name, role FROM students WHERE id = ?", (student_id,))
         return Student(*row) if row else None
 
+    def find_student(self, typed: object) -> Student | None:
+        """The roster student an id typed by a person means (as sign-in matches it)."""
+        value = typed_id(typed)
+        if not value:
+            return None
+        with self.backend.read() as tx:
+            match = self._match(tx, value)
+        return match[0] if match else None
+
     # -- signing in ----------------------------------------------------------
 
     def _match(self, tx: Tx, typed: str) -> tuple[Student, str] | None:

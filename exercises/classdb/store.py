@@ -840,26 +840,34 @@ class StudentSession:
             return self._exam(tx, quiz)
 
     def _writable(self, tx: Tx, now: float) -> tuple[OpenQuiz, int | None]:
-        """The open quiz when this student may still save in it (and how many questions
-        were rendered for them, None if none were); ExamClosed with the reason otherwise.
-        Reads one exam row, not the answers: this runs on every keystroke's save."""
-        quiz = _current_quiz(tx)
-        if quiz is None:
-            raise ExamClosed("quiz-closed" if tx.one("SELECT 1 FROM quizzes") else "no-quiz")
+        """The open quiz when this session may still save in it (and how many questions
+        were rendered for this student, None if none were); SessionEnded or ExamClosed
+        with the reason otherwise. One query (it runs on every save of every keystroke
+        burst; each round trip to a busy PostgreSQL costs milliseconds)."""
         row = tx.one(
-            "SELECT started_at, submitted_at, extension FROM exams WHERE quiz = ? AND student = ?",
-            (quiz.quiz_id, self.student.id),
+            f"SELECT x.ended_at, x.ended_reason, e.started_at, e.submitted_at, e.extension, "
+            f"(SELECT COUNT(*) FROM questions k WHERE k.quiz = q.id AND k.student = x.student), "
+            f"(SELECT COUNT(*) FROM quizzes), {', '.join('q.' + c for c in QUIZ_COLUMNS.split(', '))} "
+            "FROM sessions x LEFT JOIN quizzes q ON q.closed_at IS NULL "
+            "LEFT JOIN exams e ON e.quiz = q.id AND e.student = x.student "
+            "WHERE x.token_hash = ? ORDER BY q.id DESC LIMIT 1",
+            (self._token_hash,),
         )
-        if row is not None and row[1] is not None:
+        if row is None:
+            raise SessionEnded("unknown")
+        if row[0] is not None:
+            raise SessionEnded(row[1] or "signed-out")
+        started, submitted, extension, count, quizzes = row[2:7]
+        if row[7] is None:
+            raise ExamClosed("quiz-closed" if quizzes else "no-quiz")
+        quiz = _quiz_row(row[7:])
+        if submitted is not None:
             raise ExamClosed("submitted")
-        if row is None or row[0] is None:
+        if started is None:
             raise ExamClosed("not-started")
-        deadline = _deadline(quiz, row[0], float(row[2]))
+        deadline = _deadline(quiz, started, float(extension))
         if deadline is not None and now > deadline + GRACE_SECONDS:
             raise ExamClosed("time-up")
-        count = tx.one(
-            "SELECT COUNT(*) FROM questions WHERE quiz = ? AND student = ?", (quiz.quiz_id, self.student.id)
-        )[0]
         return quiz, (int(count) or None)
 
     def save_answer(self, key: str, text: str, now: float) -> None:
@@ -872,7 +880,6 @@ class StudentSession:
             raise ExamClosed("bad-key")
         body = _storable(text[:MAX_ANSWER])
         with self._store.backend.write() as tx:
-            self._live(tx)
             quiz, questions = self._writable(tx, now)
             if questions is not None and split[0] >= questions:
                 raise ExamClosed("bad-key")

@@ -255,5 +255,15 @@ class PostgresBackend(Backend):
     def write(self, lock: str | None = None):
         return self._transaction(lock)
 
+    @contextlib.contextmanager
+    def statement(self) -> Iterator[Tx]:
+        """One statement in its own transaction (autocommit): no BEGIN, no COMMIT round trips."""
+        connection = self.connection()
+        try:
+            with connection.cursor() as cursor:
+                yield Tx(cursor, convert=True)
+        except self.psycopg.Error as error:
+            raise self.failure(error) from None
+
     def close(self) -> None:
         self._connections.close()

@@ -70,32 +70,72 @@ def _student_thread(store, token: str, seconds: float, start_at: float, out: dic
     out["latencies"], out["acked"], out["student"] = latencies, acked, session.student.id
 
 
-def _worker(args: tuple) -> list[dict]:
-    """One process: a thread (and a connection) per student it was given."""
+def _worker(class_dir: str, url: str | None, tokens: list[str], seconds: float, ready, go, results) -> None:
+    """One process: a thread (and a connection) per student it was given. It says when
+    it is ready, waits for the common start, and sends back what each student saw."""
     from exercises.classdb import open_class_store
 
-    class_dir, url, tokens, seconds, start_at = args
     store = open_class_store(pathlib.Path(class_dir), url)
-    results = [{} for _ in tokens]
+    store.current_quiz()  # connected before the clock starts
+    ready.put(len(tokens))
+    go.wait()
+    start_at = go.start_at.value
+    outs = [{} for _ in tokens]
     threads = [
         threading.Thread(
             target=_student_thread, args=(store, token, seconds, start_at + n / len(tokens), out)
         )
-        for n, (token, out) in enumerate(zip(tokens, results, strict=True))
+        for n, (token, out) in enumerate(zip(tokens, outs, strict=True))
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     store.close()
-    return results
+    results.put(outs)
+
+
+class _Go:
+    """An event and the common start time (set just before the event)."""
+
+    def __init__(self, context) -> None:
+        self.event = context.Event()
+        self.start_at = context.Value("d", 0.0)
+
+    def wait(self) -> None:
+        self.event.wait()
+
+    def set(self, start_at: float) -> None:
+        self.start_at.value = start_at
+        self.event.set()
+
+
+def _run_workers(
+    folder: str, url: str | None, tokens: list[str], seconds: float, processes: int
+) -> list[dict]:
+    context = multiprocessing.get_context("spawn")  # fresh processes: no connection inherited
+    ready, results, go = context.Queue(), context.Queue(), _Go(context)
+    chunks = [chunk for chunk in (tokens[n::processes] for n in range(processes)) if chunk]
+    workers = [
+        context.Process(target=_worker, args=(folder, url, chunk, seconds, ready, go, results))
+        for chunk in chunks
+    ]
+    for worker in workers:
+        worker.start()
+    for _ in workers:
+        ready.get(timeout=300)
+    go.set(time.time() + 1.0)
+    collected = [result for _ in workers for result in results.get(timeout=seconds + 300)]
+    for worker in workers:
+        worker.join()
+    return collected
 
 
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     if not ordered:
         return float("nan")
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def database_load(backend: str, url: str | None, students: int, seconds: float, processes: int) -> dict:
@@ -116,12 +156,7 @@ def database_load(backend: str, url: str | None, students: int, seconds: float, 
             token = store.start_session(student.id, time.time())
             store.session(token).start_exam(time.time())
             tokens.append(token)
-        start_at = time.time() + 2.0
-        chunks = [tokens[n::processes] for n in range(processes)]
-        context = multiprocessing.get_context("spawn")  # fresh processes: no connection inherited
-        with context.Pool(processes) as pool:
-            per_process = pool.map(_worker, [(folder, url, chunk, seconds, start_at) for chunk in chunks])
-        results = [result for chunk in per_process for result in chunk]
+        results = _run_workers(folder, url, tokens, seconds, processes)
         latencies = [value for result in results for value in result["latencies"]]
         errors = [error for result in results for error in result.get("errors", [])]
         # every acknowledged save, looked for in the database

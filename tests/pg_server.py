@@ -5,7 +5,8 @@ and starting Debian's server) is used when set: then an unreachable server FAILS
 the tests, it never skips them. When it is unset, a throwaway cluster is started
 from Debian's binaries (initdb/pg_ctl; as the postgres user when running as root,
 since the server refuses root) on a Unix socket in a temporary folder, and removed
-at the end. Only when neither is possible do the PostgreSQL tests skip, saying why.
+at the end. Only when neither is possible do the PostgreSQL tests skip, saying why,
+and never under CI=true: there a missing PostgreSQL fails them.
 
 Each test gets a schema of its own (``fresh_url``), dropped afterwards."""
 

@@ -96,9 +96,7 @@ def test_init_refuses_an_existing_class_and_never_rewrites_pins(tmp_path, capsys
 )
 def test_bad_rosters_are_one_line_and_make_nothing(tmp_path, capsys, roster, words):
     (tmp_path / "r.csv").write_bytes(roster)
-    status, _, err = run(
-        ["class", "init", str(tmp_path / "c"), "--roster", str(tmp_path / "r.csv")], capsys
-    )
+    status, _, err = run(["class", "init", str(tmp_path / "c"), "--roster", str(tmp_path / "r.csv")], capsys)
     assert status == 2 and words in err and err.count("\n") == 1 and "Traceback" not in err
     assert "\x1b" not in err
     assert not (tmp_path / "c" / PIN_FILE).exists()
@@ -267,3 +265,35 @@ def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, postgres_
         pin = pins_of(tmp_path / "c")["s001"]["pin"]
         with open_class(tmp_path / "c", url) as store:
             assert store.sign_in("s001", pin, T0).ok
+
+
+def test_students_added_while_a_quiz_is_open_get_their_questions(class_dir, tmp_path, capsys):
+    where = ["--class", str(class_dir)]
+    assert run(["class", "quiz", "open", str(tmp_path / "q.toml"), *where], capsys)[0] == 0
+    with open_class(class_dir) as store:
+        quiz_id = store.current_quiz().quiz_id
+        before = store.questions(quiz_id, "s001")
+    (tmp_path / "roster.csv").write_text("s001,Ann\ns002,Bo\ns003,Cy\ns004,Di\n", encoding="utf-8")
+    argv = ["class", "init", str(class_dir), "--roster", str(tmp_path / "roster.csv"), "--add"]
+    assert run(argv, capsys)[0] == 0
+    with open_class(class_dir) as store:
+        assert store.questions(quiz_id, "s001") == before
+        from exercises.classroom.quiz import loads, questions_for
+
+        expected = questions_for(loads((tmp_path / "q.toml").read_text()), "s004")
+        got = store.questions(quiz_id, "s004")
+        assert [(q.exercise, q.seed) for q in got] == [(q.exercise, q.seed) for q in expected]
+        assert store.add_questions(quiz_id, {"s004": [], "s001": []}) == 0  # stored ones never change
+
+
+@pytest.mark.parametrize(
+    "typed, found", [("ｓ００２", True), (" S002 ", True), ("s0002", False), ("\x1b[2J", False)]
+)
+def test_extend_finds_the_student_as_sign_in_does(class_dir, tmp_path, capsys, typed, found):
+    with open_class(class_dir) as store:
+        store.open_quiz((tmp_path / "q.toml").read_text(), T0)
+    status, out, err = run(["class", "quiz", "extend", typed, "2m", "--class", str(class_dir)], capsys)
+    if found:
+        assert status == 0 and "s002 now has 2 extra minutes" in out
+    else:
+        assert status == 2 and "no student" in err and "\x1b" not in err

@@ -649,6 +649,8 @@ MESSAGES: dict[str, Bilingual] = {
         "测验 {number}（{name}）已开放：{students} 名学生，每人 {questions} 题，限时 {limit}",
     ),
     "class-no-limit": L("none", "无"),
+    "class-minutes": L("{minutes} min", "{minutes} 分钟"),
+    "class-no-student": L("no student {student!r} in this class", "这个班级里没有学生 {student!r}"),
     "class-no-open-quiz": L("no quiz is open", "当前没有开放的测验"),
     "class-quiz-closed": L(
         "quiz {number} ({name}) is closed: {started} started, {submitted} submitted",

@@ -159,6 +159,12 @@ def init_class(
             except BaseException:
                 pin_path.unlink(missing_ok=True)
                 raise
+            quiz = store.current_quiz() if add else None
+            if quiz is not None:  # a quiz is open: the newcomers' questions, rendered now as for the rest
+                from exercises.classdb.render import render_questions
+
+                newcomers = [student.id for student, _ in rows if student.role == "student"]
+                store.add_questions(quiz.quiz_id, render_questions(quiz.quiz(), newcomers))
         if not add:
             if url is None:  # PIN hashes and every answer: the teacher's account only
                 for private in (folder, folder / DB_FILE):

@@ -137,7 +137,7 @@ def _open(args: argparse.Namespace, lang: str, console: Console) -> int:
     limit = (
         t("class-no-limit", lang)
         if opened.time_limit_seconds is None
-        else f"{opened.time_limit_seconds / 60:g} min"
+        else t("class-minutes", lang, minutes=f"{opened.time_limit_seconds / 60:g}")
     )
     console.print(
         Text(
@@ -178,10 +178,17 @@ def _close(args: argparse.Namespace, lang: str, console: Console) -> int:
 
 
 def _extend(args: argparse.Namespace, lang: str, console: Console) -> int:
-    student = unicodedata.normalize("NFKC", args.student).strip()
+    from exercises.classroom.safe import plain
+
     with _store(args) as store:
-        total = store.extend_time(student, args.seconds)
-    console.print(Text(t("class-extended", lang, student=student, minutes=f"{total / 60:g}")))
+        found = store.find_student(args.student)
+        if found is None:
+            raise UsageError(
+                "objectives-tutor class quiz extend: "
+                + t("class-no-student", lang, student=plain(args.student, 60))
+            )
+        total = store.extend_time(found.id, args.seconds)
+    console.print(Text(t("class-extended", lang, student=plain(found.id, 60), minutes=f"{total / 60:g}")))
     return 0
 
 

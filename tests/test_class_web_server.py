@@ -233,3 +233,57 @@ async def test_the_app_process_gets_its_token_and_language_from_the_environment_
         await websocket.close()
     argv, given_token, lang = seen.read_text().split("|")
     assert argv == "[]" and given_token == token and lang == "zh"
+
+
+@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("0.0.0.0", True)])
+def test_class_serve_prints_the_urls_once_listening_warns_off_loopback_and_stops_on_ctrl_c(
+    store, tmp_path, host, warned
+):
+    import signal
+    import socket
+    import subprocess
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "tui.cli", "class", "serve"),
+            *("--class", str(tmp_path / "class"), "--host", host, "--port", str(port), "--lang", "en"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout.readline().strip() == "Students open:"
+        first_url = server.stdout.readline().strip()
+        assert first_url.endswith(f":{port}/") and "0.0.0.0" not in first_url
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as page:  # listening already
+            assert 'id="sign-in"' in page.read().decode()
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            raise AssertionError("class serve did not stop on Ctrl+C") from None
+    assert server.returncode == 0
+    assert ("warning: listening on 0.0.0.0" in server.stderr.read()) is warned
+
+
+def test_class_serve_bad_input_is_one_line(tmp_path):
+    import subprocess
+
+    for argv, expected in (
+        (["--class", str(tmp_path / "nowhere")], "holds no class"),
+        (["--class", str(tmp_path), "--port", "70000"], "--port must be 1..65535"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "tui.cli", "class", "serve", *argv, "--lang", "en"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and expected in done.stderr and done.stderr.count("\n") == 1, done.stderr

@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import shlex
 import sys
 import time
@@ -327,18 +326,28 @@ def student_urls(host: str, port: int) -> list[str]:
 
 
 def serve(server: ClassWebServer, host: str, port: int, announce: Callable[[str], None]) -> None:
-    """Run until Ctrl+C. ``announce`` prints the URLs once the port is open."""
+    """Run until Ctrl+C (or SIGTERM). ``announce`` prints the URLs once the port is open
+    (not before: a student who types them at once is answered)."""
+    import signal
+
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    app = server.make_app()
 
-    async def _announce(_app) -> None:
-        lines = [t("class-serve-urls", server.lang), *(f"  {url}" for url in student_urls(host, port))]
-        lines.append(t("class-serve-stop", server.lang))
-        announce("\n".join(lines))
+    async def run() -> None:
+        runner = web.AppRunner(server.make_app(), access_log=None)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, host, port).start()
+            lines = [t("class-serve-urls", server.lang), *(f"  {url}" for url in student_urls(host, port))]
+            announce("\n".join([*lines, t("class-serve-stop", server.lang)]))
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for number in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(number, stop.set)
+            await stop.wait()
+        finally:
+            await runner.cleanup()  # closes every websocket: each session process is told to quit
 
-    app.on_startup.append(_announce)
     try:
-        web.run_app(app, host=host, port=port, print=None, access_log=None)
+        asyncio.run(run())
     finally:
         server.db.shutdown(wait=False)
-        os.environ.pop(TOKEN_ENV, None)

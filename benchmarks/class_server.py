@@ -261,17 +261,15 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _session_trees(server_pid: int) -> list[list[int]]:
-    """Each child of the server (the shell) with its descendants: one tree per session."""
-    trees = []
-    for shell in _children(server_pid):
-        tree, todo = [], [shell]
-        while todo:
-            pid = todo.pop()
-            tree.append(pid)
-            todo.extend(_children(pid))
-        trees.append(tree)
-    return trees
+def _descendants(pid: int) -> list[int]:
+    """Every process under the server: the sessions' shells and processes, and the warm
+    process with the sessions it forked."""
+    found, todo = [], _children(pid)
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo.extend(_children(child))
+    return found
 
 
 async def _one_student(url: str, student: str, delay: float, marker: str, ready, loaded, stop) -> dict:
@@ -315,9 +313,10 @@ async def _one_student(url: str, student: str, delay: float, marker: str, ready,
     return times
 
 
-def session_load(students: int, spread: float, mode: str) -> dict:
+def session_load(students: int, spread: float, mode: str, warm: bool) -> dict:
     """N students signing in within ``spread`` seconds; ``mode`` "exam" (a quiz is open)
-    or "tutor" (no quiz: lessons, the engine loads in each session)."""
+    or "tutor" (no quiz: lessons, the engine loads in each session); ``warm``: sessions
+    forked from the warm process (the default) or each started from scratch (--cold)."""
     import asyncio
     import signal
     import socket
@@ -341,7 +340,8 @@ def session_load(students: int, spread: float, mode: str) -> dict:
             port = probe.getsockname()[1]
         root = pathlib.Path(__file__).resolve().parents[1]
         server = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "class", "serve", "--class", folder, "--port", str(port)],
+            [sys.executable, "-m", "tui.cli", "class", "serve", "--class", folder, "--port", str(port)]
+            + ([] if warm else ["--cold"]),
             cwd=root,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -373,10 +373,10 @@ def session_load(students: int, spread: float, mode: str) -> dict:
                 await asyncio.wait_for(asyncio.gather(*readies), timeout=900)
                 if mode == "tutor":
                     await asyncio.wait_for(asyncio.gather(*loads), timeout=1800)
-                trees = _session_trees(server.pid)
+                processes = _descendants(server.pid)
                 memory = {
-                    "sessions": len(trees),
-                    "pss_mb_per_session": [round(sum(_pss_kb(p) for p in t) / 1024, 1) for t in trees],
+                    "processes": len(processes),
+                    "pss_mb_all": round(sum(_pss_kb(p) for p in processes) / 1024, 1),
                     "server_pss_mb": round(_pss_kb(server.pid) / 1024, 1),
                 }
                 stop.set()
@@ -390,20 +390,21 @@ def session_load(students: int, spread: float, mode: str) -> dict:
             except subprocess.TimeoutExpired:
                 server.kill()
     usable = sorted(r["usable"] for r in results)
-    per_session = memory["pss_mb_per_session"]
     return {
         "part": "sessions",
         "mode": mode,
+        "warm": warm,
         "students": students,
         "signing_in_within_s": spread,
         "usable_p50_s": round(statistics.median(usable), 2),
         "usable_p95_s": round(_percentile(usable, 0.95), 2),
         "usable_max_s": round(usable[-1], 2),
         "sign_in_max_s": round(max(r["sign_in"] for r in results), 3),
-        "pss_mb_per_session_mean": round(statistics.mean(per_session), 1) if per_session else None,
-        "pss_mb_all_sessions": round(sum(per_session), 1),
+        # everything under the server (shells, session processes, the warm process) / students
+        "pss_mb_per_session": round(memory["pss_mb_all"] / students, 1),
+        "pss_mb_all_sessions": memory["pss_mb_all"],
         "server_pss_mb": memory["server_pss_mb"],
-        "sessions_measured": memory["sessions"],
+        "processes": memory["processes"],
     }
 
 
@@ -411,14 +412,23 @@ def run_sessions_part(args: argparse.Namespace) -> list[dict]:
     reports = []
     for mode in args.modes.split(","):
         for students in (int(n) for n in args.session_counts.split(",")):
-            report = session_load(students, args.spread, mode)
-            print(json.dumps(report, ensure_ascii=False), flush=True)
-            reports.append(report)
-    exam = [r for r in reports if r["mode"] == "exam"]
-    tutor = [r for r in reports if r["mode"] == "tutor"]
-    if exam and tutor:
-        ratio = tutor[0]["pss_mb_per_session_mean"] / exam[0]["pss_mb_per_session_mean"]
-        print(json.dumps({"part": "sessions", "tutor_over_exam_pss": round(ratio, 2)}), flush=True)
+            for warm in (False, True):
+                report = session_load(students, args.spread, mode, warm)
+                print(json.dumps(report, ensure_ascii=False), flush=True)
+                reports.append(report)
+    for cold, warm in zip(reports[::2], reports[1::2], strict=True):  # the ratios, in one run
+        print(
+            json.dumps(
+                {
+                    "part": "sessions",
+                    "mode": cold["mode"],
+                    "students": cold["students"],
+                    "cold_over_warm_pss": round(cold["pss_mb_per_session"] / warm["pss_mb_per_session"], 2),
+                    "cold_over_warm_usable_p95": round(cold["usable_p95_s"] / warm["usable_p95_s"], 2),
+                }
+            ),
+            flush=True,
+        )
     return reports
 
 

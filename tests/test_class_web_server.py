@@ -287,3 +287,29 @@ def test_class_serve_bad_input_is_one_line(tmp_path):
             timeout=60,
         )
         assert done.returncode == 2 and expected in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_the_warm_client_becomes_the_ordinary_session_command_when_no_warm_process_answers(tmp_path):
+    import subprocess
+
+    from tui.classweb import warm_client
+
+    done = subprocess.run(
+        [
+            *(sys.executable, "-S", warm_client.__file__, str(tmp_path / "nothing.sock")),
+            *(sys.executable, "-c", "import os; print('fallback', os.environ.get('OBJECTIVES_TUTOR_LANG'))"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**__import__("os").environ, "OBJECTIVES_TUTOR_LANG": "zh"},
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "fallback zh", done.stderr
+
+
+def test_the_warm_process_and_its_client_agree_on_what_a_session_receives():
+    from tui.classweb import warm, warm_client
+    from tui.classweb.server import CLASS_DB_ENV, CLASS_DIR_ENV, TOKEN_ENV
+
+    assert warm.SESSION_ENV == warm_client.SESSION_ENV
+    assert {TOKEN_ENV, CLASS_DIR_ENV, CLASS_DB_ENV, "OBJECTIVES_TUTOR_LANG"} <= set(warm.SESSION_ENV)

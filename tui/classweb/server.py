@@ -113,6 +113,7 @@ class ClassWebServer:
         self.db_url = db_url
         self.lang = lang
         self.clock = clock
+        self.app_lang = app_lang
         self.command = command or session_command(app_lang)
         self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-store")
         self.download_manager = DownloadManager()
@@ -325,12 +326,44 @@ def student_urls(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(urls))
 
 
-def serve(server: ClassWebServer, host: str, port: int, announce: Callable[[str], None]) -> None:
+def start_warm_process(lang: str | None):
+    """The warm process (tui/classweb/warm.py) and the session command that uses it;
+    (None, None) when it does not start (the server then starts sessions the slow way)."""
+    import subprocess
+    import tempfile
+    import types
+
+    folder = tempfile.mkdtemp(prefix="objectives-tutor-warm-")  # mode 0700: this user only
+    path = str(Path(folder) / "sessions.sock")
+    language = ["--lang", lang] if lang else []
+    environment = AppService._build_environment(types.SimpleNamespace(debug=False))  # Textual reads it at import
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.classweb.warm", path, *language],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        env=environment,
+    )
+    if process.stdout.readline() != b"ready\n":
+        process.kill()
+        return None, None
+    client = Path(__file__).with_name("warm_client.py")
+    fallback = [sys.executable, "-m", "tui.classweb.student_app", *language]
+    return process, shlex.join([sys.executable, "-S", str(client), path, *fallback])
+
+
+def serve(
+    server: ClassWebServer, host: str, port: int, announce: Callable[[str], None], warm: bool = True
+) -> None:
     """Run until Ctrl+C (or SIGTERM). ``announce`` prints the URLs once the port is open
     (not before: a student who types them at once is answered)."""
     import signal
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    warm_process = None
+    if warm:
+        warm_process, command = start_warm_process(server.app_lang)
+        if command is not None:
+            server.command = command
 
     async def run() -> None:
         runner = web.AppRunner(server.make_app(), access_log=None)
@@ -351,3 +384,5 @@ def serve(server: ClassWebServer, host: str, port: int, announce: Callable[[str]
         asyncio.run(run())
     finally:
         server.db.shutdown(wait=False)
+        if warm_process is not None:
+            warm_process.terminate()

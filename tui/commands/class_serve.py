@@ -21,6 +21,9 @@ def add_parsers(actions, common) -> None:
     )
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
+    serve.add_argument(
+        "--cold", action="store_true", help="start each session from scratch, not from the warm process"
+    )
     dashboard = actions.add_parser("dashboard", parents=[common], help="the teacher's live view of the class")
     dashboard.add_argument("class_dir", metavar="DIR", help="the class directory")
     dashboard.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
@@ -65,7 +68,7 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
         sys.stdout.flush()
 
     try:
-        serve(server, args.host, args.port, announce)
+        serve(server, args.host, args.port, announce, warm=not args.cold)
     except OSError as error:  # the port is taken, the address is not this machine's
         raise UsageError(
             f"objectives-tutor class serve: cannot listen on {args.host}:{args.port}: {error.strerror}"

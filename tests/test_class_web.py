@@ -162,3 +162,25 @@ async def test_each_student_has_their_own_settings_and_history(store):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.progress.setting("lang") != "zh"
+
+
+async def test_a_quiz_opened_without_rendered_questions_is_shown_once_the_engine_is_there(store):
+    from class_web_helpers import quiz_text
+
+    from exercises.classroom.quiz import loads, questions_for
+    from tui.screens.exam import QuestionView
+
+    clock = Clock()
+    text = quiz_text(10)
+    store.open_quiz(text, clock.now, "unrendered")  # no questions stored
+    session = signed_in(store, "s1", clock.now)
+    app = app_for(session, clock)
+    assert app.exam.rendered is False
+    expected = [q.exercise for q in questions_for(loads(text), "s1")]
+    assert [q.exercise for q in app.exam.questions()] == expected
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert not app.screen.query(QuestionView)  # waiting for the engine, not showing nothing
+        app.engine_loaded = True
+        await pilot.pause(0.5)
+        assert len(app.screen.query(QuestionView)) == 2

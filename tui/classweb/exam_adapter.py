@@ -49,6 +49,14 @@ class ClassExam:
         self._questions = [
             RenderedQuestion(q.index, q.exercise, q.seed, q.to_variant()) for q in self._exam.questions
         ]
+        if not self._questions:  # a quiz opened without rendering: the engine makes each variant
+            from exercises.classroom.quiz import questions_for
+
+            self.rendered = False
+            self._questions = [
+                RenderedQuestion(q.index, q.exercise, q.seed, None)
+                for q in questions_for(self.quiz, self.student)
+            ]
 
     @property
     def quiz_id(self) -> int:

@@ -336,7 +336,9 @@ def start_warm_process(lang: str | None):
     folder = tempfile.mkdtemp(prefix="objectives-tutor-warm-")  # mode 0700: this user only
     path = str(Path(folder) / "sessions.sock")
     language = ["--lang", lang] if lang else []
-    environment = AppService._build_environment(types.SimpleNamespace(debug=False))  # Textual reads it at import
+    environment = AppService._build_environment(
+        types.SimpleNamespace(debug=False)
+    )  # Textual reads it at import
     process = subprocess.Popen(
         [sys.executable, "-m", "tui.classweb.warm", path, *language],
         stdin=subprocess.DEVNULL,

@@ -50,7 +50,7 @@ class ClassTutorApp(TutorApp):
         # An exam shows questions rendered when the quiz opened: no engine, no torch.
         super().__init__(
             lang=lang,
-            load_engine=load_engine and exam is None,
+            load_engine=load_engine and (exam is None or not exam.rendered),
             still=still,
             store=session.learner_store(),
             exam=exam,

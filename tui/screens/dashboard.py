@@ -386,5 +386,6 @@ class DashboardApp(App[None]):
 
     def action_toggle_language(self) -> None:
         self.lang = "en" if self.lang == "zh" else "zh"
+        self.screen.say("")  # the last message was in the other language
         self.screen.localise()
         self.screen.refresh_data()

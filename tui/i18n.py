@@ -559,6 +559,64 @@ MESSAGES: dict[str, Bilingual] = {
         "本课练习都做过了。Ctrl+N：下一课，{title}",
     ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
+    # -- h1, session 3 (issue 10): the help screen's tables, made from the bindings --
+    "help-title": L("Keys", "按键"),
+    "help-exam-title": L("Exam keys", "考试按键"),
+    "help-key": L("key", "按键"),
+    "help-does": L("what it does", "作用"),
+    "help-everywhere": L("Everywhere", "任何地方"),
+    "help-home": L(
+        "On the home screen ↑ ↓ choose a lesson and Enter opens it.", "在首页用 ↑ ↓ 选择一课，回车打开。"
+    ),
+    "help-lessons": L("In a lesson (and its pages)", "在课程中（及其各页面）"),
+    "help-practice": L("Practice", "练习"),
+    "help-practice-note": L(
+        "Type each part; Enter moves to the next empty part and checks when all are filled. "
+        "The letter keys work once Esc has left the text box. Multiple choice: type the letter. "
+        "A wrong cell of a mask matrix shows your value and the right one (1→0). Reflection: "
+        "write, press Enter, then mark yourself with y / p / x.",
+        "逐项填写；回车跳到下一个空项，全部填完后提交。按 Esc 离开输入框后字母键才起作用。"
+        "选择题直接输入字母。掩码矩阵中错的格子会显示你的值和正确的值（1→0）。"
+        "反思题：写完按回车，再用 y / p / x 给自己打分。",
+    ),
+    "help-figures": L("Live figures", "实时图"),
+    "help-figure": L("Live figure: {title}", "实时图：{title}"),
+    "help-figure-note": L(
+        "Each figure lists its keys on its first line. Positions count from 0, as in the lessons; "
+        "in masks 1 = blocked.",
+        "每个图的第一行都列出了它的按键。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。",
+    ),
+    "help-lab": L("Code lab", "代码实验"),
+    "help-exam": L("In the exam", "考试中"),
+    "help-exam-note": L(
+        "Answers are saved as you type; quitting keeps them and the clock keeps running. "
+        "There is no feedback, hint or solution until you submit.",
+        "答案随输随存；退出后答案仍在，计时继续。交卷前没有反馈、提示或答案。",
+    ),
+    "key-name-enter": L("Enter", "回车"),
+    "key-name-space": L("Space", "空格"),
+    "key-theme": L("Theme", "主题"),
+    "key-focus-next": L("Next box or button", "下一个输入框或按钮"),
+    "key-focus-previous": L("Previous box or button", "上一个输入框或按钮"),
+    "key-code-lab": L("Code lab: write this lesson in torch", "代码实验：用 torch 写出本课"),
+    "key-move-cell": L("Move between cells", "在格子之间移动"),
+    "key-exam-enter": L("Next part; after the last part, the next question", "下一项；最后一项之后到下一题"),
+    "key-length": L("Sequence length − / +", "序列长度 − / +"),
+    "key-scaling": L("The 1/√d scaling on / off", "开关 1/√d 缩放"),
+    "key-reseed": L("Another seed", "换一个种子"),
+    "key-p": L("Masking probability p − / +", "遮盖概率 p − / +"),
+    "key-batch": L("Batch size − / +", "批大小 − / +"),
+    "key-resample": L("Draw again", "重新抽样"),
+    "key-wrap": L("Wrap in [CLS] … [SEP]", "加上 [CLS] … [SEP]"),
+    "key-density": L("Noise density − / +", "噪声比例 − / +"),
+    "key-mean": L("Mean span length − / +", "平均片段长度 − / +"),
+    "key-kind-causal": L("Causal mask", "因果掩码"),
+    "key-kind-bidirectional": L("Bidirectional mask", "双向掩码"),
+    "key-kind-prefix": L("Prefix-LM mask", "前缀 LM 掩码"),
+    "key-prefix": L("Prefix length − / +", "前缀长度 − / +"),
+    "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
+    "key-train": L("Train", "训练"),
+    "key-cancel": L("Cancel", "取消"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

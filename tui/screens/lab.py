@@ -35,6 +35,10 @@ def lab_folder(app) -> Path:
     return default_lab_dir()
 
 
+# F8 opens the code lab from a lesson; the help screen lists it from here.
+OPEN_LAB = Binding("f8", "open_code_lab", "code lab", show=False)
+
+
 class LabLink(Button):
     """One line in a lesson's practice tab that opens the code lab on its tasks
     (the hook tui/screens/lesson.py yields)."""
@@ -54,7 +58,7 @@ class LabLink(Button):
             # F8 from anywhere in a lesson (a text box keeps every other key); bound on the
             # app instance so that the lesson screen needs no more than this widget.
             app.action_open_code_lab = lambda: _open_from(app)
-            app.bind("f8", "open_code_lab", show=False)
+            app.bind(OPEN_LAB.key, OPEN_LAB.action, show=False)
 
     def _relabel(self) -> None:
         lang = self.app.lang
@@ -90,6 +94,13 @@ class LabScreen(Screen):
         Binding("s", "solution", "solution"),
         Binding("i", "init", "write files"),
     ]
+    # The lab's own words for these actions (read by the footer and the help screen).
+    ACTION_KEYS = {
+        "check": "lab-key-check",
+        "init": "lab-key-init",
+        "solution": "lab-key-solution",
+        "hint": "lab-key-hint",
+    }
 
     def __init__(self, folder: Path, objective: str | None = None, watch: bool = True) -> None:
         super().__init__()
@@ -143,13 +154,7 @@ class LabScreen(Screen):
         from tui.bindings import localise_bindings
 
         lang = self.app.lang
-        own = {
-            "check": "lab-key-check",
-            "init": "lab-key-init",
-            "solution": "lab-key-solution",
-            "hint": "lab-key-hint",
-        }
-        localise_bindings(self, lang, own)  # one translation of the footer (h4, issue 10)
+        localise_bindings(self, lang)
         self.app.sub_title = t("lab-title", lang)
         self._fill_list()
         self._show()

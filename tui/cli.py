@@ -270,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `| head`: stop quietly, and keep Python from complaining at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as error:  # never a traceback for the user
+    except Exception as error:  # the last resort, a bug of ours: one line (exit 1), never a traceback
         if os.environ.get("OBJECTIVES_TUTOR_DEBUG"):
             raise
         _fail(

@@ -1709,6 +1709,22 @@ def run_check(
         torch.set_num_threads(threads)
 
 
+# What a judge raises on an output of a shape it does not expect (a tensor of another
+# dtype or rank, a dict, a string...): the output does not fit, it is not our bug.
+UNREADABLE_OUTPUT = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, RuntimeError)
+
+
+def judge_output(checker: Checker, case, out) -> Failure | None:
+    """The checker's verdict on one output; an output so odd the judge cannot read it
+    breaks the shape rule."""
+    try:
+        return checker.judge(case, out)
+    except UNREADABLE_OUTPUT as error:
+        return checker.fail(
+            SHAPE, case, f"{type(error).__name__}: {str(error)[:120]}", same("the result the task states")
+        )
+
+
 def _run_check(task, path, max_examples, call_limit, memory, start_limit) -> LabResult:
     task = BY_ID[task] if isinstance(task, str) else task
     checker = CHECKERS[task.id]()
@@ -1753,12 +1769,7 @@ def _run_check(task, path, max_examples, call_limit, memory, start_limit) -> Lab
                 return failure
             line = f" (line {value.line})" if value.line else ""
             return checker.fail(RUNS, case, f"{value.name}: {value.message[:200]}{line}", same("a result"))
-        try:
-            return checker.judge(case, value)
-        except Exception as error:  # an output so odd the judge cannot read it
-            return checker.fail(
-                SHAPE, case, f"{type(error).__name__}: {str(error)[:120]}", same("the result the task states")
-            )
+        return judge_output(checker, case, value)
 
     try:
         kind, value = outcome(checker.smoke())

@@ -59,11 +59,11 @@ def default_home() -> Path:
 
 
 def app_version() -> str:
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
         return version("objectives-tutor")
-    except Exception:  # running from a source tree that was never installed
+    except PackageNotFoundError:  # running from a source tree that was never installed
         return "unknown"
 
 
@@ -143,7 +143,7 @@ class ProgressStore:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {int(target)}")
             db.execute("COMMIT")
-        except BaseException:
+        except BaseException:  # whatever stopped the migration (Ctrl+C too): undo it, then re-raise
             db.execute("ROLLBACK")
             raise
 

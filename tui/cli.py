@@ -8,23 +8,102 @@ one line on stderr; nothing here ever shows a traceback.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+import re
 import sys
 import unicodedata
 from collections.abc import Sequence
 from typing import NoReturn
 
 from tui.errors import UsageError
-from tui.i18n import LANGUAGES, detect_language, error_text, t
+from tui.i18n import LANGUAGES, MESSAGES, detect_language, error_text, t
 
 PROG = "objectives-tutor"
 
 
+class ArgumentsError(UsageError):
+    """argparse could not read the command line. Its English sentence is kept as it
+    is, so that ``main`` can say it in the learner's language (``usage_line``)."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(f"{prog}: {message} (see --help)")
+        self.prog, self.message = prog, message
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """argparse prints the usage and the error on two lines; we print one."""
+    """argparse prints the usage and the error on two lines, in English; we print one,
+    in the learner's language."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (see --help)")
+        raise ArgumentsError(self.prog, message)
+
+
+# argparse's sentences (and our argument types'), most specific first; "usage-argument"
+# is the frame the others fit in, its detail read again.
+USAGE_KEYS = (
+    "usage-required",
+    "usage-unrecognised",
+    "usage-one-of",
+    "usage-ambiguous",
+    "usage-choice",
+    "usage-expected-one",
+    "usage-expected-some",
+    "usage-not-with",
+    "usage-no-value",
+    "usage-bad-value",
+    "usage-argument",
+    "usage-whole-number",
+    "usage-number",
+    "usage-positions",
+    "usage-spans",
+    "usage-minutes",
+    "usage-grace",
+)
+
+
+@functools.cache
+def _pattern(key: str) -> re.Pattern[str]:
+    """The English template of ``key`` as a pattern that captures its fields."""
+    parts = re.split(r"\{(\w+)\}", MESSAGES[key]["en"])
+    literal = [re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)]
+    return re.compile("".join(literal), re.DOTALL)
+
+
+def translate_usage(message: str, lang: str) -> str:
+    """argparse's English ``message`` in ``lang``; a sentence we do not know stays English."""
+    if lang == "en":
+        return message
+    for key in USAGE_KEYS:
+        match = _pattern(key).fullmatch(message)
+        if match:
+            fields = match.groupdict()
+            if "detail" in fields:
+                fields["detail"] = translate_usage(fields["detail"], lang)
+            return t(key, lang, **fields)
+    return message
+
+
+def usage_line(error: ArgumentsError, lang: str) -> str:
+    return t("usage-line", lang, prog=error.prog, message=translate_usage(error.message, lang))
+
+
+def requested_language(argv: Sequence[str]) -> str:
+    """The language asked for on the command line (``--lang zh`` or ``--lang=zh``, anywhere),
+    else the locale's: known before argparse reads the line, so its errors speak it too."""
+    for word, following in zip(argv, [*argv[1:], ""], strict=True):
+        if word == "--":
+            break
+        value = (
+            following
+            if word == "--lang"
+            else word.removeprefix("--lang=")
+            if word.startswith("--lang=")
+            else None
+        )
+        if value in LANGUAGES:
+            return value
+    return detect_language()
 
 
 def _normalise(text: str) -> str:
@@ -213,7 +292,7 @@ def _console():
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    lang = detect_language()
+    lang = requested_language(argv)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -261,6 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_quiz(args, lang, _console())
         return 0
+    except ArgumentsError as error:
+        _fail(usage_line(error, lang))
     except UsageError as error:
         _fail(str(error))
     except ValueError as error:  # the engine's InvalidInput, or a bad value met later

@@ -617,6 +617,42 @@ MESSAGES: dict[str, Bilingual] = {
     "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
     "key-train": L("Train", "训练"),
     "key-cancel": L("Cancel", "取消"),
+    # -- h1, session 3 (issue 11.9): argparse's usage errors in the learner's language.
+    # The English side is argparse's own sentence (Python 3.11+), read back to translate it.
+    "usage-line": L("{prog}: {message} (see --help)", "{prog}：{message}（见 --help）"),
+    "usage-required": L("the following arguments are required: {names}", "缺少必需的参数：{names}"),
+    "usage-unrecognised": L("unrecognized arguments: {words}", "无法识别的参数：{words}"),
+    "usage-one-of": L("one of the arguments {names} is required", "以下参数必须给出其一：{names}"),
+    "usage-ambiguous": L(
+        "ambiguous option: {option} could match {matches}", "选项 {option} 有歧义，可能是 {matches}"
+    ),
+    "usage-choice": L(
+        "argument {argument}: invalid choice: {value} (choose from {choices})",
+        "参数 {argument}：无效的选择 {value}（可选：{choices}）",
+    ),
+    "usage-expected-one": L("argument {argument}: expected one argument", "参数 {argument}：后面需要一个值"),
+    "usage-expected-some": L(
+        "argument {argument}: expected at least one argument", "参数 {argument}：后面至少需要一个值"
+    ),
+    "usage-not-with": L(
+        "argument {argument}: not allowed with argument {other}", "参数 {argument} 不能与 {other} 同时使用"
+    ),
+    "usage-no-value": L(
+        "argument {argument}: ignored explicit argument {value}", "参数 {argument}：不接受值 {value}"
+    ),
+    "usage-bad-value": L(
+        "argument {argument}: invalid {kind} value: {value}", "参数 {argument}：无效的 {kind} 值 {value}"
+    ),
+    "usage-argument": L("argument {argument}: {detail}", "参数 {argument}：{detail}"),
+    "usage-whole-number": L("not a whole number: {value}", "不是整数：{value}"),
+    "usage-number": L("not a number: {value}", "不是数：{value}"),
+    "usage-positions": L("expected positions like 2,5, got {value}", "应为像 2,5 这样的位置，收到 {value}"),
+    "usage-spans": L(
+        "expected spans like 2:5,7:8 (end exclusive), got {value}",
+        "应为像 2:5,7:8 这样的片段（不含结尾），收到 {value}",
+    ),
+    "usage-minutes": L("not a number of minutes: {value}", "不是分钟数：{value}"),
+    "usage-grace": L("the grace must be from 0 to 1440 minutes", "宽限时间必须在 0 到 1440 分钟之间"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

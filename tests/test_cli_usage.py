@@ -1,0 +1,111 @@
+"""Issue 11.9: argparse's usage errors speak the learner's language: one line on
+stderr, exit 2, in Chinese under --lang zh (anywhere on the line) or a Chinese
+locale, argparse's own English otherwise."""
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tui.cli import main, requested_language, translate_usage
+
+# What people really type wrong, with what the Chinese line must say.
+CASES = [
+    (["exercise"], "objectives-tutor exercise：缺少必需的参数：id（见 --help）"),
+    (["exercises", "--bogus"], "objectives-tutor：无法识别的参数：--bogus（见 --help）"),
+    (
+        ["show", "mask", "sideways"],
+        "objectives-tutor show mask：参数 kind：无效的选择 'sideways'（可选：'causal', 'bidirectional', 'prefix'）（见 --help）",
+    ),
+    (
+        ["show", "mask", "causal", "--n", "abc"],
+        "objectives-tutor show mask：参数 --n：不是整数：'abc'（见 --help）",
+    ),
+    (["show", "mask", "causal", "--n"], "objectives-tutor show mask：参数 --n：后面需要一个值（见 --help）"),
+    (
+        ["show", "sample", "mlm", "--p", "lots"],
+        "objectives-tutor show sample：参数 --p：不是数：'lots'（见 --help）",
+    ),
+    (
+        ["show", "sample", "mlm", "--positions", "1到4"],
+        "objectives-tutor show sample：参数 --positions：应为像 2,5 这样的位置，收到 '1到4'（见 --help）",
+    ),
+    (
+        ["show", "sample", "span", "--spans", "2"],
+        "objectives-tutor show sample：参数 --spans：应为像 2:5,7:8 这样的片段（不含结尾），收到 '2'（见 --help）",
+    ),
+    (["quiz", "grade"], "objectives-tutor quiz grade：缺少必需的参数：quiz, SUBMISSION（见 --help）"),
+    (["show"], "objectives-tutor show：缺少必需的参数：WHAT（见 --help）"),
+]
+ENGLISH = re.compile(r"\b(argument|arguments|required|invalid|unrecognized|expected|choose|usage)\b")
+
+
+def run(argv, capsys) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return stopped.value.code, captured.err
+
+
+@pytest.mark.parametrize(("argv", "chinese"), CASES)
+def test_a_usage_error_is_one_chinese_line_under_lang_zh(argv, chinese, capsys):
+    for line in (["--lang", "zh", *argv], [*argv, "--lang=zh"]):
+        code, err = run(line, capsys)
+        assert code == 2 and err == chinese + "\n"
+        assert not ENGLISH.search(err), err
+
+
+@pytest.mark.parametrize(("argv", "chinese"), CASES)
+def test_a_chinese_locale_is_enough(argv, chinese, capsys, monkeypatch):
+    for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert run(argv, capsys) == (2, chinese + "\n")
+
+
+@pytest.mark.parametrize(("argv", "chinese"), CASES)
+def test_in_english_argparse_says_it_in_one_line(argv, chinese, capsys):
+    code, err = run(["--lang", "en", *argv], capsys)
+    assert code == 2 and err.count("\n") == 1 and err.endswith(" (see --help)\n")
+    assert ENGLISH.search(err) and not re.search(r"[\u4e00-\u9fff]", err.replace(argv[-1], ""))
+
+
+def test_an_unknown_language_is_told_in_the_locales_language(capsys, monkeypatch):
+    monkeypatch.setenv("LC_ALL", "zh_CN.UTF-8")
+    code, err = run(["--lang", "fr"], capsys)
+    assert (
+        code == 2
+        and err == "objectives-tutor：参数 --lang：无效的选择 'fr'（可选：'zh', 'en'）（见 --help）\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "lang"),
+    [
+        (["--lang", "zh", "exercises"], "zh"),
+        (["exercises", "--lang=zh"], "zh"),
+        (["check", "x", "--answer", "--lang"], "en"),  # --lang with no language after it
+        (["check", "x", "--", "--lang", "zh"], "en"),  # after --, words are not options
+        (["--lang", "de"], "en"),
+    ],
+)
+def test_the_language_is_read_before_argparse(argv, lang, monkeypatch):
+    monkeypatch.setenv("LC_ALL", "en_GB.UTF-8")
+    assert requested_language(argv) == lang
+
+
+@given(st.text(max_size=300))
+def test_any_message_translates_without_raising(message):
+    zh = translate_usage(message, "zh")
+    assert isinstance(zh, str)
+    assert translate_usage(message, "en") == message
+
+
+@given(st.text(min_size=1, max_size=60))
+def test_the_learners_own_words_come_through_unchanged(value):
+    """Braces, quotes, full-width text or an escape sequence in the value are quoted
+    back as given, never formatted."""
+    message = f"argument --n: not a whole number: {value!r}"
+    assert translate_usage(message, "zh") == f"参数 --n：不是整数：{value!r}"

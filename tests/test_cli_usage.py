@@ -89,6 +89,8 @@ def test_an_unknown_language_is_told_in_the_locales_language(capsys, monkeypatch
         (["check", "x", "--answer", "--lang"], "en"),  # --lang with no language after it
         (["check", "x", "--", "--lang", "zh"], "en"),  # after --, words are not options
         (["--lang", "de"], "en"),
+        ([], "en"),
+        (["--lang"], "en"),
     ],
 )
 def test_the_language_is_read_before_argparse(argv, lang, monkeypatch):

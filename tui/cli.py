@@ -91,16 +91,16 @@ def usage_line(error: ArgumentsError, lang: str) -> str:
 def requested_language(argv: Sequence[str]) -> str:
     """The language asked for on the command line (``--lang zh`` or ``--lang=zh``, anywhere),
     else the locale's: known before argparse reads the line, so its errors speak it too."""
-    for word, following in zip(argv, [*argv[1:], ""], strict=True):
-        if word == "--":
+    words = list(argv)
+    for index, word in enumerate(words):
+        if word == "--":  # what follows is not an option
             break
-        value = (
-            following
-            if word == "--lang"
-            else word.removeprefix("--lang=")
-            if word.startswith("--lang=")
-            else None
-        )
+        if word == "--lang" and index + 1 < len(words):
+            value = words[index + 1]
+        elif word.startswith("--lang="):
+            value = word.removeprefix("--lang=")
+        else:
+            continue
         if value in LANGUAGES:
             return value
     return detect_language()

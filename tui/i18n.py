@@ -159,7 +159,13 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "reset-kept": L("Nothing erased.", "未清空任何内容。"),
     "reset-nothing": L("There is no progress to erase.", "没有可清空的进度。"),
-    "reset-done": L("Progress erased; the backup is {backup}", "进度已清空；备份在 {backup}"),
+    "reset-done": L(
+        "Progress erased (exercises and code lab); the backup is {backup}",
+        "进度已清空（练习和代码实验）；备份在 {backup}",
+    ),
+    "reset-training-done": L(
+        "The training lab's last run was moved to {backup}", "训练实验的上一次结果已移到 {backup}"
+    ),
     "recorded": L("recorded in {path}", "已记录到 {path}"),
     "settings-language": L("Language", "语言"),
     "settings-theme": L("Theme", "主题"),

@@ -22,6 +22,9 @@ from pathlib import Path
 SCHEMA_VERSION = 1
 FILE_NAME = "progress.db"
 BUSY_TIMEOUT_S = 10.0
+# What a reset erases: the learner's work. ``lab_runs`` is the code lab's (exercises.lab.record
+# creates it in this file on the first check). Settings are preferences and stay.
+WORK_TABLES = ("attempts", "lab_runs")
 
 # Migrations from version N-1 to N, applied in order inside one transaction.
 MIGRATIONS: dict[int, Sequence[str]] = {
@@ -247,7 +250,8 @@ class ProgressStore:
             return {}
 
     def reset(self) -> Path | None:
-        """Start over, keeping a backup copy of everything first; returns the backup's path."""
+        """Start over (every table of WORK_TABLES emptied in one transaction), keeping a
+        backup copy of everything first; returns the backup's path."""
         if self._db is None or not self.path.exists():
             return None
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -258,7 +262,12 @@ class ProgressStore:
         target.close()
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("DELETE FROM attempts")
+            tables = {
+                name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            for table in WORK_TABLES:
+                if table in tables:  # lab_runs exists once the code lab has run
+                    self._db.execute(f"DELETE FROM {table}")
         return backup
 
 

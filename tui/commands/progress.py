@@ -104,8 +104,13 @@ def _reset(store, confirmed: bool, lang: str) -> None:
         if reply.strip().lower() not in ("yes", "y", "是"):
             sys.stdout.write(t("reset-kept", lang) + "\n")
             return
+    from exercises.training.runs import set_aside_for_reset
+
     backup = store.reset()
-    if backup is None:
+    training = set_aside_for_reset(store.path.parent)
+    if backup is None and training is None:
         sys.stdout.write(t("reset-nothing", lang) + "\n")
-    else:
+    if backup is not None:
         sys.stdout.write(t("reset-done", lang, backup=backup) + "\n")
+    if training is not None:
+        sys.stdout.write(t("reset-training-done", lang, backup=training) + "\n")

@@ -184,6 +184,16 @@ def pair(value, names: tuple[str, ...]) -> tuple:
     return tuple(value)
 
 
+def _batch(b: int, n: int, cell: st.SearchStrategy) -> st.SearchStrategy[list[list]]:
+    """A batch of ``b`` rows of ``n`` values drawn from ``cell``."""
+    return st.lists(st.lists(cell, min_size=n, max_size=n), min_size=b, max_size=b)
+
+
+def _batches(sizes: st.SearchStrategy[int], lengths: st.SearchStrategy[int], cell) -> st.SearchStrategy:
+    """Batches of any size and row length the two strategies give."""
+    return sizes.flatmap(lambda b: lengths.flatmap(lambda n: _batch(b, n, cell)))
+
+
 # -- one checker per task --------------------------------------------------------
 
 
@@ -387,13 +397,7 @@ class PaddedCausalMask(Checker):
     rules = (SHAPE, FUTURE, PADDING_KEYS, PADDING_ONLY_KEYS, PAST)
 
     def strategy(self):
-        return st.integers(1, 3).flatmap(
-            lambda b: st.integers(1, 7).flatmap(
-                lambda n: st.lists(
-                    st.lists(st.integers(0, 1), min_size=n, max_size=n), min_size=b, max_size=b
-                )
-            )
-        )
+        return _batches(st.integers(1, 3), st.integers(1, 7), st.integers(0, 1))
 
     def smoke(self):
         return [[1, 1, 1, 0], [1, 1, 0, 0]]
@@ -516,32 +520,40 @@ def _random_logits(seed: int, shape: tuple[int, ...], scale: float = 2.0) -> tor
     return torch.randn(shape, generator=torch.Generator().manual_seed(seed)) * scale
 
 
-class LossSidePairs(Checker):
-    rules = (SHAPE, LOGITS_DROP_LAST, LABELS_DROP_FIRST)
+class LogitsChecker(Checker):
+    """A task given seeded random logits of shape (b, n, v) and a b x n batch of ids
+    (or labels): a case is ((b, n, v, seed), rows)."""
+
+    lengths = (2, 5)  # n, inclusive
+    vocab = (2, 4)  # v, inclusive
+
+    def cell(self, vocab: int) -> st.SearchStrategy[int]:
+        return st.integers(0, vocab - 1)
+
+    def usable(self, rows: list[list[int]]) -> bool:
+        return True
 
     def strategy(self):
-        return st.tuples(
-            st.integers(1, 2), st.integers(2, 5), st.integers(2, 4), st.integers(0, 2**16)
-        ).flatmap(
-            lambda d: st.tuples(
-                st.just(d),
-                st.lists(
-                    st.lists(st.integers(0, d[2] - 1), min_size=d[1], max_size=d[1]),
-                    min_size=d[0],
-                    max_size=d[0],
-                ),
-            )
+        dims = st.tuples(
+            st.integers(1, 2), st.integers(*self.lengths), st.integers(*self.vocab), st.integers(0, 2**16)
+        )
+        return dims.flatmap(
+            lambda d: st.tuples(st.just(d), _batch(d[0], d[1], self.cell(d[2])).filter(self.usable))
         )
 
-    def smoke(self):
-        return ((1, 4, 3, 0), [[0, 1, 2, 1]])
-
     def _inputs(self, case):
-        (b, n, v, seed), ids = case
-        return _random_logits(seed, (b, n, v)), torch.tensor(ids)
+        (b, n, v, seed), rows = case
+        return _random_logits(seed, (b, n, v)), torch.tensor(rows)
 
     def args(self, case):
         return self._inputs(case)
+
+
+class LossSidePairs(LogitsChecker):
+    rules = (SHAPE, LOGITS_DROP_LAST, LABELS_DROP_FIRST)
+
+    def smoke(self):
+        return ((1, 4, 3, 0), [[0, 1, 2, 1]])
 
     def describe(self, case):
         (b, n, v, _seed), ids = case
@@ -599,33 +611,18 @@ def _ce(logits: torch.Tensor, labels: torch.Tensor) -> float:
     return float(engine_clm.causal_lm_loss(logits, labels))
 
 
-class ClmLoss(Checker):
+class ClmLoss(LogitsChecker):
     rules = (SHAPE, IGNORE_INDEX_RULE, LOSS_EQUAL)
+    lengths, vocab = (2, 6), (2, 5)
 
-    def strategy(self):
-        dims = st.tuples(st.integers(1, 2), st.integers(2, 6), st.integers(2, 5), st.integers(0, 2**16))
-        return dims.flatmap(
-            lambda d: st.tuples(
-                st.just(d),
-                st.lists(
-                    st.lists(
-                        st.one_of(st.just(IGNORE), st.integers(0, d[2] - 1)), min_size=d[1], max_size=d[1]
-                    ),
-                    min_size=d[0],
-                    max_size=d[0],
-                ).filter(lambda rows: any(v != IGNORE for row in rows for v in row[1:])),
-            )
-        )
+    def cell(self, vocab):
+        return st.one_of(st.just(IGNORE), st.integers(0, vocab - 1))
+
+    def usable(self, rows):
+        return any(v != IGNORE for row in rows for v in row[1:])  # at least one label in the loss
 
     def smoke(self):
         return ((1, 4, 3, 0), [[0, 1, 2, IGNORE]])
-
-    def _inputs(self, case):
-        (b, n, v, seed), labels = case
-        return _random_logits(seed, (b, n, v)), torch.tensor(labels)
-
-    def args(self, case):
-        return self._inputs(case)
 
     def describe(self, case):
         (b, n, v, seed), labels = case
@@ -642,13 +639,11 @@ class ClmLoss(Checker):
             return self.fail(SHAPE, case, show(out), same("a 0-d float tensor"))
         if abs(value - want) <= 1e-4 * max(1.0, abs(want)):
             return None
-        alternatives = {}
-        if bool((labels != IGNORE).all()) or True:
-            flat = labels.clone()
-            if bool((flat[:, :-1] != IGNORE).any()):
-                alternatives["shifted-wrong-way"] = _ce(logits[:, 1:], flat[:, :-1])
-            if bool((flat != IGNORE).any()):
-                alternatives["labels-not-shifted"] = _ce(logits, flat)
+        alternatives = {}  # the loss a known mistake gives, where it is defined
+        if bool((labels[:, :-1] != IGNORE).any()):
+            alternatives["shifted-wrong-way"] = _ce(logits[:, 1:], labels[:, :-1])
+        if bool((labels != IGNORE).any()):
+            alternatives["labels-not-shifted"] = _ce(logits, labels)
         diagnosis = next(
             (code for code, alt in alternatives.items() if abs(alt - value) <= 1e-4 * max(1.0, abs(alt))),
             None,
@@ -1022,15 +1017,7 @@ class BertMask(Checker):
                     st.just(vocab),
                     st.just(sorted(sp)),
                     st.sampled_from(sorted(sp)),
-                    st.integers(1, 3).flatmap(
-                        lambda b: st.integers(1, 10).flatmap(
-                            lambda n: st.lists(
-                                st.lists(st.integers(0, vocab - 1), min_size=n, max_size=n),
-                                min_size=b,
-                                max_size=b,
-                            )
-                        )
-                    ),
+                    _batches(st.integers(1, 3), st.integers(1, 10), st.integers(0, vocab - 1)),
                     _probabilities(),
                     _seeds(),
                 )

@@ -341,6 +341,27 @@ def test_sandbox_processes_are_gone_after_a_check(tmp_path):
     assert alive == []
 
 
+def t5_reference(
+    tokens: list[int], spans: list[tuple[int, int]], sentinels: list[int], eos: int
+) -> tuple[list[int], list[int]]:
+    """T5's format, written out plainly: an independent reference for the engine the span task grades with."""
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and merged[-1][1] == start:
+            merged[-1][1] = end
+        else:
+            merged.append([start, end])
+    inputs, targets, kept = [], [], 0
+    for k, (start, end) in enumerate(merged):
+        inputs += [*tokens[kept:start], sentinels[k]]
+        targets += [sentinels[k], *tokens[start:end]]
+        kept = end
+    inputs += tokens[kept:]
+    if kept < len(tokens):
+        targets.append(sentinels[len(merged)])
+    return [*inputs, eos], [*targets, eos]
+
+
 @given(
     st.integers(2, 12).flatmap(
         lambda n: st.tuples(
@@ -354,7 +375,7 @@ def test_engine_t5_matches_an_independent_transcription(case):
     """The span task is graded against the engine; the engine must agree with T5's
     format written out plainly (touching spans merged, closing sentinel only before
     kept text, </s> on both)."""
-    from exercises.lab.checks import EOS, SENTINELS, engine_t5, t5_reference
+    from exercises.lab.checks import EOS, SENTINELS, engine_t5
 
     n, cuts, data = case
     spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]

@@ -789,6 +789,19 @@ SPLIT = Rule(
 )
 
 
+# The rules of BERT's masking that judge_mlm and mlm_statistics check, in the order a report lists them.
+BERT_MASKING_RULES = (
+    LABELS_OFF,
+    SPECIALS,
+    LABEL_ORIGINAL,
+    UNSELECTED_KEPT,
+    RANDOM_NOT_SPECIAL,
+    ALL_SELECTED,
+    SELECTION_RATE,
+    SPLIT,
+)
+
+
 def judge_mlm(
     checker: Checker,
     case,
@@ -994,18 +1007,7 @@ def _equal(a, b) -> bool:
 
 
 class BertMask(Checker):
-    rules = (
-        SHAPE,
-        REPRODUCIBLE,
-        LABELS_OFF,
-        SPECIALS,
-        LABEL_ORIGINAL,
-        UNSELECTED_KEPT,
-        RANDOM_NOT_SPECIAL,
-        ALL_SELECTED,
-        SELECTION_RATE,
-        SPLIT,
-    )
+    rules = (SHAPE, REPRODUCIBLE, *BERT_MASKING_RULES)
 
     def strategy(self):
         def build(vocab):
@@ -1081,7 +1083,6 @@ class BertMask(Checker):
 
 
 class LessonMlmRun(Checker):
-    rules = (SHAPE, SAME_DRAWS, LABELS_OFF, LABEL_ORIGINAL, UNSELECTED_KEPT)
     SAME_SELECTION = Rule(
         "same-selection",
         L(
@@ -1163,19 +1164,7 @@ LESSON_SPECIALS = [0, 1, 2, 3, 4]
 
 
 class MaskContent(Checker):
-    rules = (
-        SHAPE,
-        REPRODUCIBLE,
-        CLS_SEP,
-        LABELS_OFF,
-        SPECIALS,
-        LABEL_ORIGINAL,
-        UNSELECTED_KEPT,
-        RANDOM_NOT_SPECIAL,
-        ALL_SELECTED,
-        SELECTION_RATE,
-        SPLIT,
-    )
+    rules = (SHAPE, REPRODUCIBLE, CLS_SEP, *BERT_MASKING_RULES)
 
     def strategy(self):
         return st.tuples(st.lists(st.integers(5, 9999), min_size=0, max_size=10), _probabilities(), _seeds())
@@ -1326,27 +1315,6 @@ class WholeWordMask(Checker):
 
 SENTINELS = list(range(99, 59, -1))  # <extra_id_0> = 99, <extra_id_1> = 98, ... (T5 counts down)
 EOS = 1
-
-
-def t5_reference(
-    tokens: list[int], spans: list[tuple[int, int]], sentinels: list[int], eos: int
-) -> tuple[list[int], list[int]]:
-    """T5's format, written out plainly: the check's independent reference."""
-    merged: list[list[int]] = []
-    for start, end in spans:
-        if merged and merged[-1][1] == start:
-            merged[-1][1] = end
-        else:
-            merged.append([start, end])
-    inputs, targets, kept = [], [], 0
-    for k, (start, end) in enumerate(merged):
-        inputs += [*tokens[kept:start], sentinels[k]]
-        targets += [sentinels[k], *tokens[start:end]]
-        kept = end
-    inputs += tokens[kept:]
-    if kept < len(tokens):
-        targets.append(sentinels[len(merged)])
-    return [*inputs, eos], [*targets, eos]
 
 
 def engine_t5(tokens: list[int], spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
@@ -1631,10 +1599,6 @@ CHECKERS: dict[str, Callable[[], Checker]] = {
     "span_corrupt": SpanCorrupt,
     "prefix_lm_mask": PrefixMask,
 }
-
-
-def rules_of(task_id: str) -> tuple[Rule, ...]:
-    return (RUNS, *CHECKERS[task_id]().rules)
 
 
 # -- running ---------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -85,10 +85,6 @@ class Attempt:
     seconds: float = 0.0
     at: float = field(default_factory=time.time)
     app_version: str = field(default_factory=app_version)
-
-
-class StoreUnavailable(Exception):
-    """Nothing can be saved; the message says why in one line."""
 
 
 class ProgressStore:
@@ -269,7 +265,3 @@ class ProgressStore:
                 if table in tables:  # lab_runs exists once the code lab has run
                     self._db.execute(f"DELETE FROM {table}")
         return backup
-
-
-def attempts_of(attempts: Iterable[Attempt], exercise: str) -> list[Attempt]:
-    return [attempt for attempt in attempts if attempt.exercise == exercise]

@@ -111,3 +111,46 @@ def test_the_learners_own_words_come_through_unchanged(value):
     back as given, never formatted."""
     message = f"argument --n: not a whole number: {value!r}"
     assert translate_usage(message, "zh") == f"参数 --n：不是整数：{value!r}"
+
+
+# The readers of values every command shares (tui/commands/arguments.py), with the
+# forms learners type: full-width digits and commas, 、, spaces, percent signs.
+@pytest.mark.parametrize(
+    ("reader", "text", "value"),
+    [
+        ("whole_number", "１２", 12),
+        ("whole_number", " 7 ", 7),
+        ("whole_number", "1_000", 1000),
+        ("probability", "15%", 0.15),
+        ("probability", "０．３", 0.3),
+        ("positions", "1、4", [1, 4]),
+        ("positions", "１，４,", [1, 4]),
+        ("names", "CLM，MLM", ["clm", "mlm"]),
+        ("names", "clm mlm、prefix", ["clm", "mlm", "prefix"]),
+        ("spans", "2:5，7-8", [(2, 5), (7, 8)]),
+        ("spans", "２：５", [(2, 5)]),
+    ],
+)
+def test_values_read_as_learners_write_them(reader, text, value):
+    from tui.commands import arguments
+
+    assert getattr(arguments, reader)(text) == value
+
+
+@given(st.integers(0, 10**6))
+def test_full_width_whole_numbers_read_as_their_value(value):
+    from tui.commands.arguments import whole_number
+
+    full_width = "".join(chr(ord("０") + int(digit)) for digit in str(value))
+    assert whole_number(full_width) == value
+
+
+@pytest.mark.parametrize("text", ["1到4", "", "x", "1.5", "5" * 5000 + "x"])
+def test_an_unreadable_whole_number_is_refused_in_a_sentence_we_translate(text):
+    import argparse
+
+    from tui.commands.arguments import whole_number
+
+    with pytest.raises(argparse.ArgumentTypeError) as refused:
+        whole_number(text)
+    assert translate_usage(str(refused.value), "zh").startswith("不是整数：")

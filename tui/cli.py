@@ -12,10 +12,10 @@ import functools
 import os
 import re
 import sys
-import unicodedata
 from collections.abc import Sequence
 from typing import NoReturn
 
+from tui.commands.arguments import names, number, positions, probability, spans, whole_number
 from tui.errors import UsageError
 from tui.i18n import LANGUAGES, MESSAGES, detect_language, error_text, t
 
@@ -106,61 +106,6 @@ def requested_language(argv: Sequence[str]) -> str:
     return detect_language()
 
 
-def _normalise(text: str) -> str:
-    """Full-width digits and punctuation (２：５，７) read as their ASCII twins."""
-    return unicodedata.normalize("NFKC", text).strip()
-
-
-def _integer(text: str) -> int:
-    try:
-        return int(_normalise(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-
-
-def _probability(text: str) -> float:
-    value = _normalise(text)
-    try:
-        return float(value[:-1]) / 100 if value.endswith("%") else float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-
-
-def _number(text: str) -> float:
-    try:
-        return float(_normalise(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-
-
-def _int_list(text: str) -> list[int]:
-    parts = [part for part in _normalise(text).replace("、", ",").split(",") if part.strip()]
-    try:
-        return [int(part) for part in parts]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected positions like 2,5, got {text!r}") from None
-
-
-def _name_list(text: str) -> list[str]:
-    return [part.strip().lower() for part in _normalise(text).replace("、", ",").split(",") if part.strip()]
-
-
-def _span_list(text: str) -> list[tuple[int, int]]:
-    spans = []
-    for part in _normalise(text).replace("、", ",").split(","):
-        if not part.strip():
-            continue
-        bounds = part.replace("-", ":").split(":")
-        try:
-            start, end = (int(bound) for bound in bounds)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected spans like 2:5,7:8 (end exclusive), got {text!r}"
-            ) from None
-        spans.append((start, end))
-    return spans
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog=PROG,
@@ -179,8 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
         "mask", parents=[common], help="an attention mask: causal | bidirectional | prefix"
     )
     mask.add_argument("kind", choices=("causal", "bidirectional", "prefix"))
-    mask.add_argument("--n", type=_integer, default=8, help="sequence length (default 8)")
-    mask.add_argument("--prefix", type=_integer, help="prefix length for the prefix-LM mask (default n/2)")
+    mask.add_argument("--n", type=whole_number, default=8, help="sequence length (default 8)")
+    mask.add_argument(
+        "--prefix", type=whole_number, help="prefix length for the prefix-LM mask (default n/2)"
+    )
     mask.add_argument("--json", action="store_true", help="print JSON: key 'mask', 1 = blocked")
 
     sample = show_kinds.add_parser(
@@ -190,34 +137,32 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument(
         "--text", help="the sentence (English words or Chinese characters; default: the lesson's)"
     )
-    sample.add_argument("--seed", type=_integer, default=0, help="seed for every random draw (default 0)")
+    sample.add_argument("--seed", type=whole_number, default=0, help="seed for every random draw (default 0)")
     sample.add_argument(
-        "--p", type=_probability, default=0.15, help="mlm: selection probability (default 0.15)"
+        "--p", type=probability, default=0.15, help="mlm: selection probability (default 0.15)"
     )
-    sample.add_argument("--positions", type=_int_list, help="mlm: select exactly these positions, e.g. 1,4")
-    sample.add_argument(
-        "--fates", type=_name_list, help="mlm: the fate of each given position: mask,random,keep"
-    )
+    sample.add_argument("--positions", type=positions, help="mlm: select exactly these positions, e.g. 1,4")
+    sample.add_argument("--fates", type=names, help="mlm: the fate of each given position: mask,random,keep")
     sample.add_argument("--whole-word", action="store_true", help="mlm: select all pieces of a word together")
     sample.add_argument("--cls-sep", action="store_true", help="mlm: wrap the text in [CLS] ... [SEP]")
+    sample.add_argument("--spans", type=spans, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)")
     sample.add_argument(
-        "--spans", type=_span_list, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)"
+        "--density", type=probability, default=0.15, help="span: noise density (default 0.15)"
     )
+    sample.add_argument("--mean-span", type=number, default=3.0, help="span: mean span length (default 3)")
     sample.add_argument(
-        "--density", type=_probability, default=0.15, help="span: noise density (default 0.15)"
+        "--prefix", type=whole_number, help="prefix: prefix length (default: half the tokens)"
     )
-    sample.add_argument("--mean-span", type=_number, default=3.0, help="span: mean span length (default 3)")
-    sample.add_argument("--prefix", type=_integer, help="prefix: prefix length (default: half the tokens)")
     sample.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
     textbook = commands.add_parser(
         "textbook", parents=[common], help="the lessons' code runs, reproduced by the engine"
     )
     textbook.add_argument("run", choices=("clm", "mlm", "visibility", "three-samples"))
-    textbook.add_argument("--seed", type=_integer, default=0, help="torch seed (default 0, the lessons')")
-    textbook.add_argument("--batch", type=_integer, help="batch size (clm 2, mlm 4)")
-    textbook.add_argument("--seq-len", type=_integer, help="sequence length (clm 8, mlm 8, visibility 6)")
-    textbook.add_argument("--p", type=_probability, help="mlm: mask probability (default 0.15)")
+    textbook.add_argument("--seed", type=whole_number, default=0, help="torch seed (default 0, the lessons')")
+    textbook.add_argument("--batch", type=whole_number, help="batch size (clm 2, mlm 4)")
+    textbook.add_argument("--seq-len", type=whole_number, help="sequence length (clm 8, mlm 8, visibility 6)")
+    textbook.add_argument("--p", type=probability, help="mlm: mask probability (default 0.15)")
     textbook.add_argument("--text", help="three-samples: the sentence (default: the lesson's)")
     textbook.add_argument("--json", action="store_true", help="print JSON instead of the lesson's layout")
     catalogue = commands.add_parser("exercises", parents=[common], help="list the exercises")
@@ -230,14 +175,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     exercise = commands.add_parser("exercise", parents=[common], help="show one variant of an exercise")
     exercise.add_argument("id", help="exercise id (see `objectives-tutor exercises`)")
-    exercise.add_argument("--seed", type=_integer, default=0, help="which variant (default 0, the lesson's)")
+    exercise.add_argument(
+        "--seed", type=whole_number, default=0, help="which variant (default 0, the lesson's)"
+    )
     exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
     exercise.add_argument("--rubric", action="store_true", help="print how the exercise is scored")
     exercise.add_argument("--json", action="store_true", help="print JSON")
 
     check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")
     check.add_argument("id", help="exercise id")
-    check.add_argument("--seed", type=_integer, default=0, help="which variant (default 0)")
+    check.add_argument("--seed", type=whole_number, default=0, help="which variant (default 0)")
     check.add_argument(
         "--answer", action="append", metavar="PART=TEXT", help="one part's answer; repeat per part"
     )
@@ -262,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
     )
-    serve.add_argument("--port", type=_integer, default=8000, help="port (default 8000)")
+    serve.add_argument("--port", type=whole_number, default=8000, help="port (default 8000)")
     serve.add_argument(
         "--public-url", help="the URL browsers use to reach this server (default: from --host)"
     )

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from exercises.text import pick
+from tui.commands.arguments import names, whole_number
 from tui.errors import UsageError
 from tui.i18n import t
 
@@ -26,38 +27,24 @@ OBJECTIVES = ("clm", "mlm", "prefix", "span")
 DEFAULT_STEPS = 500  # keep equal to engine.train_lab.LabSettings.steps (a test checks)
 
 
-def _names(text: str) -> list[str]:
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", text).replace("、", ",").replace("，", ",")
-    return [part.strip().lower() for part in text.replace(" ", ",").split(",") if part.strip()]
-
-
-def _whole(text: str) -> int:
-    import unicodedata
-
-    try:
-        return int(unicodedata.normalize("NFKC", text).strip().replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-
-
 def add_parser(commands, common) -> None:
     """The `train` and `probe` subcommands (tui/cli.py calls this: its one-line hook)."""
     train = commands.add_parser(
         "train", parents=[common], help="the training lab: train tiny models with each objective"
     )
     train.add_argument(
-        "--objectives", type=_names, default=["clm", "mlm"], help="comma-separated: clm,mlm,prefix,span"
+        "--objectives", type=names, default=["clm", "mlm"], help="comma-separated: clm,mlm,prefix,span"
     )
     train.add_argument(
-        "--steps", type=_whole, default=DEFAULT_STEPS, help=f"steps per model (default {DEFAULT_STEPS})"
+        "--steps", type=whole_number, default=DEFAULT_STEPS, help=f"steps per model (default {DEFAULT_STEPS})"
     )
-    train.add_argument("--seed", type=_whole, default=0, help="seed for the text, the weights and the masks")
+    train.add_argument(
+        "--seed", type=whole_number, default=0, help="seed for the text, the weights and the masks"
+    )
     train.add_argument("--corpus", choices=CORPORA, default="zh", help="which toy language (default zh)")
     train.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     train.add_argument(
-        "--threads", type=_whole, default=1, help="CPU threads (default 1: steadiest on a busy machine)"
+        "--threads", type=whole_number, default=1, help="CPU threads (default 1: steadiest on a busy machine)"
     )
     train.add_argument("--json", action="store_true", help="print JSON")
     train.add_argument("--no-save", action="store_true", help="do not keep the models for `probe`")

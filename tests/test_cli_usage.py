@@ -154,3 +154,38 @@ def test_an_unreadable_whole_number_is_refused_in_a_sentence_we_translate(text):
     with pytest.raises(argparse.ArgumentTypeError) as refused:
         whole_number(text)
     assert translate_usage(str(refused.value), "zh").startswith("不是整数：")
+
+
+# The commands' own refusals, after argparse: one line, exit 2, in the learner's language,
+# and (where nothing needs computing) before any model is trained or torch imported.
+REFUSALS = [
+    (["progress", "--json", "--csv"], "--json、--csv、--reset 只能选一个"),
+    (["progress", "--reset"], "请加 --yes 确认"),  # stdin is not a terminal under pytest
+    (["train", "--objectives", "xyz"], "未知目标 'xyz'"),
+    (["train", "--objectives", "clm，clm"], "每个目标只能写一次"),
+    (["train", "--objectives", "、"], "请至少指定一个目标"),
+    (["train", "--steps", "0"], "步数必须在 1 到 100000 之间，收到 0"),
+    (["train", "--threads", "65"], "线程数必须在 1 到 64 之间"),
+    (["train", "--device", "tpu"], "--device 只能是 cpu 或 cuda"),
+    (["probe", ""], "提示为空"),
+    (["probe", "  \t "], "提示为空"),
+    (["probe", "好" * 2001], "提示太长（最多 2000 个字符）"),
+]
+
+
+@pytest.mark.parametrize(("argv", "chinese"), REFUSALS)
+def test_a_commands_refusal_speaks_chinese(argv, chinese, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    code, err = run(["--lang", "zh", *argv], capsys)
+    assert code == 2 and err.count("\n") == 1 and chinese in err
+    assert not ENGLISH.search(err.replace(argv[-1], "")), err
+    code, err = run(["--lang", "en", *argv], capsys)
+    assert code == 2 and err.count("\n") == 1 and not re.search(r"[\u4e00-\u9fff]", err.replace(argv[-1], ""))
+
+
+def test_an_empty_probe_is_refused_before_a_model_is_trained(capsys):
+    from exercises.training.runs import run_path
+
+    assert run(["probe", " "], capsys)[0] == 2
+
+    assert not run_path().exists()  # nothing was trained and saved for it

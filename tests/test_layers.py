@@ -96,6 +96,7 @@ TORCH_FREE_COMMANDS = [
     ["lab", "check", "--dir", "{tmp}/no-lab"],
     ["train", "--rules"],
     ["train", "--objectives", "xyz"],
+    ["probe", " "],
     ["exercise", "mask-matrix", "--rubric"],
     ["check", "no-such-exercise", "--answer", "a=b"],
     ["show", "mask", "causal", "--n", "abc"],

@@ -219,9 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_quiz_parser(commands, common, OneLineParser)
 
     from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
+    from tui.commands import train as train_commands  # the training lab's too
 
     lab_commands.add_parser(commands, common)
-    __import__("tui.commands.train").commands.train.add_parser(commands, common)  # h7: the training lab
+    train_commands.add_parser(commands, common)
     return parser
 
 
@@ -231,10 +232,8 @@ def _console():
     from tui import cjk_wrap
 
     cjk_wrap.install()
-
-    return Console(
-        highlight=False, soft_wrap=False, markup=False
-    )  # "[transformer, ...]" is text, not a style
+    # markup off: "[transformer, ...]" is text, not a style
+    return Console(highlight=False, soft_wrap=False, markup=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -278,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.lab import run_lab
 
             return run_lab(args, lang, _console(), args.lang)
-        elif args.command in ("train", "probe"):  # h7: the training lab
+        elif args.command in ("train", "probe"):  # the training lab
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())

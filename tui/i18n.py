@@ -659,6 +659,16 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "usage-minutes": L("not a number of minutes: {value}", "不是分钟数：{value}"),
     "usage-grace": L("the grace must be from 0 to 1440 minutes", "宽限时间必须在 0 到 1440 分钟之间"),
+    # -- h1, session 3 (issue 11.9): the command line's own refusals in the learner's language
+    "train-bad-device": L("--device must be cpu or cuda", "--device 只能是 cpu 或 cuda"),
+    "probe-empty": L("the prompt is empty", "提示为空"),
+    "probe-too-long": L(
+        "the prompt is too long (at most {limit} characters)", "提示太长（最多 {limit} 个字符）"
+    ),
+    "progress-one-output": L("choose one of --json, --csv, --reset", "--json、--csv、--reset 只能选一个"),
+    "progress-reset-needs-yes": L(
+        "confirm with --yes (there is no terminal to ask)", "请加 --yes 确认（没有终端可以询问）"
+    ),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

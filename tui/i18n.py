@@ -665,6 +665,10 @@ MESSAGES: dict[str, Bilingual] = {
     "probe-too-long": L(
         "the prompt is too long (at most {limit} characters)", "提示太长（最多 {limit} 个字符）"
     ),
+    "lab-unknown-action": L("unknown action {action}; use {actions}", "未知操作 {action}；可用 {actions}"),
+    "lab-name-the-task": L(
+        "name the task, e.g. `lab {action} bert_mask`", "请指明题目，例如 `lab {action} bert_mask`"
+    ),
     "progress-one-output": L("choose one of --json, --csv, --reset", "--json、--csv、--reset 只能选一个"),
     "progress-reset-needs-yes": L(
         "confirm with --yes (there is no terminal to ask)", "请加 --yes 确认（没有终端可以询问）"

@@ -113,7 +113,6 @@ MESSAGES: dict[str, Bilingual] = {
     "self-marked": L("self-marked", "自评"),
     "solution": L("Solution (computed by the engine):", "参考答案（由引擎计算）："),
     "score": L("score", "得分"),
-    "for-example": L("e.g.", "例如"),
     # The app
     "app-title": L("objectives-tutor", "预训练目标导师"),
     "app-subtitle": L("how language models are pretrained", "语言模型是怎样预训练的"),
@@ -341,6 +340,9 @@ MESSAGES: dict[str, Bilingual] = {
     "rubric-caps": L("At most (an answer showing this misconception):", "最高得分（答案暴露出以下误区时）："),
     "pool": L("questions", "题量"),
     "pool-endless": L("many", "很多"),
+    # -- h4 content (session 3): the exercise command's own words --
+    "part-format": L("{label} (format: {example})", "{label}（格式：{example}）"),
+    "self-marked-title": L("{title} (self-marked)", "{title}（自评）"),
     # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
     "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
     "quiz-cannot-read": L("cannot read {path}: {why}", "无法读取 {path}：{why}"),

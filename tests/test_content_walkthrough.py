@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from exercises.catalogue import get
+from exercises.catalogue import EXERCISES, get
 from exercises.curriculum import OBJECTIVES
 from tui.cli import main
 
@@ -41,3 +41,47 @@ def test_the_chinese_catalogue_names_each_lesson_in_chinese(capsys):
         assert not re.search(rf"^\S+\s+{re.escape(objective.id)}\s", out, re.MULTILINE), objective.id
     assert "(自评)" not in out and "（自评）" in out
     assert "Causal LM" in run(capsys, "--lang", "en", "exercises")
+
+
+# ---------------------------------------------------------------- Chinese that reads as Chinese
+
+
+def _chinese_texts():
+    """Every Chinese string a learner reads in the catalogue: titles, parts, options,
+    their feedback, the prompts and hints of the first seeds, the misconceptions."""
+    from exercises.grading.diagnoses import DIAGNOSES
+    from exercises.selfcheck import _strings
+
+    for exercise in EXERCISES:
+        for where, text in _strings(exercise):
+            yield f"{exercise.id} {where}", text["zh"]
+        if exercise.draw is None and exercise.make_variant is None:
+            continue
+        for seed in range(4):
+            variant = exercise.generate(seed)
+            yield f"{exercise.id} seed {seed} prompt", variant.prompt["zh"]
+            for hint in exercise.hints(variant):
+                yield f"{exercise.id} seed {seed} hint", hint["zh"]
+    for code, text in DIAGNOSES.items():
+        yield f"diagnosis {code}", text["zh"]
+
+
+def test_no_chinese_clause_stacks_three_de():
+    stacked = [
+        (where, clause)
+        for where, text in _chinese_texts()
+        for clause in re.split(r"[，。；：？！、（）\n“”]", text)
+        if clause.count("的") >= 3
+    ]
+    assert not stacked, stacked
+
+
+def test_three_masks_asks_for_the_key_row_in_one_readable_sentence():
+    exercise = get("three-masks")
+    for seed in range(12):
+        prompt = exercise.generate(seed).prompt
+        second = next(line for line in prompt["zh"].splitlines() if line.startswith("2."))
+        assert "可以看的键行" not in second and "被遮盖的键行" not in second, second
+        assert second.count("：") <= 2, second
+        english = next(line for line in prompt["en"].splitlines() if line.startswith("2."))
+        assert "as the key row of" not in english, english

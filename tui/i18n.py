@@ -327,7 +327,7 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "fig-span-merged": L(
         "Spans that touch hide one unbroken run: T5 makes them one span with one sentinel.",
-        "首尾相接的片段遮住的是一段连续的 token：T5 把它们当作一个片段，只用一个哨兵。",
+        "首尾相接的片段合起来遮住一段连续的 token：T5 把它们当作一个片段，只用一个哨兵。",
     ),
     "fig-mlm-same": L("= original", "恰为原词"),
     "fig-prefix-default": L(

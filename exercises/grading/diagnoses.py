@@ -236,7 +236,7 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     "touching-spans-split": L(
         "Spans that touch hide one unbroken run of tokens: T5 marks noise token by token, so they are one span with one sentinel.",
-        "首尾相接的片段遮住的是一段连续的 token：T5 逐个 token 标记噪声，所以它们是一个片段，只用一个哨兵。",
+        "首尾相接的片段合起来遮住一段连续的 token：T5 逐个 token 标记噪声，所以它们是一个片段，只用一个哨兵。",
     ),
     "pairing-is-fixed": L(
         "The usual pairing is the natural fit, not a law: the T5 study and UL2 trained objectives on other architectures too (for example a prefix LM or a denoiser on a decoder-only stack).",

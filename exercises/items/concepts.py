@@ -579,7 +579,7 @@ MISCONCEPTIONS = choice_exercise(
             "为什么 BERT 和 GPT 两条路线分道扬镳？",
             right(
                 "their objectives trained different skills: blanks vs continuation",
-                "它们的目标练的是不同的能力：填空与续写",
+                "它们的目标练出不同的能力：填空与续写",
             ),
             wrong(
                 "GPT was trained on more data, nothing else differed",

@@ -208,11 +208,29 @@ def test_number_reads_commas_by_context_and_the_lessons_notation(text, near, val
         ("0-2, 5", [0, 1, 2, 5]),
         ("all positions", [0, 1, 2, 3, 4, 5, 6, 7]),
         ("所有位置", [0, 1, 2, 3, 4, 5, 6, 7]),
+        ("全部都能看到", [0, 1, 2, 3, 4, 5, 6, 7]),
+        ("every position", [0, 1, 2, 3, 4, 5, 6, 7]),
+        ("it can see all positions.", [0, 1, 2, 3, 4, 5, 6, 7]),
         ("none", []),
     ],
 )
 def test_ranges_and_words_for_positions(text, expected):
     assert parsing.positions(text, None, n=8) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "all but the last",
+        "not all",
+        "Under every mask here, yes.",
+        "因果：只能看过去和自己。双向：全部。",
+        "除了最后一个都能看",
+    ],
+)
+def test_all_is_read_only_when_the_whole_answer_says_all(text):
+    """A sentence that merely contains "all" is not the answer "all positions"."""
+    assert parsing.positions(text, None, n=8) is None
 
 
 READERS = {
@@ -406,6 +424,31 @@ def test_wrong_positions_are_marked_by_position():
     result = _answer_with("mlm-abcde", 0, inputs="A [MASK] C D [MASK]")
     feedback = result.parts["inputs"].feedback
     assert "4" in feedback["en"] and "4" in feedback["zh"] and "X" not in feedback["en"]
+
+
+@pytest.mark.parametrize(
+    "exercise_id", ["span-corruption", "clm-shift", "bart-vs-t5", "prefix-lm-labels", "visibility"]
+)
+def test_no_hint_read_as_an_answer_gets_a_part_right(exercise_id):
+    """A hint may point at the rule, never hand over a part in a form the grader accepts."""
+    exercise = get(exercise_id)
+    for seed in range(60):
+        variant = exercise.generate(seed)
+        for hint in exercise.hints(variant):
+            assert not hint_states_answer(exercise, variant, hint), (seed, hint)
+
+
+def test_the_self_check_catches_a_hint_that_restates_the_answer_in_another_form(monkeypatch):
+    exercise = get("clm-shift")
+    variant = next(
+        exercise.generate(seed) for seed in range(1, 50) if exercise.generate(seed).data["layout"] == "loss"
+    )
+    slices = {
+        "en": "The loss compares logits[:, :-1] with labels[:, 1:].",
+        "zh": "损失比较 logits[:, :-1] 和 labels[:, 1:]。",
+    }
+    assert hint_states_answer(exercise, variant, slices)
+    assert not any(hint_states_answer(exercise, variant, hint) for hint in exercise.hints(variant))
 
 
 def test_the_self_check_catches_a_hint_that_states_the_answer(monkeypatch):

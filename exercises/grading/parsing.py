@@ -123,7 +123,14 @@ _RANGE = re.compile(
 )
 MAX_RANGE = 10_000
 _NONE_WORDS = re.compile(r"\b(?:none|nothing|no positions?)\b|^(?:无|没有|都不|一个也没有)$", re.IGNORECASE)
-_ALL_WORDS = re.compile(r"\b(?:all|every|each)\b|所有|全部|每个位置|每一个位置|整个序列|整句", re.IGNORECASE)
+_ALL_WORDS = re.compile(  # the whole answer says "all": "all positions", "全部都能看到" (not "all but the last")
+    r"(?:it\s+(?:sees|can\s+see)\s+)?(?:all|every|each|everything)(?:\s+(?:of\s+them|one|the))?"
+    r"(?:\s+(?:positions?|tokens?|keys?))?"
+    r"|(?:能看到|可以看到|看得到|能看|可以看)?(?:所有|全部|每个|每一个|整个序列|整句|全)的?(?:位置|token|词|键)?"
+    r"(?:都)?(?:能看到|可以看到|看得到|能看|可以看|可见|都行)?"
+    r"|(?:全)?都(?:能看到|可以看到|看得到|可见)",
+    re.IGNORECASE,
+)
 
 
 def integers(text: str) -> list[int] | None:
@@ -163,7 +170,7 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
         return sorted(set(numbers))
     if _NONE_WORDS.search(cleaned):
         return []
-    if n is not None and _ALL_WORDS.search(cleaned):
+    if n is not None and _ALL_WORDS.fullmatch(cleaned):
         return list(range(n))
     if not tokens:
         return None

@@ -304,14 +304,16 @@ EXERCISES = (
         from_lesson=True,
         hint_texts=(
             L(
-                "Whatever the layout, the logit at position t is scored against token t+1.",
-                "不管哪种排法，位置 t 的 logit 都要和 token t+1 比较。",
+                "At position t the model has read the tokens up to t; its guess is scored against the "
+                "token that comes next in the sentence.",
+                "在位置 t，模型读过的是到 t 为止的 token；它的猜测要和句子里紧接着的那个 token 比。",
             ),
             L(
                 "Ask where the shift by one happens: in the lists you build (data-side), or inside the "
-                "loss (loss-side, logits[:, :-1] against labels[:, 1:]).",
-                "先问错开一位发生在哪里：在你构造的两列里（数据端），还是在损失函数里"
-                "（损失端：logits[:, :-1] 对 labels[:, 1:]）。",
+                "loss (loss-side). Loss-side, the loss drops one logit and one label before it compares: "
+                "which ones?",
+                "先问错开一位发生在哪里：在你构造的两列里（数据端），还是在损失函数里（损失端）。"
+                "损失端的损失函数在比较之前各去掉一个 logit 和一个标签：去掉的是哪两个？",
             ),
             L(
                 "n tokens give n-1 predictions: the logit at the last position has no next token to meet.",

@@ -85,3 +85,33 @@ def test_three_masks_asks_for_the_key_row_in_one_readable_sentence():
         assert second.count("：") <= 2, second
         english = next(line for line in prompt["en"].splitlines() if line.startswith("2."))
         assert "as the key row of" not in english, english
+
+
+# ---------------------------------------------------------------- what a causal LM is weak at (issue 9 content 4)
+
+PER_TOKEN = ("every token", "every character", "span")
+
+
+def test_a_causal_lm_is_called_weak_only_at_per_token_tasks():
+    """Its last position has read the whole sentence: a question may mark "causal LM"
+    wrong for understanding only where each token needs its own label or boundary."""
+    from exercises.items.concepts import EXERCISES as CONCEPTS
+
+    asked = [
+        question.stem["en"]
+        for exercise in CONCEPTS
+        for question in exercise.questions
+        if any(option.code == "clm-for-understanding-only" for option in question.options)
+    ]
+    assert asked
+    for stem in asked:
+        assert any(word in stem for word in PER_TOKEN), stem
+        assert "embedding" not in stem and "classif" not in stem, stem
+
+
+def test_the_misconception_says_the_last_position_sees_the_whole_text():
+    from exercises.grading.diagnoses import explain
+
+    words = explain("clm-for-understanding-only")
+    assert "last position" in words["en"] and "per-token" in words["en"]
+    assert "最后一个位置" in words["zh"] and "逐个 token" in words["zh"]

@@ -182,8 +182,11 @@ DIAGNOSES: dict[str, Bilingual] = {
         "掩码 LM 借两侧上下文填空；开放式生成是从左到右续写，这正是因果 LM 练的。",
     ),
     "clm-for-understanding-only": L(
-        "Causal LM trains continuation; classification and extraction profit most from seeing both sides (masked LM).",
-        "因果 LM 练的是续写；分类和抽取最受益于同时看到两侧（掩码 LM）。",
+        "A causal LM's last position has read the whole text, so it can classify; it falls behind on "
+        "per-token work (tagging, extraction), where an early token's representation has not seen the "
+        "words to its right. A masked LM's every token has.",
+        "因果 LM 的最后一个位置读过整段文本，做分类没问题；它吃亏的是逐个 token 的任务（标注、抽取）："
+        "靠前的 token 在表示里还没看到右边的词，而掩码 LM 的每个 token 都看到了。",
     ),
     "fine-tuning-fixes-everything": L(
         "Pretraining sets a lasting bias in what the model is good at; fine-tuning builds on it, it does not erase it.",

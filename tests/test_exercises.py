@@ -187,11 +187,23 @@ def test_hostile_inputs_are_invalid_or_graded_never_raise(exercise):
         "9" * 400 + ":" + "x",
         "１２／０",
         "nan inf -inf 1e999",
+        "1, -100",  # a negative position once indexed a token list from the end, and past it
+        "-1",
+        "−3 到 −1",
+        "9" * 5000,
+        "0." + "9" * 5000,
+        "1e5000",
+        "\\x1b[2J \\u0000 %s {0} ${PATH}",
+        "ｅｘｐ（１０００）",
     ]
+    solution = exercise.solve(variant) if exercise.graded else {}
     for text in hostile:
-        answer = {part.name: text for part in exercise.parts}
-        result = exercise.grade(variant, answer)
-        assert 0.0 <= (result.score or 0.0) <= 1.0
+        for answer in (
+            {part.name: text for part in exercise.parts},
+            *({**solution, part.name: text} for part in exercise.parts),
+        ):
+            result = exercise.grade(variant, answer)
+            assert 0.0 <= (result.score or 0.0) <= 1.0
 
 
 def test_an_empty_answer_is_invalid_not_wrong():

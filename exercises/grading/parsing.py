@@ -166,6 +166,8 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     if expanded is None:
         return None
     numbers = [int(match) for match in _NUMBER.findall(expanded)[:10_000]]
+    if any(number < 0 for number in numbers):
+        return None  # "-1", "1, -100": no position is negative, so this is not a list of positions
     if numbers:
         return sorted(set(numbers))
     if _NONE_WORDS.search(cleaned):

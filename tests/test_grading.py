@@ -612,3 +612,20 @@ def test_rubric_and_pool_on_the_command_line(capsys):
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)["exercises"]}
     assert all(rows[e.id]["pool_size"] >= MIN_POOL for e in CONCEPTS)
     assert rows["visibility"]["pool_size"] == 203
+
+
+def test_wrong_positions_names_twelve_and_counts_them_all():
+    from exercises.grading.scoring import wrong_positions
+
+    note = wrong_positions(list(range(20)), 30)
+    assert "(20 of 30)" in note["en"] and "错了 20 个" in note["zh"]
+    assert "11, …" in note["en"] and "12" not in note["en"].split("(")[0]
+
+
+def test_labels_one_position_late_are_counting_from_one_in_both_label_exercises():
+    for exercise_id in ("mlm-abcde", "prefix-lm-labels"):
+        exercise = get(exercise_id)
+        variant = exercise.generate(0)
+        late = ", ".join(f"{int(i) + 1}: {token}" for i, token in variant.data["labels"].items())
+        result = exercise.grade(variant, {**exercise.solve(variant), "labels": late})
+        assert result.diagnoses == ["one-based-positions"] and result.parts["labels"].score == 0.5

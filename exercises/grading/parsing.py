@@ -233,6 +233,13 @@ def label_row(text: str, length: int) -> dict[int, str] | None:
     return None
 
 
+def labels(text: str, length: int) -> dict[int, str] | None:
+    """Labels at positions, either way the lessons write them: a label row of
+    ``length`` entries with -100 off the loss, or position: token pairs."""
+    row = label_row(text, length)
+    return row if row is not None else mapping(text)
+
+
 def bare_tokens(text: str, count: int | None = None) -> list[str] | None:
     """Labels written without positions ("B, E", "B和E"); with ``count``, the
     reading that has that many labels."""

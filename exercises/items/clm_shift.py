@@ -28,13 +28,11 @@ from collections.abc import Mapping
 
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.grading.scoring import (
+    grade_token_parts,
     jaccard,
-    mismatches,
     read_tokens_certain,
     right,
     same_token,
-    sequence_score,
-    wrong_positions,
 )
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
@@ -198,18 +196,13 @@ class ClmShift(Exercise):
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
         tokens, layout = data["tokens"], data["layout"]
-        results: dict[str, PartResult] = {}
-        codes: list[str] = []
-        for part in ("inputs", "labels"):
-            if part not in parsed:
-                continue
-            given, expected = parsed[part].value, data[part]
-            score = sequence_score(given, expected)
-            if score == 1.0:
-                results[part] = right()
-                continue
-            codes += _diagnose_tokens(part, layout, given, tokens) if parsed[part].certain else []
-            results[part] = PartResult(score, True, _token_feedback(part, given, expected))
+        results, codes = grade_token_parts(
+            ("inputs", "labels"),
+            parsed,
+            data,
+            lambda part, given: _diagnose_tokens(part, layout, given, tokens),
+            _length_note,
+        )
         if "pairs" in parsed:
             given_pairs = parsed["pairs"].value
             expected_pairs = {tuple(pair) for pair in data["pairs"]}
@@ -253,15 +246,12 @@ def _diagnose_pairs(layout: str, pairs: list[tuple[int, int]]) -> list[str]:
     return []
 
 
-def _token_feedback(part: str, given: list[str], expected: list[str]):
-    """Where the answer goes wrong, counted from 0, without writing the answer out."""
+def _length_note(part: str, given: int, expected: int):
     name = {"en": part, "zh": "输入" if part == "inputs" else "标签"}
-    if len(given) != len(expected):
-        return L(
-            f"The {name['en']} should have {len(expected)} tokens; you wrote {len(given)}.",
-            f"{name['zh']}应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
-        )
-    return wrong_positions(mismatches(given, expected)[:12], len(expected))
+    return L(
+        f"The {name['en']} should have {expected} tokens; you wrote {given}.",
+        f"{name['zh']}应有 {expected} 个 token；你写了 {given} 个。",
+    )
 
 
 def _pairs_feedback(given: list[tuple[int, int]], expected: set[tuple[int, int]]):

@@ -12,17 +12,14 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     ONE_BASED_CAP,
+    compare_labels,
     counted_from_one,
-    is_one_based,
-    jaccard,
-    listing,
-    mismatches,
+    grade_position_set,
+    grade_token_parts,
+    label_result,
+    labels_counted_from_one,
     read_tokens_certain,
-    right,
     same_token,
-    sequence_score,
-    set_difference_note,
-    wrong_positions,
 )
 from exercises.items.banks import rng_for
 from exercises.text import L
@@ -114,14 +111,8 @@ class PrefixLabels(Exercise):
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
             return Parsed(parsing.positions(text, None, n=len(data["inputs"])))
-        row = parsing.label_row(text, len(data["inputs"]))
-        if row is not None:
-            return Parsed(row)
-        pairs = parsing.mapping(text)
-        if pairs is not None:
-            return Parsed(pairs)
         return Parsed(
-            None,
+            parsing.labels(text, len(data["inputs"])),
             L(
                 f"A label row of {len(data['inputs'])} entries with -100 where no loss is taken "
                 "(e.g. -100 -100 b c), or position: token pairs (e.g. 1: b, 2: c).",
@@ -134,25 +125,13 @@ class PrefixLabels(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
-        results: dict[str, PartResult] = {}
-        codes: list[str] = []
-        if "inputs" in parsed:
-            given, expected = parsed["inputs"].value, data["inputs"]
-            score = sequence_score(given, expected)
-            if score == 1.0:
-                results["inputs"] = right()
-            else:
-                if parsed["inputs"].certain and _same(given, data["tokens"]):
-                    codes.append("inputs-keep-last")
-                note = (
-                    wrong_positions(mismatches(given, expected), len(expected))
-                    if len(given) == len(expected)
-                    else L(
-                        f"The inputs have one token fewer than the sequence; you wrote {len(given)}.",
-                        f"输入比整个序列少一个 token；你写了 {len(given)} 个。",
-                    )
-                )
-                results["inputs"] = PartResult(score, True, note)
+        results, codes = grade_token_parts(
+            ("inputs",),
+            parsed,
+            data,
+            lambda part, given: ["inputs-keep-last"] if _same(given, data["tokens"]) else [],
+            _length_note,
+        )
         if "loss_positions" in parsed:
             result, found = _grade_positions(set(parsed["loss_positions"].value), data)
             results["loss_positions"] = result
@@ -168,65 +147,47 @@ def _same(given: list[str], expected: list[str]) -> bool:
     return len(given) == len(expected) and all(same_token(a, b) for a, b in zip(given, expected, strict=True))
 
 
+def _length_note(part: str, given: int, expected: int):
+    return L(
+        f"The inputs have one token fewer than the sequence; you wrote {given}.",
+        f"输入比整个序列少一个 token；你写了 {given} 个。",
+    )
+
+
+LOSS_RULE = L(
+    "Count the input positions whose next token belongs to the continuation.",
+    "数一数：哪些输入位置的下一个 token 属于续写部分。",
+)
+
+
 def _grade_positions(given: set[int], data: dict) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
-    if given == expected:
-        return right(), []
-    if is_one_based(given, expected):
-        return counted_from_one()
-    codes = []
     first = min(expected)
-    if given == expected - {first}:
-        codes.append("prefix-loss-starts-late")
-    elif given >= expected | set(range(first)):
-        codes.append("prefix-loss-everywhere")
-    note = set_difference_note(given, expected)
-    rule = L(
-        "Count the input positions whose next token belongs to the continuation.",
-        "数一数：哪些输入位置的下一个 token 属于续写部分。",
-    )
-    return PartResult(
-        jaccard(given, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
-    ), codes
+
+    def diagnose(chosen: set[int]) -> list[str]:
+        if chosen == expected - {first}:
+            return ["prefix-loss-starts-late"]
+        if chosen >= expected | set(range(first)):
+            return ["prefix-loss-everywhere"]
+        return []
+
+    return grade_position_set(given, expected, diagnose, LOSS_RULE)
 
 
 def _grade_labels(given: dict[int, str], data: dict) -> tuple[PartResult, list[str]]:
     expected = {int(i): token for i, token in data["labels"].items()}
-    shifted = {i - 1: token for i, token in given.items()}
-    if (
-        set(given) != set(expected)
-        and set(shifted) == set(expected)
-        and all(same_token(shifted[i], expected[i]) for i in expected)
-    ):
+    if labels_counted_from_one(given, expected):
         return counted_from_one()
+    found = compare_labels(given, expected)
     codes: list[str] = []
-    wrong = [i for i in expected if i in given and not same_token(given[i], expected[i])]
-    missing = sorted(set(expected) - set(given))
-    extra = sorted(set(given) - set(expected))
     inputs = data["inputs"]
-    if wrong and all(same_token(given[i], inputs[i]) for i in wrong):
+    if found.wrong and all(same_token(given[i], inputs[i]) for i in found.wrong):
         codes.append("labels-not-shifted")
-    if missing == [min(expected)] and not extra:
+    if found.missing == [min(expected)] and not found.extra:
         codes.append("prefix-loss-starts-late")
-    if extra and set(extra) == set(range(min(expected))):
+    if found.extra and set(found.extra) == set(range(min(expected))):
         codes.append("prefix-loss-everywhere")
-    matched = len(expected) - len(wrong) - len(missing)
-    score = matched / (len(expected) + len(extra))
-    if score == 1.0:
-        return right(), codes
-    notes_en, notes_zh = [], []
-    if wrong:
-        notes_en.append(f"the label at {listing(wrong)} is not right")
-        notes_zh.append(f"位置 {listing(wrong)} 的标签不对")
-    if missing:
-        notes_en.append(f"{len(missing)} loss position(s) have no label")
-        notes_zh.append(f"有 {len(missing)} 个该计损失的位置没给标签")
-    if extra:
-        notes_en.append(f"{listing(extra)} should be -100")
-        notes_zh.append(f"{listing(extra)} 应为 -100")
-    return PartResult(
-        score, True, L("; ".join(notes_en).capitalize() + ".", "；".join(notes_zh) + "。")
-    ), codes
+    return label_result(found), codes
 
 
 RUBRIC = Rubric(

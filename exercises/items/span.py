@@ -26,12 +26,9 @@ from collections.abc import Mapping
 from engine.tokens import EOS, sentinel
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.grading.scoring import (
-    mismatches,
+    grade_token_parts,
     read_tokens_certain,
-    right,
     same_token,
-    sequence_score,
-    wrong_positions,
 )
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
@@ -154,19 +151,13 @@ class SpanCorruptionExercise(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
-        results: dict[str, PartResult] = {}
-        codes: list[str] = []
-        for part in ("inputs", "targets"):
-            if part not in parsed:
-                continue
-            given, expected = parsed[part].value, data[part]
-            score = sequence_score(given, expected)
-            if score == 1.0:
-                results[part] = right()
-                continue
-            codes += _diagnose(part, given, data) if parsed[part].certain else []
-            results[part] = PartResult(score, True, _feedback(part, given, expected))
-        return results, codes
+        return grade_token_parts(
+            ("inputs", "targets"),
+            parsed,
+            data,
+            lambda part, given: _diagnose(part, given, data),
+            _length_note,
+        )
 
 
 _EOS_FORMS = re.compile(r"<\s*[/\\]\s*s\s*>|\[\s*eos\s*\]|<\s*eos\s*>|(?<![\w<])eos(?![\w>])", re.IGNORECASE)
@@ -224,15 +215,12 @@ def _diagnose(part: str, given: list[str], data: dict) -> list[str]:
     return codes
 
 
-def _feedback(part: str, given: list[str], expected: list[str]):
-    """Where the answer goes wrong, counted from 0, without writing the answer out."""
+def _length_note(part: str, given: int, expected: int):
     name = {"en": "input" if part == "inputs" else "target", "zh": "输入" if part == "inputs" else "目标序列"}
-    if len(given) != len(expected):
-        return L(
-            f"The {name['en']} should have {len(expected)} tokens before </s>; you wrote {len(given)}.",
-            f"{name['zh']}在 </s> 之前应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
-        )
-    return wrong_positions(mismatches(given, expected)[:12], len(expected))
+    return L(
+        f"The {name['en']} should have {expected} tokens before </s>; you wrote {given}.",
+        f"{name['zh']}在 </s> 之前应有 {expected} 个 token；你写了 {given} 个。",
+    )
 
 
 EXERCISES = (

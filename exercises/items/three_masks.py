@@ -17,11 +17,8 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     ONE_BASED_CAP,
-    counted_from_one,
-    is_one_based,
-    jaccard,
+    grade_position_set,
     right,
-    set_difference_note,
     wrong_positions,
 )
 from exercises.items.banks import rng_for, sentence_tokens
@@ -180,21 +177,18 @@ class ThreeMasks(Exercise):
                 1 - len(wrong) / len(expected), True, wrong_positions(wrong, len(expected))
             )
         if "loss_positions" in parsed:
-            given_set, expected_set = set(parsed["loss_positions"].value), set(data["loss_positions"])
             content = {i for i, token in enumerate(data["tokens"]) if token not in (CLS, SEP, PAD)}
             real = {i for i, token in enumerate(data["tokens"]) if token != PAD}
-            if given_set == expected_set:
-                results["loss_positions"] = right()
-            elif is_one_based(given_set, expected_set):
-                results["loss_positions"], found = counted_from_one()
-                codes += found
-            else:
-                if given_set in (content, real):
-                    codes.append("loss-on-every-token")
-                elif given_set & pads:
-                    codes.append("padding-selected")
-                note = set_difference_note(given_set, expected_set)
-                results["loss_positions"] = PartResult(jaccard(given_set, expected_set), True, note)
+
+            def diagnose(given: set[int]) -> list[str]:
+                if given in (content, real):
+                    return ["loss-on-every-token"]
+                return ["padding-selected"] if given & pads else []
+
+            results["loss_positions"], found = grade_position_set(
+                set(parsed["loss_positions"].value), set(data["loss_positions"]), diagnose
+            )
+            codes += found
         return results, codes
 
 

@@ -115,3 +115,55 @@ def test_the_misconception_says_the_last_position_sees_the_whole_text():
     words = explain("clm-for-understanding-only")
     assert "last position" in words["en"] and "per-token" in words["en"]
     assert "最后一个位置" in words["zh"] and "逐个 token" in words["zh"]
+
+
+# ---------------------------------------------------------------- the content self-test fails when content breaks
+
+
+@pytest.fixture
+def quick_check(monkeypatch):
+    """``exercises --check`` over 4 seeds per exercise instead of 40 (the rules are the same)."""
+    import functools
+
+    import exercises.selfcheck as selfcheck
+
+    monkeypatch.setattr(selfcheck, "problems", functools.partial(selfcheck.problems, range(4)))
+
+
+def _self_check_fails(capsys, fragment: str) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["exercises", "--check"])
+    out = capsys.readouterr().out
+    assert stopped.value.code == 1 and fragment in out, out
+
+
+def test_the_self_test_fails_on_a_pool_below_eight(capsys, monkeypatch, quick_check):
+    concept = get("concept-nsp")
+    monkeypatch.setattr(concept, "questions", concept.questions[:7])
+    _self_check_fails(capsys, "concept-nsp: 7 questions (want at least 8)")
+
+
+def test_the_self_test_fails_on_an_unfair_variant(capsys, monkeypatch, quick_check):
+    visibility = get("visibility")
+    monkeypatch.setattr(type(visibility), "variant_is_fair", lambda self, variant: variant.seed != 2)
+    _self_check_fails(capsys, "visibility seed 2: the generator made an unfair variant")
+
+
+def test_the_self_test_fails_on_a_wrong_option_with_an_unknown_code(capsys, monkeypatch, quick_check):
+    import dataclasses
+
+    concept = get("concept-task")
+    first = concept.questions[0]
+    options = tuple(
+        option if option.correct else dataclasses.replace(option, code="no-such-misconception")
+        for option in first.options
+    )
+    monkeypatch.setattr(
+        concept, "questions", (dataclasses.replace(first, options=options), *concept.questions[1:])
+    )
+    _self_check_fails(capsys, "concept-task: question 0 option")
+
+
+def test_the_self_test_passes_on_the_catalogue_as_it_is(capsys, quick_check):
+    assert main(["exercises", "--check"]) == 0
+    assert "checks out" in capsys.readouterr().out

@@ -4,6 +4,7 @@ issue 9 "tried as a learner would"): each test here failed before its fix."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +168,36 @@ def test_the_self_test_fails_on_a_wrong_option_with_an_unknown_code(capsys, monk
 def test_the_self_test_passes_on_the_catalogue_as_it_is(capsys, quick_check):
     assert main(["exercises", "--check"]) == 0
     assert "checks out" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the Chinese lessons' code blocks (issue 11 point 9)
+
+LESSONS = Path(__file__).resolve().parent.parent / "exercises" / "lessons"
+# a row label in English ("pos  input", "position 0:", "inputs :"), not code ("inputs = tokens[:-1]")
+ENGLISH_ROW_LABEL = re.compile(
+    r"^\s*(?:pos|position|tokens?|inputs?|targets?|labels?|fates|loss|selected)\b(?:\s*:|\s+\d|\s{2,}\w)"
+)
+
+
+def _code_lines(path: Path) -> list[str]:
+    lines, inside = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            inside = not inside
+        elif inside:
+            lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("path", sorted(LESSONS.glob("*.zh.md")), ids=lambda p: p.name)
+def test_chinese_lessons_label_their_code_rows_in_chinese(path):
+    english = [line for line in _code_lines(path) if ENGLISH_ROW_LABEL.match(line)]
+    assert not english, english
+
+
+def test_the_visibility_lesson_reads_rows_out_as_the_seed_prints_them():
+    printed = [f"位置 {i}: {list(range(i + 1))}" for i in range(6)]
+    assert all(line in _code_lines(LESSONS / "visibility.zh.md") for line in printed)
+    seed = Path("/work/shared/seeds/000_306dd4bc873ffcb6.txt")
+    if seed.exists():  # the seed's own printout, where the seeds are at hand
+        assert all(line in seed.read_text(encoding="utf-8") for line in printed)

@@ -629,3 +629,32 @@ def test_labels_one_position_late_are_counting_from_one_in_both_label_exercises(
         late = ", ".join(f"{int(i) + 1}: {token}" for i, token in variant.data["labels"].items())
         result = exercise.grade(variant, {**exercise.solve(variant), "labels": late})
         assert result.diagnoses == ["one-based-positions"] and result.parts["labels"].score == 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("all except 0, 5 and 9", [1, 2, 3, 4, 6, 7, 8]),
+        ("all but 0, 5, 9", [1, 2, 3, 4, 6, 7, 8]),
+        ("除了 0、5、9 以外的所有位置", [1, 2, 3, 4, 6, 7, 8]),
+        ("除了 [CLS] 和 [SEP] 以外的所有位置", [1, 2, 3, 4, 6, 7, 8]),
+        ("除特殊符号外都可以", [1, 2, 3, 4, 6, 7, 8]),
+        ("everything except the special tokens.", [1, 2, 3, 4, 6, 7, 8]),
+    ],
+)
+def test_all_except_reads_as_the_complement(text, expected):
+    """Learners name what is left out; once read as the positions named, "all except
+    [CLS] and [SEP]" was marked wrong and told it had selected the specials."""
+    exercise = get("mlm-eligible")
+    variant = exercise.generate(0)
+    tokens = variant.data["tokens"]
+    assert parsing.positions(text, tokens, n=len(tokens)) == expected
+    result = exercise.grade(variant, {"positions": text})
+    assert result.correct and result.diagnoses == []
+
+
+@pytest.mark.parametrize("text", ["all but the last", "except 99", "除了 dog 以外"])
+def test_all_except_what_cannot_be_placed_is_unreadable(text):
+    exercise = get("mlm-eligible")
+    result = exercise.grade(exercise.generate(0), {"positions": text})
+    assert not result.valid and result.diagnoses == []

@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Sequence
 from fractions import Fraction
 
-from engine.tokens import split_text
+from engine.tokens import is_special, split_text
 
 MAX_ANSWER_CHARS = 20_000  # a pasted novel is not an answer; read only its start
 
@@ -156,12 +156,47 @@ def _expand_ranges(cleaned: str) -> str | None:
     return None if broken else expanded
 
 
+_EXCEPT = re.compile(
+    r"\b(?:except(?:\s+for)?|all\s+but|but\s+not|other\s+than|apart\s+from|excluding|not\s+counting)\b"
+    r"|除了|除去|除开|除|以外|之外|不包括|不含|排除",
+    re.IGNORECASE,
+)
+_SPECIALS_WORDS = re.compile(
+    r"\bspecial\s+tokens?\b|\bspecials\b|特殊符号|特殊\s*token|特殊标记|特殊词", re.IGNORECASE
+)
+
+
+def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
+    """ "all except 0, 5 and 9", "除了 [CLS]、[SEP] 以外的所有位置", "除特殊符号外都可以":
+    every position but the ones named (by number, by special token, or "special tokens");
+    None when the length is unknown or nothing named can be excluded."""
+    length = n if n is not None else len(tokens) if tokens else None
+    if length is None:
+        return None
+    expanded = _expand_ranges(cleaned)
+    if expanded is None:
+        return None
+    named = {int(match) for match in _NUMBER.findall(expanded)}
+    if tokens:
+        normalised = [normalise_token(token) for token in tokens]
+        words = set(re.findall(r"\[[A-Z]+\]|<[^<>\s]+>", cleaned))
+        named |= {i for i, token in enumerate(normalised) if token in words}
+        if _SPECIALS_WORDS.search(cleaned):
+            named |= {i for i, token in enumerate(normalised) if is_special(token)}
+    if not named or any(i < 0 or i >= length for i in named):
+        return None
+    return [i for i in range(length) if i not in named]
+
+
 def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = None) -> list[int] | None:
     """Positions written as numbers or ranges ("1, 4", "0到6", "0 到 6 的所有位置"),
     as tokens where each names one position ("B, E" for 1 and 4 when B and E occur
-    once), "none" (an empty list) or, when the length ``n`` is known, "all positions".
+    once), "none" (an empty list) or, when the length ``n`` is known, "all positions"
+    and "all except 0 and 5" / "除了 [CLS] 和 [SEP] 以外的所有位置".
     """
     cleaned = without_trailing_punctuation(clean(text))
+    if _EXCEPT.search(cleaned):
+        return _all_except(cleaned, tokens, n)
     expanded = _expand_ranges(cleaned)
     if expanded is None:
         return None

@@ -658,3 +658,11 @@ def test_all_except_what_cannot_be_placed_is_unreadable(text):
     exercise = get("mlm-eligible")
     result = exercise.grade(exercise.generate(0), {"positions": text})
     assert not result.valid and result.diagnoses == []
+
+
+def test_three_masks_a_loss_on_every_word_is_the_misconception_with_or_without_specials():
+    exercise = get("three-masks")
+    variant = exercise.generate(0)  # 0:[CLS] 1:self 2:supervision 3:[MASK] 4:labels 5:[SEP] 6:[PAD]
+    for text in ("1, 2, 3, 4", "0, 1, 2, 3, 4, 5", "1, 2, 3, 4, 5", "0-4"):
+        result = exercise.grade(variant, {**exercise.solve(variant), "loss_positions": text})
+        assert result.diagnoses == ["loss-on-every-token"] and result.score <= 0.5, text

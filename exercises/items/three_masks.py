@@ -181,7 +181,7 @@ class ThreeMasks(Exercise):
             real = {i for i, token in enumerate(data["tokens"]) if token != PAD}
 
             def diagnose(given: set[int]) -> list[str]:
-                if given in (content, real):
+                if content <= given <= real:  # every word, with or without [CLS] and [SEP]
                     return ["loss-on-every-token"]
                 return ["padding-selected"] if given & pads else []
 

@@ -365,9 +365,6 @@ ONE_BASED = {
     "mlm-eligible": lambda v, s: {"positions": ", ".join(str(i + 1) for i in v.data["eligible"])},
     "visibility": lambda v, s: {"visible": ", ".join(str(i + 1) for i in v.data["visible"])},
     "mlm-abcde": lambda v, s: {"loss_positions": ", ".join(str(i + 1) for i in v.data["loss_positions"])},
-    "prefix-lm-labels": lambda v, s: {
-        "loss_positions": ", ".join(str(i + 1) for i in v.data["loss_positions"])
-    },
     "three-masks": lambda v, s: {"loss_positions": ", ".join(str(i + 1) for i in v.data["loss_positions"])},
 }
 
@@ -622,13 +619,30 @@ def test_wrong_positions_names_twelve_and_counts_them_all():
     assert "11, …" in note["en"] and "12" not in note["en"].split("(")[0]
 
 
-def test_labels_one_position_late_are_counting_from_one_in_both_label_exercises():
-    for exercise_id in ("mlm-abcde", "prefix-lm-labels"):
-        exercise = get(exercise_id)
-        variant = exercise.generate(0)
-        late = ", ".join(f"{int(i) + 1}: {token}" for i, token in variant.data["labels"].items())
-        result = exercise.grade(variant, {**exercise.solve(variant), "labels": late})
-        assert result.diagnoses == ["one-based-positions"] and result.parts["labels"].score == 0.5
+def test_mlm_labels_one_position_late_are_counting_from_one():
+    exercise = get("mlm-abcde")
+    variant = exercise.generate(0)
+    late = ", ".join(f"{int(i) + 1}: {token}" for i, token in variant.data["labels"].items())
+    result = exercise.grade(variant, {**exercise.solve(variant), "labels": late})
+    assert result.diagnoses == ["one-based-positions"] and result.parts["labels"].score == 0.5
+
+
+@pytest.mark.parametrize(
+    ("part", "text"),
+    [
+        ("loss_positions", "7, 8"),
+        ("labels", "7: guten, 8: Morgen"),
+        ("labels", "-100 -100 -100 -100 -100 -100 -100 guten"),
+    ],
+)
+def test_prefix_labels_one_place_late_is_the_late_start_not_counting_from_one(part, text):
+    """The prompt numbers the prefix from 0 (位置 0 到 6): writing the continuation tokens'
+    own positions (7, 8) is the exercise's off-by-one; "you counted from 1" would mislead."""
+    exercise = get("prefix-lm-labels")
+    variant = exercise.generate(0)
+    result = exercise.grade(variant, {**exercise.solve(variant), part: text})
+    assert result.diagnoses == ["prefix-loss-starts-late"] and result.score == 0.5
+    assert "from 1" not in result.parts[part].feedback["en"]
 
 
 @pytest.mark.parametrize(

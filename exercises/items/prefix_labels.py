@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
-    ONE_BASED_CAP,
+    HALF,
     compare_labels,
-    counted_from_one,
     grade_position_set,
     grade_token_parts,
     label_result,
@@ -25,6 +24,7 @@ from exercises.items.banks import rng_for
 from exercises.text import L
 
 ID = "prefix-lm-labels"
+STARTS_LATE = "prefix-loss-starts-late"  # the off-by-one this exercise targets
 
 # (prefix, continuation): the prefix is the task and its input, read both ways;
 # the continuation is the answer, written left to right.
@@ -160,13 +160,27 @@ LOSS_RULE = L(
 )
 
 
+# Written one position late, the answer names the continuation tokens' own positions: the
+# prompt numbers the prefix from 0, so that is this exercise's off-by-one, not counting from 1.
+AT_TOKEN_POSITIONS = L(
+    "These are the continuation tokens' own positions; the loss sits at the input positions that predict them.",
+    "这些是续写 token 自己的位置；损失落在预测它们的那些输入位置上。",
+)
+
+
+def _at_token_positions() -> tuple[PartResult, list[str]]:
+    return PartResult(HALF, True, AT_TOKEN_POSITIONS), [STARTS_LATE]
+
+
 def _grade_positions(given: set[int], data: dict) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
     first = min(expected)
+    if given == {i + 1 for i in expected}:
+        return _at_token_positions()
 
     def diagnose(chosen: set[int]) -> list[str]:
         if chosen == expected - {first}:
-            return ["prefix-loss-starts-late"]
+            return [STARTS_LATE]
         if chosen >= expected | set(range(first)):
             return ["prefix-loss-everywhere"]
         return []
@@ -177,14 +191,14 @@ def _grade_positions(given: set[int], data: dict) -> tuple[PartResult, list[str]
 def _grade_labels(given: dict[int, str], data: dict) -> tuple[PartResult, list[str]]:
     expected = {int(i): token for i, token in data["labels"].items()}
     if labels_counted_from_one(given, expected):
-        return counted_from_one()
+        return _at_token_positions()
     found = compare_labels(given, expected)
     codes: list[str] = []
     inputs = data["inputs"]
-    if found.wrong and all(same_token(given[i], inputs[i]) for i in found.wrong):
-        codes.append("labels-not-shifted")
     if found.missing == [min(expected)] and not found.extra:
-        codes.append("prefix-loss-starts-late")
+        codes.append(STARTS_LATE)  # the one story: also the copying it implies at the other positions
+    elif found.wrong and all(same_token(given[i], inputs[i]) for i in found.wrong):
+        codes.append("labels-not-shifted")
     if found.extra and set(found.extra) == set(range(min(expected))):
         codes.append("prefix-loss-everywhere")
     return label_result(found), codes
@@ -204,12 +218,17 @@ RUBRIC = Rubric(
             "Labels: right labels ÷ (labels expected + labels given where -100 belongs).",
             "标签：写对的标签 ÷（应有的标签数 + 多写的标签数）。",
         ),
+        L(
+            "Positions or labels all one place late name the continuation tokens' own positions (the prompt "
+            "numbers the prefix from 0): half credit for that part, as the late start it is.",
+            "位置或标签整体晚一位，写的是续写 token 自己的位置（题目已从 0 给前缀编号）：该部分得一半分，"
+            "按“损失起点晚了一位”处理。",
+        ),
     ),
     caps=(
-        ("prefix-loss-starts-late", 0.5),
-        ("prefix-loss-everywhere", 0.5),
-        ("labels-not-shifted", 0.5),
-        ONE_BASED_CAP,
+        (STARTS_LATE, HALF),
+        ("prefix-loss-everywhere", HALF),
+        ("labels-not-shifted", HALF),
     ),
 )
 

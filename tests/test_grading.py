@@ -188,6 +188,14 @@ def test_judgement_understands_negation(text, good):
         ("2^10", None, 1024.0),
         ("15%", None, 0.15),
         ("the answer is 9.21", None, 9.21),
+        ("10⁴", None, 10_000.0),  # NFKC once made it 104
+        ("10⁻²", None, 0.01),
+        ("10 000", None, 10_000.0),
+        ("一万", None, 10_000.0),
+        ("1万", None, 10_000.0),
+        ("两千", None, 2000.0),
+        ("一百零五", None, 105.0),
+        ("4.8 × 10%", None, 0.48),
     ],
 )
 def test_number_reads_commas_by_context_and_the_lessons_notation(text, near, value):

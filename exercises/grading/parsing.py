@@ -323,14 +323,81 @@ _APPROX = re.compile(
 )
 
 
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SUPERSCRIPT_RUN = re.compile(r"[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_SPACED_THOUSANDS = re.compile(r"^-?[1-9]\d{0,2}(?:[ \u2009\u202f]\d{3})+(?:\.\d+)?$")
+_CJK_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CJK_UNITS = {"十": 10, "百": 100, "千": 1000}
+_CJK_NUMBER = re.compile(r"^(?:(\d+(?:\.\d+)?)|([零〇一二两三四五六七八九十百千]+))?\s*(万|亿)?(?:个)?$")
+
+
+def _chinese_integer(text: str) -> int | None:
+    """一 .. 九千九百九十九 ("十二", "两千", "一百零五"); None for anything else."""
+    total, digit = 0, None
+    for char in text:
+        if char in "零〇" and total:
+            continue  # 一百零五: the zero only marks a skipped place
+        if char in _CJK_DIGITS:
+            if digit is not None:
+                return None  # two digits in a row ("一二") are not a number
+            digit = _CJK_DIGITS[char]
+        elif char in _CJK_UNITS:
+            total += (1 if digit is None else digit) * _CJK_UNITS[char]
+            digit = None
+        else:
+            return None
+    return total + (digit or 0)
+
+
+def _chinese_number(text: str) -> float | None:
+    """ "一万", "1万", "两千", "2.5万", "十亿": numbers as Chinese writes them."""
+    match = _CJK_NUMBER.match(text.strip())
+    if not match or not any(match.groups()):
+        return None
+    digits, words, unit = match.groups()
+    if digits is not None:
+        base: float | None = float(digits) if unit else None  # plain digits are read elsewhere
+    elif words is not None:
+        base = _chinese_integer(words)
+    else:
+        return None  # "万" alone is no number
+    if base is None:
+        return None
+    return float(base) * {None: 1, "万": 10_000, "亿": 100_000_000}[unit]
+
+
 def number(text: str, near: float | None = None) -> float | None:
     """One number, as learners write it: "4.8", "４．８", "≈ 4.8 个", "24/5", "15%",
     "1,228.8" (a thousands comma), "4,8" (a decimal comma), "−9.21" (Unicode minus),
     an expression in the lessons' notation ("ln 10000", "-ln(1/10000)", "log(1e4)",
     "exp(2.3)") or a chain of them ("ln(10000) ≈ 9.21": its sides must agree, the
     last is the learner's number). "1,228" could be either comma: ``near`` (the
-    size the question is about) decides. None if it cannot be read as one number."""
+    size the question is about) decides. Also "10⁴" (a superscript power), "10 000"
+    (spaced thousands), "一万", "1万", "4.8 × 10%". None if it cannot be read as one number."""
+    if not isinstance(text, str):
+        return None
+    text = _SUPERSCRIPT_RUN.sub(
+        lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text[:MAX_ANSWER_CHARS]
+    )
     cleaned = without_trailing_punctuation(clean(text)).replace("，", ",")
+    chinese = _chinese_number(cleaned)
+    if chinese is not None:
+        return chinese
+    if _SPACED_THOUSANDS.match(cleaned):
+        cleaned = re.sub(r"[ \u2009\u202f]", "", cleaned)
     if not cleaned or len(cleaned) > 400:
         return None
     sides = [side.strip() for side in _APPROX.split(cleaned) if side.strip()]
@@ -383,7 +450,7 @@ def _plain_number(text: str) -> float | None:
 
 
 _EXPRESSION_TOKEN = re.compile(
-    r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d{1,3})?|\.\d+)|(ln|log_?e|log10|log2|log|exp|sqrt)|(\*\*|[-+*/^()×÷·])|(e|π|pi))",
+    r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d{1,3})?%?|\.\d+%?)|(ln|log_?e|log10|log2|log|exp|sqrt)|(\*\*|[-+*/^()×÷·])|(e|π|pi))",
     re.IGNORECASE,
 )
 _FUNCTIONS = {
@@ -427,8 +494,10 @@ def _expression_tokens(text: str) -> list[tuple[str, str]] | None:
         if not match or match.end() == position:
             return None
         number_text, function, operator, constant = match.groups()
-        if number_text is not None:
-            tokens.append(("num", number_text))
+        if number_text is not None:  # "10%" is 0.1 inside an expression too
+            percent = number_text.endswith("%")
+            value = number_text.rstrip("%")
+            tokens.append(("num", repr(float(value) / 100) if percent else value))
         elif function is not None:
             tokens.append(("fn", function.lower().replace("_", "")))
         elif operator is not None:

@@ -688,3 +688,18 @@ def test_three_masks_a_loss_on_every_word_is_the_misconception_with_or_without_s
     for text in ("1, 2, 3, 4", "0, 1, 2, 3, 4, 5", "1, 2, 3, 4, 5", "0-4"):
         result = exercise.grade(variant, {**exercise.solve(variant), "loss_positions": text})
         assert result.diagnoses == ["loss-on-every-token"] and result.score <= 0.5, text
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "part", "text"),
+    [
+        ("loss-sanity", "baseline", "ln V = ln 10000 ≈ 9.21"),
+        ("loss-sanity", "baseline", "ln(V)"),
+        ("perplexity", "perplexity", "V"),
+        ("perplexity", "perplexity", "V = 10000"),
+    ],
+)
+def test_the_questions_own_v_reads_as_its_vocabulary(exercise_id, part, text):
+    exercise = get(exercise_id)
+    variant = exercise.generate(0)  # V = 10000 in both
+    assert exercise.grade(variant, {**exercise.solve(variant), part: text}).correct

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from engine.tokens import is_special, split_text
@@ -379,16 +379,21 @@ def _chinese_number(text: str) -> float | None:
     return float(base) * {None: 1, "万": 10_000, "亿": 100_000_000}[unit]
 
 
-def number(text: str, near: float | None = None) -> float | None:
+def number(text: str, near: float | None = None, symbols: Mapping[str, float] | None = None) -> float | None:
     """One number, as learners write it: "4.8", "４．８", "≈ 4.8 个", "24/5", "15%",
     "1,228.8" (a thousands comma), "4,8" (a decimal comma), "−9.21" (Unicode minus),
     an expression in the lessons' notation ("ln 10000", "-ln(1/10000)", "log(1e4)",
     "exp(2.3)") or a chain of them ("ln(10000) ≈ 9.21": its sides must agree, the
     last is the learner's number). "1,228" could be either comma: ``near`` (the
     size the question is about) decides. Also "10⁴" (a superscript power), "10 000"
-    (spaced thousands), "一万", "1万", "4.8 × 10%". None if it cannot be read as one number."""
+    (spaced thousands), "一万", "1万", "4.8 × 10%", and the question's own symbols
+    (``symbols={"V": 10000}`` reads "ln V"). None if it cannot be read as one number."""
     if not isinstance(text, str):
         return None
+    for name, value in (symbols or {}).items():
+        text = re.sub(
+            rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", f"({value!r})", text[:MAX_ANSWER_CHARS]
+        )
     text = _SUPERSCRIPT_RUN.sub(
         lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text[:MAX_ANSWER_CHARS]
     )

@@ -115,7 +115,8 @@ class LossSanity(Exercise):
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         if part == "baseline":
-            return Parsed(parsing.number(text, near=variant.data["baseline"]))
+            data = variant.data
+            return Parsed(parsing.number(text, near=data["baseline"], symbols={"V": data["vocab"]}))
         index = parsing.choice(text, 2, [option["en"] for option in OPTIONS])
         if index is None:
             index = parsing.choice(text, 2, [option["zh"] for option in OPTIONS])

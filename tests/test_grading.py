@@ -703,3 +703,25 @@ def test_the_questions_own_v_reads_as_its_vocabulary(exercise_id, part, text):
     exercise = get(exercise_id)
     variant = exercise.generate(0)  # V = 10000 in both
     assert exercise.grade(variant, {**exercise.solve(variant), part: text}).correct
+
+
+def test_span_targets_ending_the_wrong_way_are_capped_at_half():
+    """A closing sentinel after a span that reaches the end (the seed's simplified rule),
+    or none where kept text follows, is the very thing the span variants test."""
+    exercise = get("span-corruption")
+    seen = set()
+    for seed in range(80):
+        variant = exercise.generate(seed)
+        solution = exercise.solve(variant)
+        targets = solution["targets"].removesuffix(" </s>").split()
+        n_spans = len(variant.data["merged"])
+        if variant.data["closed"]:
+            wrong = " ".join(targets[:-1])
+            code = "target-missing-final-sentinel"
+        else:
+            wrong = " ".join([*targets, f"<extra_id_{n_spans}>"])
+            code = "target-extra-final-sentinel"
+        result = exercise.grade(variant, {**solution, "targets": wrong})
+        assert code in result.diagnoses and result.score <= 0.5, (seed, wrong, result.diagnoses)
+        seen.add(code)
+    assert seen == {"target-missing-final-sentinel", "target-extra-final-sentinel"}

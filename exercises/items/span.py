@@ -47,7 +47,14 @@ RUBRIC = Rubric(
             "两部分各占一半，按对的位置比例计分。",
         ),
     ),
-    caps=(("one-sentinel-per-token", 0.5), ("span-kept-in-input", 0.5)),
+    caps=(
+        ("one-sentinel-per-token", 0.5),
+        ("span-kept-in-input", 0.5),
+        # what the 'end' and 'touching' variants exist to test (issue 9, content 2)
+        ("target-extra-final-sentinel", 0.5),
+        ("target-missing-final-sentinel", 0.5),
+        ("touching-spans-split", 0.5),
+    ),
 )
 
 

@@ -725,3 +725,28 @@ def test_span_targets_ending_the_wrong_way_are_capped_at_half():
         assert code in result.diagnoses and result.score <= 0.5, (seed, wrong, result.diagnoses)
         seen.add(code)
     assert seen == {"target-missing-final-sentinel", "target-extra-final-sentinel"}
+
+
+@pytest.mark.parametrize(
+    ("seed", "answer"),
+    [
+        (0, {"pairs": "位置t对位置t"}),
+        (0, {"inputs": "tokens[:-1]", "labels": "tokens[1:]"}),  # the lessons' own notation
+        (3, {"pairs": "位置 t 的 logit 对位置 t+1 的标签"}),
+        (3, {"pairs": "the logit at position t is scored against the label at position t+1"}),
+        (3, {"labels": "同 inputs"}),
+        (3, {"inputs": "tokens[:]"}),
+    ],
+)
+def test_clm_shift_reads_rules_and_slices_as_learners_write_them(seed, answer):
+    exercise = get("clm-shift")
+    variant = exercise.generate(seed)  # seed 0 data-side, seed 3 loss-side
+    result = exercise.grade(variant, {**exercise.solve(variant), **answer})
+    assert result.correct, result.parts
+
+
+def test_clm_shift_a_slice_that_copies_is_still_copying():
+    exercise = get("clm-shift")
+    variant = exercise.generate(0)
+    result = exercise.grade(variant, {**exercise.solve(variant), "labels": "tokens[:-1]"})
+    assert result.diagnoses == ["labels-not-shifted"] and result.score <= 0.5

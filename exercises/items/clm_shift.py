@@ -115,6 +115,16 @@ def _prompt(tokens: list[str], layout: str):
 
 _SLICE = re.compile(r"\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]")
 _RULE = re.compile(r"\bt\s*(?:->|→|=>|—>|-|:|对|和|与|vs\.?|,)\s*t\s*(?:([+-])\s*(\d+))?\b", re.IGNORECASE)
+_FILLER = re.compile(  # "位置 t 的 logit 对位置 t+1 的标签", "logit at position t vs label at t+1"
+    r"位置|的|上的|处的|logits?|标签|labels?|\bpositions?\b|\bat\b|\bof\b|\bthe\b|\bis\b|\bscored\b|\bagainst\b",
+    re.IGNORECASE,
+)
+_RULE_SPOKEN = re.compile(
+    r"\bt\s*(?:->|→|=>|—>|-|:|对|和|与|vs\.?|,|\s)\s*t\s*(?:([+-])\s*(\d+))?\b", re.IGNORECASE
+)
+_TOKEN_SLICE = re.compile(
+    r"^(?:tokens|input_ids)\s*\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]$", re.IGNORECASE
+)
 _INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
@@ -139,7 +149,7 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
         if len(logit_range) == len(label_range):
             return list(zip(logit_range, label_range, strict=True))
         return None
-    rule = _RULE.search(cleaned)
+    rule = _RULE.search(cleaned) or _RULE_SPOKEN.search(_FILLER.sub(" ", cleaned))
     if rule:
         shift = int(rule.group(2) or 0) * (-1 if rule.group(1) == "-" else 1)
         return [(t, t + shift) for t in range(n) if 0 <= t + shift < n]
@@ -151,7 +161,7 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
 
 _SAME_AS_INPUTS = re.compile(
     r"(?:labels?\s*=+\s*)?(?:input_ids|inputs?|the\s+inputs?|same\s+as\s+(?:the\s+)?(?:inputs?|input_ids)"
-    r"|(?:标签)?(?:等于|=|同|和|跟|与)\s*(?:输入|input_ids)\s*(?:一样|相同)?|同输入|与输入相同|和输入一样)",
+    r"|(?:标签)?(?:等于|=|同|和|跟|与)\s*(?:输入|inputs?|input_ids)\s*(?:一样|相同)?|同输入|与输入相同|和输入一样)",
     re.IGNORECASE,
 )
 
@@ -188,6 +198,10 @@ class ClmShift(Exercise):
             return Parsed(pairs, None if pairs is not None else _pairs_format())
         if part == "labels" and _SAME_AS_INPUTS.fullmatch(text.strip().rstrip(".。").strip()):
             return Parsed(list(variant.data["inputs"]))  # "labels = input_ids", said in words
+        sliced = _TOKEN_SLICE.fullmatch(text.strip().rstrip(".。").strip())
+        if sliced:  # the lessons' notation: tokens[:-1], tokens[1:], input_ids[:, 1:]
+            bounds = (int(value) if value else None for value in sliced.groups())
+            return Parsed(list(variant.data["tokens"][slice(*bounds)]))
         tokens, certain = read_tokens_certain(text, variant.data[part], variant.data["tokens"])
         return Parsed(tokens, certain=certain)
 

@@ -750,3 +750,35 @@ def test_clm_shift_a_slice_that_copies_is_still_copying():
     variant = exercise.generate(0)
     result = exercise.grade(variant, {**exercise.solve(variant), "labels": "tokens[:-1]"})
     assert result.diagnoses == ["labels-not-shifted"] and result.score <= 0.5
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{letter}",
+        "（{letter}）",
+        "【{letter}】",
+        "选{letter}。",
+        "答案是 {lower}",
+        "{letter}. {zh}",
+        "{zh}。",
+        "{EN}",
+    ],
+)
+def test_every_concept_question_reads_the_right_option_however_it_is_typed(template):
+    """Over every pool: the letter as learners bracket it ("【B】" was unreadable), the option's
+    own text in either language, and the letter with its text."""
+    for exercise in CONCEPTS:
+        for seed in range(exercise.pool_size() * 3):
+            variant = exercise.generate(seed)
+            question = exercise.question(variant)
+            shown = [question.options[i] for i in variant.data["order"]]
+            index = next(i for i, option in enumerate(shown) if option.correct)
+            letter = "ABCDEF"[index]
+            typed = template.format(
+                letter=letter,
+                lower=letter.lower(),
+                zh=shown[index].text["zh"],
+                EN=shown[index].text["en"].upper(),
+            )
+            assert exercise.grade(variant, {"choice": typed}).correct, (exercise.id, seed, typed)

@@ -588,7 +588,7 @@ class _Expression:
 
 _CHOICE_ALONE = re.compile(
     r"^(?:(?:选|选择|答案|答|answer|option|choice|i choose|i pick)\s*(?:是|为|is)?\s*[:：]?\s*)?"
-    r"[(（]?\s*([A-Fa-f])\s*[)）.。:：]?$",
+    r"[(（\[]?\s*([A-Fa-f])\s*[)）\].。:：]?$",  # "B", "(b)", "【B】", "B."
     re.IGNORECASE,
 )
 _SQUASH = re.compile(r"[\s\W_]+", re.UNICODE)

@@ -201,3 +201,9 @@ def test_the_visibility_lesson_reads_rows_out_as_the_seed_prints_them():
     seed = Path("/work/shared/seeds/000_306dd4bc873ffcb6.txt")
     if seed.exists():  # the seed's own printout, where the seeds are at hand
         assert all(line in seed.read_text(encoding="utf-8") for line in printed)
+
+
+def test_chinese_prompts_say_what_a_digit_means_in_words():
+    """"1 = 被遮盖" broke at 80 columns as "1" / "= 被遮盖"; "1 表示被遮盖" reads as Chinese."""
+    spaced = [(where, text) for where, text in _chinese_texts() if re.search(r"\d\s*=\s*[\u4e00-\u9fff]", text)]
+    assert not spaced, spaced[:3]

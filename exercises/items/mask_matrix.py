@@ -58,7 +58,7 @@ def _generate(seed: int) -> Variant:
         f"Write {what['en']} for a sequence of {n} tokens: {n} rows (query positions 0..{n - 1}) of {n} "
         "cells (key positions), 1 = blocked (may not look), 0 = may look.",
         f"序列长度为 {n}，写出它的{what['zh']}：{n} 行（查询位置 0..{n - 1}），每行 {n} 个格子（键位置），"
-        "1 = 被遮盖（不能看），0 = 可以看。",
+        "1 表示被遮盖（不能看），0 表示可以看。",
     )
     return Variant(ID, seed, data, prompt, question_key_of(params))
 

@@ -28,12 +28,12 @@ ID = "three-masks"
 CONVENTIONS = {  # how part 2 asks for the key row: "The same padding {en}" / "同样的填充，{zh}"
     "blocked": L(
         "in this app's convention (as PyTorch's boolean key_padding_mask: 1 = blocked, 0 = may attend)",
-        "按本应用的约定写（与 PyTorch 的布尔 key_padding_mask 相同：1 = 被遮盖，0 = 可以看）",
+        "按本应用的约定写（与 PyTorch 的布尔 key_padding_mask 相同：1 表示被遮盖，0 表示可以看）",
     ),
     "sdpa": L(
         "in the convention of the boolean attn_mask of PyTorch's scaled_dot_product_attention "
         "(SDPA: 1 (True) = may attend, 0 = blocked)",
-        "按 PyTorch scaled_dot_product_attention（SDPA）布尔 attn_mask 的约定写（1 即 True = 可以看，0 = 被遮盖）",
+        "按 PyTorch scaled_dot_product_attention（SDPA）布尔 attn_mask 的约定写（1 即 True 表示可以看，0 表示被遮盖）",
     ),
 }
 
@@ -101,7 +101,7 @@ def _generate(seed: int) -> Variant:
         "3. Which positions have a label other than -100 (the loss mask)?",
         f"一行掩码语言建模的批次数据，填充到 {len(tokens)} 个位置（位置:token）：{listing}。"
         "这里有三样东西都叫“掩码”。\n"
-        "1. 这一行的 Hugging Face attention_mask（1 = 参与注意力，0 = 填充），每个位置一位？\n"
+        "1. 这一行的 Hugging Face attention_mask（1 表示参与注意力，0 表示填充），每个位置一位？\n"
         f"2. 同样的填充，{convention['zh']}：每个键位置一位？\n"
         "3. 哪些位置的标签不是 -100（损失掩码）？",
     )

@@ -127,8 +127,11 @@ def quick_check(monkeypatch):
     import functools
 
     import exercises.selfcheck as selfcheck
+    from exercises.items import choice
 
     monkeypatch.setattr(selfcheck, "problems", functools.partial(selfcheck.problems, range(4)))
+    yield
+    choice._generate.cache_clear()  # variants made from a broken pool must not outlive the test
 
 
 def _self_check_fails(capsys, fragment: str) -> None:

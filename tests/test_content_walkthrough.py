@@ -210,3 +210,14 @@ def test_chinese_prompts_say_what_a_digit_means_in_words():
     """"1 = 被遮盖" broke at 80 columns as "1" / "= 被遮盖"; "1 表示被遮盖" reads as Chinese."""
     spaced = [(where, text) for where, text in _chinese_texts() if re.search(r"\d\s*=\s*[\u4e00-\u9fff]", text)]
     assert not spaced, spaced[:3]
+
+
+def test_positions_are_never_named_by_a_chinese_ordinal():
+    """"第 t+1 个 token" reads as the (t+1)-th token, i.e. position t: positions count from 0,
+    so the texts say "位置 t+1 上的 token"."""
+    from exercises.glossary import TERMS
+
+    texts = [*(text for _, text in _chinese_texts()), *(term.meaning["zh"] for term in TERMS)]
+    texts += [path.read_text(encoding="utf-8") for path in LESSONS.glob("*.zh.md")]
+    ordinal = [text for text in texts if re.search(r"第\s*(?:t|0\s*\.\.|[a-z]\s*[+-])", text)]
+    assert not ordinal, ordinal[:3]

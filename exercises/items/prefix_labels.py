@@ -80,7 +80,7 @@ def _generate(seed: int) -> Variant:
         "3. The label row, one entry per input position, -100 where no loss is taken?",
         f"一个仅解码器的前缀 LM 学习这一对：前缀 [{head}]（位置 0 到 {prefix - 1}，双向读取）和它的续写 [{tail}]。"
         f"整个序列是 [{listing_text}]（{len(tokens)} 个 token）。按引擎的方式排列：输入是去掉最后一个 token 的序列，"
-        "输入位置 t 学习预测第 t+1 个 token；损失恰好覆盖续写部分的 token。\n"
+        "输入位置 t 学习预测位置 t+1 上的 token；损失恰好覆盖续写部分的 token。\n"
         "1. 输入是什么？\n2. 哪些输入位置参与损失？\n3. 标签行是什么？每个输入位置一项，不计损失的位置写 -100。",
     )
     return Variant(ID, seed, data, prompt, question_key_of(params))
@@ -256,7 +256,7 @@ EXERCISES = (
         hint_texts=(
             L(
                 "Input position t is trained to predict token t+1. Which token does the last prefix position predict?",
-                "输入位置 t 学习预测第 t+1 个 token。前缀的最后一个位置在预测哪个 token？",
+                "输入位置 t 学习预测位置 t+1 上的 token。前缀的最后一个位置在预测哪个 token？",
             ),
             L(
                 "A label is -100 where the token to predict lies inside the prefix: the prefix is given, not learnt.",

@@ -207,13 +207,15 @@ def test_the_visibility_lesson_reads_rows_out_as_the_seed_prints_them():
 
 
 def test_chinese_prompts_say_what_a_digit_means_in_words():
-    """"1 = 被遮盖" broke at 80 columns as "1" / "= 被遮盖"; "1 表示被遮盖" reads as Chinese."""
-    spaced = [(where, text) for where, text in _chinese_texts() if re.search(r"\d\s*=\s*[\u4e00-\u9fff]", text)]
+    """ "1 = 被遮盖" broke at 80 columns as "1" / "= 被遮盖"; "1 表示被遮盖" reads as Chinese."""
+    spaced = [
+        (where, text) for where, text in _chinese_texts() if re.search(r"\d\s*=\s*[\u4e00-\u9fff]", text)
+    ]
     assert not spaced, spaced[:3]
 
 
 def test_positions_are_never_named_by_a_chinese_ordinal():
-    """"第 t+1 个 token" reads as the (t+1)-th token, i.e. position t: positions count from 0,
+    """ "第 t+1 个 token" reads as the (t+1)-th token, i.e. position t: positions count from 0,
     so the texts say "位置 t+1 上的 token"."""
     from exercises.glossary import TERMS
 

@@ -782,3 +782,9 @@ def test_every_concept_question_reads_the_right_option_however_it_is_typed(templ
                 EN=shown[index].text["en"].upper(),
             )
             assert exercise.grade(variant, {"choice": typed}).correct, (exercise.id, seed, typed)
+
+
+@pytest.mark.parametrize("text", ["0111，0011，0001，0000", "0111, 0011, 0001, 0000", "0111 0011 0001 0000"])
+def test_mask_rows_written_as_bit_strings_between_commas_read(text):
+    exercise = get("mask-matrix")
+    assert exercise.grade(exercise.generate(0), {"matrix": text}).correct

@@ -293,6 +293,10 @@ def matrix(text: str, n: int) -> list[list[int]] | None:
     cleaned = clean(text).replace("[", " ").replace("]", " ")
     rows_text = [row for row in re.split(r"[\n;/|]+", cleaned) if row.strip()]
     if len(rows_text) == 1 and n > 1:
+        pieces = [piece for piece in re.split(r"[\s,]+", rows_text[0]) if piece]
+        if len(pieces) == n and all(re.fullmatch(rf"[01]{{{n}}}", piece) for piece in pieces):
+            rows_text = pieces  # "0111, 0011, 0001, 0000": rows written as bit strings, commas between
+    if len(rows_text) == 1 and n > 1:
         cells = _cells(rows_text[0])
         if cells is not None and len(cells) == n * n:
             return [cells[i * n : (i + 1) * n] for i in range(n)]

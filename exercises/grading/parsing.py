@@ -141,13 +141,17 @@ def integers(text: str) -> list[int] | None:
 
 def _expand_ranges(cleaned: str) -> str | None:
     """ "1-4", "1~4", "1到4", "1至4", "1..4", "1 to 4" -> "1 2 3 4" (a closed range,
-    as people say it); None for a range that runs backwards or absurdly far."""
+    as people say it); None for a range that runs backwards or absurdly far, or for
+    ranges that together name more than ``MAX_RANGE`` positions ("0-9999," pasted a
+    thousand times once took ten seconds to read)."""
     broken = False
+    total = 0
 
     def expand(match: re.Match[str]) -> str:
-        nonlocal broken
+        nonlocal broken, total
         low, high = int(match.group(1)), int(match.group(2))
-        if high < low or high - low > MAX_RANGE:
+        total += high - low + 1
+        if broken or high < low or total > MAX_RANGE:
             broken = True
             return " "
         return " " + " ".join(map(str, range(low, high + 1))) + " "

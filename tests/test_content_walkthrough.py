@@ -223,3 +223,15 @@ def test_positions_are_never_named_by_a_chinese_ordinal():
     texts += [path.read_text(encoding="utf-8") for path in LESSONS.glob("*.zh.md")]
     ordinal = [text for text in texts if re.search(r"第\s*(?:t|0\s*\.\.|[a-z]\s*[+-])", text)]
     assert not ordinal, ordinal[:3]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_exercise_command_prints_the_hints_when_asked(capsys, lang):
+    exercise = get("span-corruption")
+    hints = exercise.hints(exercise.generate(4))
+    out = run(capsys, "--lang", lang, "exercise", "span-corruption", "--seed", "4", "--hints")
+    flat = re.sub(r"\s+", "", out)
+    assert all(re.sub(r"\s+", "", hint[lang]) in flat for hint in hints)
+    assert re.sub(r"\s+", "", hints[0][lang]) not in re.sub(
+        r"\s+", "", run(capsys, "--lang", lang, "exercise", "span-corruption", "--seed", "4")
+    )

@@ -154,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     exercise.add_argument("--seed", type=_integer, default=0, help="which variant (default 0, the lesson's)")
     exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
     exercise.add_argument("--rubric", action="store_true", help="print how the exercise is scored")
+    exercise.add_argument("--hints", action="store_true", help="also print the hints, in order")
     exercise.add_argument("--json", action="store_true", help="print JSON")
 
     check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")

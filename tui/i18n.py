@@ -343,6 +343,7 @@ MESSAGES: dict[str, Bilingual] = {
     # -- h4 content (session 3): the exercise command's own words --
     "part-format": L("{label} (format: {example})", "{label}（格式：{example}）"),
     "self-marked-title": L("{title} (self-marked)", "{title}（自评）"),
+    "hints-heading": L("Hints (try the first before reading the next):", "提示（先试第一条，再看下一条）："),
     # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
     "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
     "quiz-cannot-read": L("cannot read {path}: {why}", "无法读取 {path}：{why}"),

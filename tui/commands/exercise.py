@@ -138,6 +138,11 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
                 f"  {t('part-format', lang, label=part['label'], example=part['example'])}",
             )
         )
+    if getattr(args, "hints", False):
+        console.print()
+        console.print(Text(t("hints-heading", lang), style="bold yellow"))
+        for number, hint in enumerate(payload["hints"], 1):
+            console.print(Text(f"  {number}. {hint}"))
     if args.solution:
         console.print()
         console.print(Text(t("solution", lang), style="bold green"))

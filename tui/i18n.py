@@ -110,7 +110,6 @@ MESSAGES: dict[str, Bilingual] = {
     "tb-vis-row": L("  position {i}: {visible}", "  位置 {i}：{visible}"),
     "objective": L("objective", "目标"),
     "title": L("title", "标题"),
-    "self-marked": L("self-marked", "自评"),
     "solution": L("Solution (computed by the engine):", "参考答案（由引擎计算）："),
     "score": L("score", "得分"),
     # The app

@@ -235,3 +235,28 @@ def test_the_exercise_command_prints_the_hints_when_asked(capsys, lang):
     assert re.sub(r"\s+", "", hints[0][lang]) not in re.sub(
         r"\s+", "", run(capsys, "--lang", lang, "exercise", "span-corruption", "--seed", "4")
     )
+
+
+def test_nsp_options_that_confuse_it_with_masked_lm_are_named_so():
+    """Picking "predict the masked words of B" or "the vectors at the [MASK] positions" was told
+    "NSP is not generation": a misconception the learner did not show."""
+    nsp = get("concept-nsp")
+    confused = [
+        option
+        for question in nsp.questions
+        for option in question.options
+        if not option.correct and ("[MASK]" in option.text["en"] or "masked words" in option.text["en"])
+    ]
+    assert len(confused) == 2 and all(option.code == "nsp-is-mlm" for option in confused)
+
+
+def test_the_nsp_misconception_does_not_quote_the_right_option():
+    from exercises.grading.diagnoses import explain
+
+    right = next(option for option in get("concept-nsp").questions[0].options if option.correct)
+    for lang in ("en", "zh"):
+        assert (
+            "followed A" not in explain("nsp-is-generation")[lang]
+            and "紧跟" not in explain("nsp-is-generation")[lang]
+        )
+        assert right.text[lang] not in explain("nsp-is-generation")[lang]

@@ -315,8 +315,13 @@ DIAGNOSES: dict[str, Bilingual] = {
         "RoBERTa 去掉了下一句预测，改用连续文本里的完整句子训练：不用 NSP 效果持平甚至更好。",
     ),
     "nsp-is-generation": L(
-        "NSP is a yes/no classification on the [CLS] output (is B the sentence that followed A?), not generating the next sentence.",
-        "NSP 是在 [CLS] 输出上做的是/否分类（B 是不是紧跟在 A 后面的那句？），而不是生成下一句。",
+        "NSP is one yes/no classification per sentence pair; it generates no text.",
+        "NSP 对每个句对只做一次是/否分类，不生成任何文本。",
+    ),
+    "nsp-is-mlm": L(
+        "NSP and masked LM are two separate losses in BERT: masked LM predicts the hidden tokens, NSP makes one "
+        "decision about the pair from a single vector.",
+        "BERT 里 NSP 和掩码 LM 是两个独立的损失：掩码 LM 预测被遮住的 token，NSP 只用一个向量对句对做一次判断。",
     ),
     "nsp-needs-labels": L(
         "NSP's labels come from the corpus itself: half the time B is the real next sentence, half the time a random one.",

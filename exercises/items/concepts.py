@@ -683,7 +683,7 @@ EIGHTY_TEN_TEN = choice_exercise(
             "What would go wrong if BERT replaced every selected token with [MASK]?",
             "如果 BERT 把每个被选中的 token 都换成 [MASK]，会出什么问题？",
             right(
-                "it would learn little about real tokens, all fine-tuning shows it",
+                "it would learn little about real tokens, the only kind fine-tuning shows it",
                 "它对真实 token 学得少，而微调时全是真实 token",
             ),
             wrong(

@@ -114,14 +114,14 @@ def _generate(seed: int) -> Variant:
     }
     listing = ", ".join(tokens)
     hidden_en = " and ".join(f"{s}:{e} ({' '.join(tokens[s:e])})" for s, e in spans)
-    hidden_zh = "和".join(f"{s}:{e}（{' '.join(tokens[s:e])}）" for s, e in spans)
+    hidden_zh = "、".join(f"{s}:{e}（{' '.join(tokens[s:e])}）" for s, e in spans)
     prompt = L(
-        f"T5 span corruption of [{listing}] (positions from 0). Hide {hidden_en} "
-        "(start:end, end excluded, like tokens[start:end]) with the sentinels <extra_id_0>, <extra_id_1>, ... "
-        "as T5 does. T5 ends both sequences with </s>: write it or leave it out.\n"
+        f"T5 span corruption of [{listing}] (positions from 0). Hide {hidden_en}. A span is written "
+        "start:end, end excluded, like tokens[start:end]; the sentinels are <extra_id_0>, <extra_id_1>, ... "
+        "as in T5. T5 ends both sequences with </s>: write it or leave it out.\n"
         "1. The corrupted input?\n2. The target?",
-        f"按 T5 的做法对 [{listing}] 做片段破坏（位置从 0 开始）。遮住 {hidden_zh}（写作 起点:终点，不含终点，"
-        "和 tokens[start:end] 一样），哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
+        f"按 T5 的做法对 [{listing}] 做片段破坏（位置从 0 开始）。要遮住：{hidden_zh}。片段写作“起点:终点”，"
+        "不含终点，和 tokens[start:end] 一样；哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
         "写不写都可以。\n1. 破坏后的输入是什么？\n2. 目标序列是什么？",
     )
     return Variant(ID, seed, data, prompt)

@@ -1,7 +1,7 @@
 """Recognised misconceptions: a stable code and what it means in plain words.
 
 The codes are a public contract (``check --json``, quiz reports): never rename
-one, only add. Together they are the "common mistakes" the first lesson names
+one, only add. Together they are the "common mistakes" the section “Self-supervision and LM objectives” names
 as a heading but never writes out.
 """
 

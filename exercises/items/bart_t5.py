@@ -36,7 +36,8 @@ def bart_infilling(tokens: list[str], spans: list[list[int]]) -> tuple[list[str]
 
 def _draw(seed: int) -> dict:
     if seed == 0:
-        return {"tokens": LESSON_SENTENCE.split(), "spans": [[2, 5]]}  # the second lesson's span
+        # the span of the section “Pretraining methods”
+        return {"tokens": LESSON_SENTENCE.split(), "spans": [[2, 5]]}
     for attempt in range(100):
         rng = rng_for(ID, seed if attempt == 0 else f"{seed}/{attempt}")  # type: ignore[arg-type]
         tokens = sentence_tokens(rng, rng.choice(("en", "zh")))

@@ -1,5 +1,5 @@
 """The concept checks: objective and architecture, objective and task, the
-second lesson's three misconceptions, why 80/10/10, prefix LM, self-supervision
+the section “Pretraining methods”' three misconceptions, why 80/10/10, prefix LM, self-supervision
 and next sentence prediction. Each is a pool of at least eight questions; every
 wrong option names the misconception a learner who picks it holds, and
 ``exercises --check`` looks for tells (absolute words only in wrong options, the

@@ -1,5 +1,5 @@
 """mlm-eligible: which positions may BERT's masking select in a sequence with
-[CLS], [SEP] and padding? (The first lesson's third action item.)"""
+[CLS], [SEP] and padding? (the section “Self-supervision and LM objectives”'s third action item.)"""
 
 from __future__ import annotations
 

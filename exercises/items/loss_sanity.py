@@ -1,6 +1,6 @@
 """loss-sanity: an untrained model's loss is about ln V; a loss far above it
 means the logits are too large (the missing 1/sqrt(d) scaling). The observed
-losses come from the engine's rerun of the first lesson's CLM demo."""
+losses come from the engine's rerun of the section “Self-supervision and LM objectives”'s CLM demo."""
 
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ MAX_LISTED_CELLS = 8
 
 def _draw(seed: int) -> dict:
     if seed == 0:
-        return {"kind": "causal", "n": 4, "prefix": 0}  # the first lesson's action item: length 8 -> 4
+        # the action item of the section “Self-supervision and LM objectives”: length 8 -> 4
+        return {"kind": "causal", "n": 4, "prefix": 0}
     rng = rng_for(ID, seed)
     kind = rng.choice(("causal", "prefix"))
     n = rng.randint(3, 7)

@@ -1,4 +1,4 @@
-"""mlm-abcde: the first lesson's exercise. A short sequence, some positions
+"""mlm-abcde: the section “Self-supervision and LM objectives”'s exercise. A short sequence, some positions
 selected with given fates; write the model's input, the loss positions and the
 labels."""
 

@@ -1,5 +1,5 @@
 """visibility: which positions may position i attend to, under a causal,
-bidirectional or prefix-LM mask? (The first lesson's CLM-vs-MLM comparison.)"""
+bidirectional or prefix-LM mask? (the section “Self-supervision and LM objectives”'s CLM-vs-MLM comparison.)"""
 
 from __future__ import annotations
 

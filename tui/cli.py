@@ -193,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_quiz_parser(commands, common, OneLineParser)
 
+    from tui.commands.class_admin import add_class_parser  # h5: `class init|quiz`; h6 adds serve|dashboard
+
+    add_class_parser(commands, common, OneLineParser)
+
     from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
 
     lab_commands.add_parser(commands, common)
@@ -257,6 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
+        elif args.command == "class" and args.action in ("init", "quiz"):  # h5: the class database
+            from tui.commands.class_admin import run_class
+
+            return run_class(args, lang, _console())
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

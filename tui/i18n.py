@@ -561,6 +561,51 @@ MESSAGES: dict[str, Bilingual] = {
         "本课练习都做过了。Ctrl+N：下一课，{title}",
     ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
+    # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
+    "class-made": L(
+        "{count} people added to the class in {path} (database: {db})",
+        "已向 {path} 的班级加入 {count} 人（数据库：{db}）",
+    ),
+    "class-pin-file": L(
+        "PINs in {path}: for the teacher only (mode 600); give each student only their own",
+        "PIN 在 {path}：仅供教师（权限 600）；每个学生只发他自己的",
+    ),
+    "class-skipped": L(
+        "{count} roster students were already in the class: their PINs are unchanged",
+        "名单中有 {count} 名学生已在班级里：他们的 PIN 不变",
+    ),
+    "class-quiz-opened": L(
+        "quiz {number} ({name}) is open: {students} students, {questions} questions each, time limit {limit}",
+        "测验 {number}（{name}）已开放：{students} 名学生，每人 {questions} 题，限时 {limit}",
+    ),
+    "class-no-limit": L("none", "无"),
+    "class-minutes": L("{minutes} min", "{minutes} 分钟"),
+    "class-no-student": L("no student {student!r} in this class", "这个班级里没有学生 {student!r}"),
+    "class-no-open-quiz": L("no quiz is open", "当前没有开放的测验"),
+    "class-quiz-closed": L(
+        "quiz {number} ({name}) is closed: {started} started, {submitted} submitted",
+        "测验 {number}（{name}）已关闭：{started} 人开始，{submitted} 人提交",
+    ),
+    "class-extended": L(
+        "{student} now has {minutes} extra minutes in the open quiz",
+        "{student} 在当前测验中共延长 {minutes} 分钟",
+    ),
+    "class-released": L(
+        "results of quiz {number} ({name}) are released to the students",
+        "测验 {number}（{name}）的成绩已向学生公布",
+    ),
+    "class-no-quizzes": L("this class has no quiz yet", "这个班级还没有测验"),
+    "class-state-open": L("open", "进行中"),
+    "class-state-closed": L("closed", "已关闭"),
+    "class-state-released": L("results released", "成绩已公布"),
+    "class-quiz-line": L(
+        "{number}. {name}: {state}; {started} started, {submitted} submitted",
+        "{number}. {name}：{state}；{started} 人开始，{submitted} 人提交",
+    ),
+    "quiz-grade-needs-files": L(
+        "give the quiz file and the submissions, or --class DIR to grade from the class database",
+        "请给出测验文件和提交文件，或用 --class DIR 从班级数据库评分",
+    ),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -35,7 +35,8 @@ CASES = [
         ["show", "sample", "span", "--spans", "2"],
         "objectives-tutor show sample：参数 --spans：应为像 2:5,7:8 这样的片段（不含结尾），收到 '2'（见 --help）",
     ),
-    (["quiz", "grade"], "objectives-tutor quiz grade：缺少必需的参数：quiz, SUBMISSION（见 --help）"),
+    (["quiz", "key"], "objectives-tutor quiz key：缺少必需的参数：quiz, --student（见 --help）"),
+    (["class", "quiz"], "objectives-tutor class quiz：缺少必需的参数：STEP（见 --help）"),
     (["show"], "objectives-tutor show：缺少必需的参数：WHAT（见 --help）"),
 ]
 ENGLISH = re.compile(r"\b(argument|arguments|required|invalid|unrecognized|expected|choose|usage)\b")

@@ -24,6 +24,8 @@ from exercises.lab.tasks import TASKS, Task
 from exercises.text import pick
 from tui.i18n import t
 
+TASK_IDS = {task.id for task in TASKS}  # a run of a task that no longer exists does not count as done
+
 
 def lab_folder(app) -> Path:
     """The folder the learner last used (a setting), else the command line's default."""
@@ -182,7 +184,7 @@ class LabScreen(Screen):
         options.highlighted = highlighted if highlighted is not None else TASKS.index(self.current)
         lang = self.app.lang
         total = len(TASKS)
-        top = f"{t('lab-title', lang)} · {self.folder} · {t('lab-progress', lang, done=len(done & set(BY_IDS)), total=total)}"
+        top = f"{t('lab-title', lang)} · {self.folder} · {t('lab-progress', lang, done=len(done & TASK_IDS), total=total)}"
         if self.watch_folder_on:
             top += f" · {t('lab-watch-on', lang)}"
         self.query_one("#lab-top", Static).update(top)
@@ -341,9 +343,6 @@ class LabScreen(Screen):
         self.current = task
         self.query_one("#lab-tasks", OptionList).highlighted = TASKS.index(task)
         self.action_check(task)
-
-
-BY_IDS = {task.id for task in TASKS}
 
 
 def _warm_up() -> None:

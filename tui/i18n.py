@@ -597,9 +597,9 @@ MESSAGES: dict[str, Bilingual] = {
     "help-lab": L("Code lab", "代码实验"),
     "help-exam": L("In the exam", "考试中"),
     "help-exam-note": L(
-        "Answers are saved as you type; quitting keeps them and the clock keeps running. "
-        "There is no feedback, hint or solution until you submit.",
-        "答案随输随存；退出后答案仍在，计时继续。交卷前没有反馈、提示或答案。",
+        "Multiple choice: type the letter. Answers are saved as you type; quitting keeps them and "
+        "the clock keeps running. There is no feedback, hint or solution until you submit.",
+        "选择题直接输入字母。答案随输随存；退出后答案仍在，计时继续。交卷前没有反馈、提示或答案。",
     ),
     "key-name-enter": L("Enter", "回车"),
     "key-name-space": L("Space", "空格"),

@@ -374,7 +374,7 @@ class TrainLabFigure(Figure):
                 return
             from tui.commands.train import probe_answers
 
-            result = probe_answers(self.saved, prompt)
+            result = probe_answers(self.saved, prompt, self.lang)
         except Exception as error:  # a prompt the models cannot read: say so
             from tui.i18n import error_text
 

@@ -1,13 +1,15 @@
 """Readers of command-line values shared by every command: what a learner types,
 full-width digits and punctuation (２：５，７、８) included, read as argparse types.
-A value they cannot read raises ArgumentTypeError with a sentence tui/i18n.py's
-``usage-*`` templates know, so it reaches the learner in their language."""
+A value they cannot read raises ArgumentTypeError with the English side of a
+``usage-*`` message, which tui/cli.py reads back into the learner's language."""
 
 from __future__ import annotations
 
 import argparse
 import re
 import unicodedata
+
+from tui.i18n import t
 
 
 def normalise(text: str) -> str:
@@ -19,7 +21,7 @@ def whole_number(text: str) -> int:
     try:
         return int(normalise(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(t("usage-whole-number", "en", value=repr(text))) from None
 
 
 def probability(text: str) -> float:
@@ -28,14 +30,14 @@ def probability(text: str) -> float:
     try:
         return float(value[:-1]) / 100 if value.endswith("%") else float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(t("usage-number", "en", value=repr(text))) from None
 
 
 def number(text: str) -> float:
     try:
         return float(normalise(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(t("usage-number", "en", value=repr(text))) from None
 
 
 def positions(text: str) -> list[int]:
@@ -44,7 +46,7 @@ def positions(text: str) -> list[int]:
     try:
         return [int(part) for part in parts]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected positions like 2,5, got {text!r}") from None
+        raise argparse.ArgumentTypeError(t("usage-positions", "en", value=repr(text))) from None
 
 
 def names(text: str) -> list[str]:
@@ -62,8 +64,6 @@ def spans(text: str) -> list[tuple[int, int]]:
         try:
             start, end = (int(bound) for bound in bounds)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected spans like 2:5,7:8 (end exclusive), got {text!r}"
-            ) from None
+            raise argparse.ArgumentTypeError(t("usage-spans", "en", value=repr(text))) from None
         found.append((start, end))
     return found

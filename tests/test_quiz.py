@@ -848,3 +848,82 @@ def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, st
     exercise = get(exercise_id)
     variant = exercise.generate(seed_for(EVERYTHING, student, index))
     assert exercise.variant_is_fair(variant), (exercise_id, variant.seed)
+
+
+# -- speed: the fast path grades exactly as the plain one ----------------------------------------
+
+SPEED_QUIZ = Quiz(
+    "quiz-speed",
+    "Speed",
+    "speed-salt",
+    ("mask-matrix", "concept-task", "clm-shift", "loss-sanity", "visibility"),
+    None,
+    (1.0, 2.0, 1.0, 1.5, 1.0),
+)
+
+
+def _speed_class(folder: Path, size: int) -> list[Path]:
+    """Right, one slip, blank, unreadable and half-answered, so both memo hits (same variant,
+    same answer) and misses happen; a duplicate and a tampered file among them."""
+    paths = []
+    for number in range(size):
+        student = f"v{number:03d}"
+        answers = right(SPEED_QUIZ, student)
+        kind = number % 5
+        if kind == 1:
+            answers = {i: {p: t + " 1" for p, t in parts.items()} for i, parts in answers.items()}
+        elif kind == 2:
+            answers = {0: answers[0]}
+        elif kind == 3:
+            answers = {i: {p: "？？【】" for p in parts} for i, parts in answers.items()}
+        elif kind == 4:
+            answers[3] = {"baseline": "", "verdict": "B"}
+        paths.append(write(folder, f"{student}.json", payload(SPEED_QUIZ, student, answers)))
+    paths.append(write(folder, "dup.json", payload(SPEED_QUIZ, "v001", right(SPEED_QUIZ, "v001"))))
+    forged = {
+        **payload(SPEED_QUIZ, "v002", right(SPEED_QUIZ, "v002")),
+        "student": "x999",
+    }  # not x999's questions
+    paths.append(write(folder, "forged.json", forged))
+    paths.append(write(folder, "v003b.json", payload(SPEED_QUIZ, "v003", {0: {"matrix": "0"}})))
+    return paths
+
+
+def test_the_fast_path_writes_the_plain_paths_gradebook_byte_for_byte(tmp_path):
+    """Memo, warm fork and chunked workers change the time, never a grade: 300 students."""
+    paths = _speed_class(tmp_path, 300)
+    plain = grade_class(SPEED_QUIZ, paths, now=NOW, workers=1, fast=False)
+    fast = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2, fast=True)
+    assert len(plain.graded) == 298 and len(plain.rejected) == 1 and len(plain.conflicts) == 2
+    assert gradebook_csv(SPEED_QUIZ, fast.grades) == gradebook_csv(SPEED_QUIZ, plain.grades)
+    assert report_markdown(SPEED_QUIZ, fast, "zh", True) == report_markdown(SPEED_QUIZ, plain, "zh", True)
+    assert fast.grades == plain.grades  # feedback and diagnoses too, not only what the CSV shows
+
+
+def test_shared_results_are_placed_at_each_students_own_question(tmp_path):
+    """Two students with the same mask-matrix variant and answer share one grading, and each
+    grade still carries that student's seed and the question's points."""
+    from exercises.classroom.grading import grade_all
+    from exercises.classroom.submission import parse_submission
+
+    quiz = Quiz("quiz-share", "Share", "share-salt", ("mask-matrix",), None, (3.0,))
+    key = get("mask-matrix").question_key
+    by_key: dict[str, list[str]] = {}
+    for number in range(200):
+        student = f"m{number}"
+        by_key.setdefault(key(questions_for(quiz, student)[0].seed), []).append(student)
+    twins = next(group for group in by_key.values() if len(group) >= 2)[:2]
+    subs = [parse_submission(payload(quiz, s, right(quiz, s))) for s in twins]
+    grades = grade_all(quiz, subs, workers=1)
+    assert [g.questions[0].seed for g in grades] == [questions_for(quiz, s)[0].seed for s in twins]
+    assert [g.questions[0].points for g in grades] == [3.0, 3.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), vocab=st.sampled_from((2, 7, 1000, 5000, 10000)), scaled=st.booleans())
+def test_the_lean_loss_is_the_runs_loss_bit_for_bit(seed, vocab, scaled):
+    """loss-sanity's variant uses clm_demo_loss; it must equal the lesson run's own loss exactly."""
+    from engine.textbook import clm_demo_loss, clm_run
+
+    run = clm_run(seed=seed, vocab_size=vocab)
+    assert clm_demo_loss(seed, vocab, scaled) == (run.loss if scaled else run.loss_unscaled)

@@ -25,8 +25,8 @@ from exercises.classroom.quiz import (
     Question,
     Quiz,
     plausible_time,
+    question_fingerprint,
     questions_for,
-    variant_fingerprint,
 )
 from exercises.classroom.submission import SubmissionError, parse_submission, read_json
 from exercises.text import Bilingual, L
@@ -251,9 +251,7 @@ class ExamSession:
         self._autosave()
 
     def _fingerprint(self, question: Question) -> str:
-        from exercises.catalogue import get
-
-        return variant_fingerprint(get(question.exercise).generate(question.seed))
+        return question_fingerprint(question.exercise, question.seed)
 
     def _payload(self, kind: str) -> dict:
         from exercises.learner.store import app_version

@@ -927,3 +927,141 @@ def test_the_lean_loss_is_the_runs_loss_bit_for_bit(seed, vocab, scaled):
 
     run = clm_run(seed=seed, vocab_size=vocab)
     assert clm_demo_loss(seed, vocab, scaled) == (run.loss if scaled else run.loss_unscaled)
+
+
+# -- a lab task in a quiz (issue 13) --------------------------------------------------------------
+
+LAB_ROSTER = "id,name\nalice,Alice\nbob,Bob\ncarol,Carol\ndan,Dan\nerin,Erin\n"
+
+
+def _lab_files() -> dict[str, str]:
+    from exercises.lab.tasks import BY_ID
+    from exercises.lab.tasks import solution as reference
+
+    right_file = reference(BY_ID["causal_mask"])
+    assert "diagonal=1" in right_file
+    return {
+        "alice": right_file,
+        "bob": right_file.replace("diagonal=1", "diagonal=0"),  # the diagonal blocked: a rule broken
+        "carol": "import torch\n\ndef causal_mask(n):\n    while True:\n        pass\n",
+        "dan": "def causal_mask(n):\n    return (\n",
+    }
+
+
+def test_a_lab_task_round_trip_attach_submit_sign_grade_report(tmp_path, capsys):
+    """quiz new accepts lab:<task> in any spelling; each student attaches a file in the exam;
+    quiz grade runs it in the sandbox: pass, a rule, stopped, invalid; did-not-submit;
+    a file whose source was changed after signing is rejected; the report counts rules."""
+    (tmp_path / "roster.csv").write_text(LAB_ROSTER, encoding="utf-8")
+    quiz_file = tmp_path / "quiz.toml"
+    roster = str(tmp_path / "roster.csv")
+    new = ["quiz", "new", "--title", "Lab", "--exercises", "LAB：10，mask-matrix", "--roster", roster]
+    code = main(["--lang", "en", *new, "-o", str(quiz_file)])
+    assert code == 0
+    quiz = loads(quiz_file.read_text(encoding="utf-8"))
+    assert quiz.exercises == ("lab:causal_mask", "mask-matrix") and 'exercise = "lab:causal_mask"' in (
+        quiz_file.read_text(encoding="utf-8")
+    )
+    pins = {s.id: s.pin for s in load_teacher_file(tmp_path / "quiz.teacher.toml", quiz)}
+    folder = tmp_path / "subs"
+    for student, text in _lab_files().items():
+        (tmp_path / f"{student}.py").write_text(text, encoding="utf-8")
+        session = ExamSession.open(quiz, student, folder, pin=pins[student], now=time.time())
+        attached = session.attach(0, str(tmp_path / f"{student}.py"))
+        assert attached.size == len(text.encode()) and (attached.problem is None) == (student != "dan")
+        session.submit()
+        session.close()
+    submitted = {p.name.split("-")[0]: p for p in folder.glob("*.submission.json")}
+    data = json.loads(submitted["bob"].read_text(encoding="utf-8"))
+    assert data["answers"]["0"]["parts"]["source"] == _lab_files()["bob"] and data["signature"]
+    forged = dict(data, answers={"0": dict(data["answers"]["0"], parts={"source": _lab_files()["alice"]})})
+    write(folder, "bob-forged.json", forged)  # the right file swapped in after signing
+    csv_path, report_path = tmp_path / "grades.csv", tmp_path / "report.md"
+    capsys.readouterr()
+    teacher = ["--teacher", str(tmp_path / "quiz.teacher.toml")]
+    outputs = ["--csv", str(csv_path), "--report", str(report_path)]
+    code = main(["--lang", "en", "quiz", "grade", str(quiz_file), str(folder), *teacher, *outputs])
+    out, err = capsys.readouterr()
+    assert code == 1 and "bob-forged.json" in err and "signature" in err
+    rows = {row[0]: row for row in rows_of(csv_path.read_text(encoding="utf-8"))}
+    header = rows["student_id"]
+    rule = header.index("q1 rule")
+    assert {s: rows[s][rule] for s in ("alice", "bob", "carol", "dan", "erin")} == {
+        "alice": "pass",
+        "bob": "diagonal-visible",
+        "carol": "stopped",
+        "dan": "invalid",
+        "erin": "",
+    }
+    assert rows["alice"][header.index("q1 lab:causal_mask")] == "1.00" and rows["erin"][5] == "did not submit"
+    assert rows["bob"][5] == "graded"  # the real file is graded, the forged one rejected
+    report = report_path.read_text(encoding="utf-8")
+    assert "Files that pass every rule: 1 of 4 handed in" in report
+    for line in ("**diagonal-visible** × 1 (bob)", "**stopped** × 1 (carol)", "**invalid** × 1 (dan)"):
+        assert line in report
+    assert "mask-blocks-diagonal" in report  # the misconception named by the broken rule
+    table = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert "q1: passed" in table["alice"] and "q1: diagonal-visible" in table["bob"]
+    assert "q1: stopped" in table["carol"] and "q1: cannot be run" in table["dan"]
+
+
+def test_a_lab_answer_claiming_another_task_version_is_rejected(tmp_path):
+    quiz = Quiz("quiz-labv", "Lab", "labv-salt", ("lab:causal_mask",))
+    question = questions_for(quiz, "ann")[0]
+    data = payload(quiz, "ann", {})
+    data["answers"] = {
+        "0": {
+            "exercise": question.exercise,
+            "seed": question.seed,
+            "variant": "0" * 16,
+            "parts": {"source": "x"},
+        }
+    }
+    result = grade_class(quiz, [write(tmp_path, "ann.json", data)], now=NOW)
+    assert result.rejected and "changed since" in result.rejected[0][1]
+
+
+@pytest.mark.parametrize(
+    "make, fragment",
+    [
+        (lambda d: d / "missing.py", "cannot read"),
+        (lambda d: d, "is a folder"),
+        (lambda d: _file(d, "e.py", b"  \n"), "is empty"),
+        (lambda d: _file(d, "gbk.py", "# 注释\n".encode("gbk")), "not UTF-8"),
+        (lambda d: _file(d, "big.py", b"#" * 100_001), "longer than 100000"),
+        (lambda d: _file(d, "wide.py", "的".encode() * 100_001), "longer than 100000"),
+    ],
+)
+def test_attaching_what_is_not_a_usable_file_says_why_and_keeps_the_earlier_file(tmp_path, make, fragment):
+    quiz = Quiz("quiz-laba", "Lab", "laba-salt", ("lab:causal_mask",))
+    good = _file(tmp_path, "good.py", b"def causal_mask(n):\n    return None\n")
+    session = ExamSession.open(quiz, "ann", tmp_path / "out", now=time.time())
+    session.attach(0, str(good))
+    with pytest.raises(ExamError, match=fragment) as caught:
+        session.attach(0, str(make(tmp_path)))
+    assert caught.value.text["zh"] and "\n" not in caught.value.text["en"]
+    assert (
+        session.answers[0]["source"] == good.read_text() and session.attached(0).size == good.stat().st_size
+    )
+    session.close()
+
+
+def _file(folder: Path, name: str, data: bytes) -> Path:
+    path = folder / name
+    path.write_bytes(data)
+    return path
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=300))
+def test_describing_any_file_never_raises(text):
+    from exercises.classroom.exam import describe_source
+
+    described = describe_source(text)
+    assert described.size == len(text.encode()) and described.lines >= 0
+
+
+def test_deeply_nested_source_is_described_not_crashed():
+    from exercises.classroom.exam import describe_source
+
+    assert describe_source("x = " + "(" * 100_000 + ")" * 100_000).problem is not None

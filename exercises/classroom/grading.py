@@ -326,9 +326,22 @@ def grade_all(
     light = [replace(s, payload={"app_version": s.payload.get("app_version")}) for s in submissions]
     size = -(-len(light) // (workers * 4))  # small chunks: a busy core does fewer of them
     chunks = [light[start : start + size] for start in range(0, len(light), size)]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_forked_worker) as pool:
         results = pool.map(_grade_many, [quiz] * len(chunks), chunks)
         return [grade for chunk in results for grade in chunk]
+
+
+def _forked_worker() -> None:
+    """A forked worker runs lab files through a fork server of its own: the parent's (if it
+    started one) answers on a socket only the parent may use. Stopped when the worker ends."""
+    import sys
+    from multiprocessing.util import Finalize
+
+    sandbox = sys.modules.get("exercises.lab.sandbox")
+    if sandbox is not None:
+        sandbox._zygote = None  # forget, do not stop: it is the parent's
+        Finalize(None, sandbox.shutdown, exitpriority=10)
 
 
 def _start_methods() -> list[str]:

@@ -16,7 +16,8 @@ from exercises.lab.tasks import BY_ID, find_task
 from exercises.text import Bilingual, L
 
 PREFIX = "lab:"
-SOURCE_PART = "source"
+SOURCE_PART = "source"  # the file's text, as handed in
+FILE_PART = "file"  # its path as the student typed it (shown, never read by grading)
 MAX_SOURCE_CHARS = 100_000
 
 

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.errors import UsageError
-from tui.i18n import t
+from tui.i18n import MESSAGES, t
 from tui.render import emit_json
 
 STATUS_KEYS = {"did not submit": "quiz-status-did-not-submit", "conflict": "quiz-status-conflict"}
@@ -177,7 +177,7 @@ def _take(args: argparse.Namespace, lang: str, console: Console) -> int:
 
 def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.catalogue import get
-    from exercises.classroom.quiz import load, questions_for
+    from exercises.classroom.quiz import is_lab, load, questions_for
     from exercises.classroom.safe import plain
     from exercises.text import pick
 
@@ -185,6 +185,21 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
     student = args.student.strip()
     rows = []
     for question in questions_for(quiz, student):
+        if is_lab(question.exercise):
+            from exercises.lab.grading import SOURCE_PART, task_of
+            from exercises.lab.tasks import solution
+
+            task = task_of(question.exercise)
+            rows.append(
+                {
+                    "index": question.index,
+                    "exercise": question.exercise,
+                    "seed": question.seed,
+                    "prompt": pick(task.statement, lang),
+                    "solution": {SOURCE_PART: solution(task)},
+                }
+            )
+            continue
         exercise = get(question.exercise)
         variant = exercise.generate(question.seed)
         rows.append(
@@ -204,6 +219,10 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
         console.print(Text(f"\n{row['index'] + 1}. {row['exercise']} (seed {row['seed']})", style="bold"))
         console.print(Text(row["prompt"]))
         for part, text in row["solution"].items():
+            if "\n" in text.strip():  # a lab task's reference file: as a file
+                console.print(Text(f"  {part}:", style="green"))
+                console.print(Text(text))
+                continue
             console.print(Text.assemble((f"  {part}: ", "green"), text.replace("\n", " / ")))
     return 0
 
@@ -220,8 +239,8 @@ def _submission_paths(arguments: list[str]) -> list[Path]:
 def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classroom.grading import GRADED, grade_class
     from exercises.classroom.identity import load_teacher_file
-    from exercises.classroom.quiz import load
-    from exercises.classroom.report import gradebook_csv, points_text, report_markdown
+    from exercises.classroom.quiz import is_lab, load
+    from exercises.classroom.report import gradebook_csv, lab_outcome, points_text, report_markdown
     from exercises.classroom.safe import plain
     from exercises.text import pick
 
@@ -266,12 +285,17 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
                 )
                 for q in grade.questions
             ]
+            labs = [
+                t("quiz-lab-rule", lang, n=q.index + 1, rule=_outcome_words(lab_outcome(q), lang))
+                for q in grade.questions
+                if is_lab(q.exercise) and q.answered
+            ]
             table.add_row(
                 Text(plain(grade.student, 60)),
                 *cells,
                 f"{points_text(grade.total)}/{points_text(grade.maximum)}",
                 f"{grade.percent:.0f}",
-                Text(" ".join(grade.flags), style="magenta"),
+                Text(" ".join([*grade.flags, *labs]), style="magenta"),
             )
         else:
             table.add_row(
@@ -296,6 +320,13 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
         )
     )
     return 1 if result.rejected or result.conflicts else 0
+
+
+def _outcome_words(outcome: str, lang: str) -> str:
+    """A lab outcome for the teacher's table: the lab's own words for pass, stopped,
+    invalid and not-started; a rule by its stable code (the report explains each)."""
+    key = f"lab-status-{outcome}"
+    return t(key, lang) if outcome != "fail" and key in MESSAGES else outcome
 
 
 def _release(args: argparse.Namespace, lang: str, console: Console) -> int:

@@ -94,7 +94,7 @@ class LabQuestionView(VerticalScroll):
         from exercises.lab.grading import task_of
 
         self.session, self.question = session, question
-        self.task = task_of(question.exercise)
+        self.lab_task = task_of(question.exercise)
 
     def compose(self) -> ComposeResult:
         from exercises.lab.grading import FILE_PART
@@ -105,13 +105,13 @@ class LabQuestionView(VerticalScroll):
             t("exam-question", lang, n=self.question.index + 1, total=total), markup=False, classes="heading"
         )
         yield Static(Text(pick(question_title(self.question.exercise), lang), style="bold"), classes="prompt")
-        yield Static(pick(self.task.statement, lang), markup=False, classes="prompt")
+        yield Static(pick(self.lab_task.statement, lang), markup=False, classes="prompt")
         yield Static(
-            t("exam-lab-function", lang, signature=self.task.signature), markup=False, classes="prompt"
+            t("exam-lab-function", lang, signature=self.lab_task.signature), markup=False, classes="prompt"
         )
         yield Static(t("exam-lab-file", lang), markup=False, classes="part-label")
         saved = self.session.answers.get(self.question.index, {}).get(FILE_PART)
-        yield Input(value=saved or self.task.file_name, id="lab-path")
+        yield Input(value=saved or self.lab_task.file_name, id="lab-path")
         yield Button(t("exam-lab-attach", lang), id="lab-attach")
         yield Static(markup=False, id="lab-status")
 
@@ -157,7 +157,7 @@ class LabQuestionView(VerticalScroll):
         head = t(
             "exam-lab-attached",
             lang,
-            path=plain(path.strip(), 60),
+            path=_tail(plain(path.strip(), 1000), 50),
             size=attached.size,
             lines=attached.lines,
             at=time.strftime("%H:%M:%S"),
@@ -172,6 +172,11 @@ class LabQuestionView(VerticalScroll):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.attach()
+
+
+def _tail(text: str, width: int) -> str:
+    """A long path keeps its end (the file's name) and loses its start."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 class ExamScreen(Screen):

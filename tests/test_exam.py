@@ -389,7 +389,7 @@ async def test_a_lab_question_attaches_the_file_rereads_it_and_grades_it_after_s
         await pilot.pause(0.2)
         status = app.screen.query_one("#lab-status")
         assert "No file attached yet" in str(status.content)
-        assert "Ctrl+R: read it again" in str(app.screen.query_one("#exam-help").content)
+        assert "Ctrl+R: re-read" in str(app.screen.query_one("#exam-help").content)
         box = app.screen.query_one("#lab-path")
         assert app.focused is box and box.value == BY_ID["causal_mask"].file_name
         await pilot.press("ctrl+a", "ctrl+k", *str(draft), "enter")
@@ -406,7 +406,7 @@ async def test_a_lab_question_attaches_the_file_rereads_it_and_grades_it_after_s
         await pilot.press("ctrl+a", "ctrl+k", *"nowhere.py", "enter")
         await pilot.pause()
         shown = str(status.content)
-        assert "cannot read nowhere.py" in shown and "attached before is kept" in shown
+        assert "there is no file nowhere.py" in shown and "attached before is kept" in shown
         assert app.screen.query_one("#q0").label.plain == "1 ✓"
         await pilot.press("ctrl+s", "ctrl+s")
         for _ in range(600):

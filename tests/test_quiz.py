@@ -1024,7 +1024,7 @@ def test_a_lab_answer_claiming_another_task_version_is_rejected(tmp_path):
 @pytest.mark.parametrize(
     "make, fragment",
     [
-        (lambda d: d / "missing.py", "cannot read"),
+        (lambda d: d / "missing.py", "there is no file"),
         (lambda d: d, "is a folder"),
         (lambda d: _file(d, "e.py", b"  \n"), "is empty"),
         (lambda d: _file(d, "gbk.py", "# 注释\n".encode("gbk")), "not UTF-8"),

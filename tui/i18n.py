@@ -580,14 +580,16 @@ MESSAGES: dict[str, Bilingual] = {
     "exam-lab-kept": L("The file attached before is kept.", "之前附上的文件仍然保留。"),
     "exam-lab-function": L("Write: {signature}", "要写的函数：{signature}"),
     "exam-enter-lab": L(
-        "Enter: attach the file · Ctrl+R: read it again after saving · PgDn/PgUp: question · Ctrl+S: submit",
+        "Enter: attach · Ctrl+R: re-read · PgDn/PgUp: question · Ctrl+S: submit",
         "回车：附上文件 · Ctrl+R：保存后重新读取 · PgDn/PgUp：换题 · Ctrl+S：交卷",
     ),
     "exam-lab-checking": L(
         "Checking your code-lab files in the sandbox…", "正在沙箱里检查你的代码实验文件……"
     ),
-    "key-recheck": L("re-read file", "重读文件"),
+    "key-recheck": L("Re-read file", "重读文件"),
     "quiz-lab-rule": L("q{n}: {rule}", "第{n}题：{rule}"),
+    "exam-result-line": L("{n}. {title}: {score}", "{n}. {title}：{score}"),
+    "exam-result-part": L("{label}: {feedback}", "{label}：{feedback}"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -74,6 +74,13 @@ def read_source(path: str) -> str:
             )
         with open(target, "rb") as handle:
             data = handle.read(4 * MAX_SOURCE_CHARS + 1)
+    except FileNotFoundError:
+        where = Path.cwd()
+        raise ExamError(
+            L(f"there is no file {path.strip()} (in {where})", f"没有文件 {path.strip()}（在 {where} 下）")
+        ) from None
+    except PermissionError:
+        raise ExamError(L(f"not allowed to read {path.strip()}", f"没有权限读取 {path.strip()}")) from None
     except OSError as error:
         reason = error.strerror or str(error)
         raise ExamError(

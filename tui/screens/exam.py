@@ -85,7 +85,7 @@ class LabQuestionView(VerticalScroll):
     LabQuestionView .part-label { color: $accent; }
     LabQuestionView Input { border: none; height: 1; padding: 0 1; background: $boost; }
     LabQuestionView Input:focus { border: none; background: $primary 30%; }
-    LabQuestionView Button { border: none; height: 1; min-width: 10; padding: 0 1; margin-top: 1; }
+    LabQuestionView #lab-attach { border: none; height: 1; min-width: 10; padding: 0 1; margin-top: 1; }
     LabQuestionView #lab-status { margin-top: 1; }
     """
 
@@ -135,7 +135,9 @@ class LabQuestionView(VerticalScroll):
         return out
 
     def _show(self, text: Text) -> None:
-        self.query_one("#lab-status", Static).update(text)
+        status = self.query_one("#lab-status", Static)
+        status.update(text)
+        self.call_after_refresh(status.scroll_visible, animate=False)  # below the fold at 80x24
 
     def attach(self) -> None:
         """Read the file at the typed path now (Enter, the button, or Ctrl+R)."""
@@ -427,15 +429,17 @@ class ExamScreen(Screen):
         )
         for question in grade.questions:
             style = "green" if question.score >= 1 else "yellow" if question.score > 0 else "red"
-            out.append(
-                f"\n{question.index + 1}. {pick(question_title(question.exercise), lang)}: {question.score:.0%}\n",
-                style="bold " + style,
+            title = pick(question_title(question.exercise), lang)
+            line = t(
+                "exam-result-line", lang, n=question.index + 1, title=title, score=f"{question.score:.0%}"
             )
+            out.append(f"\n{line}\n", style="bold " + style)
             if not question.answered:
                 out.append("   " + t("exam-unanswered", lang) + "\n", style="dim")
                 continue
             for label, feedback in question.feedback:
-                out.append(f"   {pick(label, lang)}: {pick(feedback, lang)}\n")
+                part = t("exam-result-part", lang, label=pick(label, lang), feedback=pick(feedback, lang))
+                out.append(f"   {part}\n")
             for code in question.diagnoses:
                 out.append(f"   ! {pick(explain(code), lang)}\n", style="magenta")
         self.query_one("#results-text", Static).update(out)

@@ -1065,3 +1065,20 @@ def test_deeply_nested_source_is_described_not_crashed():
     from exercises.classroom.exam import describe_source
 
     assert describe_source("x = " + "(" * 100_000 + ")" * 100_000).problem is not None
+
+
+def test_a_quiz_that_cannot_open_leaves_no_lock_behind(tmp_path):
+    """Opening fails (closed quiz): trying again gives the same reason, not 'open in another window'."""
+    closed = Quiz("quiz-closed", "Closed", "closed-salt", ("clm-shift",), closes_at=NOW - 60)
+    for _ in range(2):
+        with pytest.raises(ExamError, match="closed at"):
+            ExamSession.open(closed, "ann", tmp_path, now=NOW)
+
+
+@pytest.mark.parametrize("grace", ["abc", "-1", "1441", "nan", "inf", ""])
+def test_a_bad_grace_is_one_line_in_the_users_language(tmp_path, grace, capsys):
+    quiz_file = write(tmp_path, "q.toml", dump_toml(QUIZ))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--lang", "zh", "quiz", "grade", str(quiz_file), str(tmp_path), "--grace", grace])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "宽限必须是" in err and len(err.strip().splitlines()) == 1

@@ -588,6 +588,10 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "key-recheck": L("Re-read file", "重读文件"),
     "quiz-lab-rule": L("q{n}: {rule}", "第{n}题：{rule}"),
+    "quiz-grace-bad": L(
+        "the grace must be a number of minutes from 0 to 1440, not {value!r}",
+        "宽限必须是 0 到 1440 之间的分钟数，而不是 {value!r}",
+    ),
     "exam-result-line": L("{n}. {title}: {score}", "{n}. {title}：{score}"),
     "exam-result-part": L("{label}: {feedback}", "{label}：{feedback}"),
 }

@@ -177,14 +177,16 @@ class ExamSession:
         session = cls(quiz, student, Path(folder), started_at=now, pin=pin)
         session.folder.mkdir(parents=True, exist_ok=True)
         session.lock = _Lock(session.path("lock"))
+        opened = False
         try:
             resumed = session._resume(now)
             if not resumed:
                 session._check_window(now)
                 session._autosave()  # the clock started: on disk at once
-        except BaseException:
-            session.close()
-            raise
+            opened = True
+        finally:
+            if not opened:  # whatever stopped it (an ExamError, a full disk, Ctrl+C): no lock left held
+                session.close()
         return session
 
     def close(self) -> None:

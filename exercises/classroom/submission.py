@@ -185,6 +185,12 @@ def read_json(path: Path) -> object:
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise _error("there is no such file", "没有这个文件") from None
+    except IsADirectoryError:
+        raise _error("it is a folder", "这是文件夹") from None
+    except PermissionError:
+        raise _error("not allowed to read it", "没有读取权限") from None
     except OSError as error:
         raise _error(
             f"cannot read it: {error.strerror or error}", f"无法读取：{error.strerror or error}"

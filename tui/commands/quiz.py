@@ -21,28 +21,34 @@ from tui.render import emit_json
 STATUS_KEYS = {"did not submit": "quiz-status-did-not-submit", "conflict": "quiz-status-conflict"}
 
 
-def _minutes(text: str) -> int:
-    """--time-limit: exactly what a quiz file's time_limit_minutes accepts."""
+def _minutes(text: str | None, lang: str) -> int | None:
+    """--time-limit: exactly what a quiz file's time_limit_minutes accepts (checked after
+    parsing, so that the message is in the user's language)."""
     import unicodedata
 
     from exercises.classroom.quiz import QuizFileError, check_time_limit
 
+    if text is None:
+        return None
     value = unicodedata.normalize("NFKC", text).strip()
     try:
         return check_time_limit(int(value) if value.isascii() and value.isdigit() else value)
     except QuizFileError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        raise UsageError(f"objectives-tutor quiz new: --time-limit: {error.text[lang]}") from None
 
 
-def _grace(text: str) -> float:
+def _grace(text: str, lang: str) -> float:
+    import math
     import unicodedata
 
     try:
         value = float(unicodedata.normalize("NFKC", text).strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of minutes: {text[:20]!r}") from None
+        value = math.nan
     if not 0 <= value <= 24 * 60:
-        raise argparse.ArgumentTypeError("the grace must be from 0 to 1440 minutes")
+        raise UsageError(
+            "objectives-tutor quiz grade: --grace: " + t("quiz-grace-bad", lang, value=text[:20])
+        )
     return value
 
 
@@ -55,7 +61,7 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     new = actions.add_parser("new", parents=[common], help="write a quiz definition (TOML)")
     new.add_argument("--title", required=True)
     new.add_argument("--exercises", required=True, help="exercise ids, comma-separated")
-    new.add_argument("--time-limit", type=_minutes, help="minutes, a whole number from 1 to 1440")
+    new.add_argument("--time-limit", help="minutes, a whole number from 1 to 1440")
     new.add_argument("--roster", help="CSV of student id,name: writes the teacher file with a PIN each")
     new.add_argument("--teacher", help="where the teacher file goes (default: <output>.teacher.toml)")
     new.add_argument(
@@ -81,7 +87,7 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     grade.add_argument("quiz")
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSION", help="files, or folders of *.json")
     grade.add_argument("--teacher", help="the teacher file: roster and PINs (signatures checked)")
-    grade.add_argument("--grace", type=_grace, default=1.0, help="minutes of grace before 'late' (default 1)")
+    grade.add_argument("--grace", default="1", help="minutes of grace before 'late' (default 1)")
     grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
     grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
     grade.add_argument("--all", action="store_true", help="every misconception and every name in the report")
@@ -125,7 +131,7 @@ def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
         if target.exists() and not args.force:
             raise UsageError("objectives-tutor quiz new: " + t("quiz-exists", lang, path=target))
     ids = [part.strip() for part in args.exercises.replace("，", ",").split(",") if part.strip()]
-    quiz = new_quiz(args.title, ids, args.time_limit, args.results)
+    quiz = new_quiz(args.title, ids, _minutes(args.time_limit, lang), args.results)
     students = None
     if args.roster:
         try:
@@ -248,7 +254,8 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     roster = load_teacher_file(Path(args.teacher), quiz) if args.teacher else None
     if quiz.signed and roster is None:
         sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-unverified", lang) + "\n")
-    result = grade_class(quiz, _submission_paths(args.submissions), roster, args.grace)
+    grace = _grace(args.grace, lang)
+    result = grade_class(quiz, _submission_paths(args.submissions), roster, grace)
     for path in result.skipped:
         sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-skipped", lang, path=plain(path)) + "\n")
     for path, why in result.rejected_text:

@@ -414,7 +414,7 @@ async def test_a_lab_question_attaches_the_file_rereads_it_and_grades_it_after_s
                 break
             await asyncio.sleep(0.05)
         text = str(app.screen.query_one("#results-text").content)
-        assert "Code lab: The causal mask: 100%" in text and "your file: Every rule holds." in text
+        assert "Code lab: The causal mask: 100%" in text and "Your file: Every rule holds." in text
     submitted = json.loads(session.submission_path.read_text(encoding="utf-8"))
     assert submitted["answers"]["0"]["parts"]["source"] == draft.read_text(encoding="utf-8")
     assert submitted["answers"]["0"]["parts"]["file"] == str(draft)

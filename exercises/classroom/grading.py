@@ -36,7 +36,7 @@ from exercises.classroom.submission import (
 from exercises.text import Bilingual, L
 
 GRADED, MISSING, CONFLICT = "graded", "did not submit", "conflict"
-LAB_FILE_LABEL = L("your file", "你的文件")
+LAB_FILE_LABEL = L("Your file", "你的文件")
 FLAGS = ("late", "before-open", "after-close", "clock-implausible", "no-times", "quiz-edited")
 PARALLEL_FROM = 60  # students; fewer are graded in this process
 

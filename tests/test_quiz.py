@@ -1084,3 +1084,43 @@ def test_a_bad_grace_is_one_line_in_the_users_language(tmp_path, grace, capsys):
         main(["--lang", "zh", "quiz", "grade", str(quiz_file), str(tmp_path), "--grace", grace])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and "宽限必须是" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "lab:causal_mask",
+        "lab:10",
+        "LAB：10",
+        "lab:１０",
+        " lab: 10_causal_mask.py ",
+        "Lab:10_causal_mask",
+        "lab:causal_mask.py",
+    ],
+)
+def test_a_lab_task_is_named_the_ways_teachers_type_it(typed):
+    from exercises.classroom.quiz import canonical_exercise
+
+    assert new_quiz("L", [typed, "clm-shift"]).exercises == ("lab:causal_mask", "clm-shift")
+    assert canonical_exercise(typed) == "lab:causal_mask"
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["lab:", "lab:99", "lab:../../etc/passwd", "lab:causal_mask; rm -rf ~", "lab:=1+1", "lab:\x1b[31m"],
+)
+def test_an_unknown_lab_task_is_refused_in_both_languages(typed):
+    with pytest.raises(QuizFileError, match="unknown lab task") as error:
+        new_quiz("L", [typed])
+    assert "没有代码实验题" in error.value.text["zh"]
+
+
+def test_a_quiz_file_with_a_lab_task_names_the_line_of_an_unknown_one():
+    text = 'id = "q"\ntitle = "t"\nsalt = "s"\n[[questions]]\nexercise = "lab:nothing"\n'
+    with pytest.raises(QuizFileError, match="line 5: unknown lab task"):
+        loads(text)
+    ok = loads(text.replace("lab:nothing", "LAB：13"))
+    assert (
+        ok.exercises == ("lab:prefix_lm_mask",)
+        and ok.question_hash == loads(text.replace("lab:nothing", "lab:prefix_lm_mask")).question_hash
+    )

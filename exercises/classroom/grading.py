@@ -311,25 +311,64 @@ def grade_all(
     answers already graded, and a large class (or any lab task) spread over the
     machine's cores by forked workers, each regenerating only its own students'
     variants. ``fast=False`` is the plain reference a test compares it with."""
-    _warm(quiz)
-    _MEMO.clear()
-    if not fast:
-        return _grade_many(quiz, submissions, share=False)
-    workers = workers if workers is not None else min(len(os.sched_getaffinity(0)), 4)
-    labs = any(is_lab(exercise_id) for exercise_id in quiz.exercises)
-    small = len(submissions) < (2 if labs else PARALLEL_FROM)
-    if workers < 2 or small or "fork" not in _start_methods():
-        return _grade_many(quiz, submissions)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    with _Grader(quiz, workers, fast, len(submissions)) as grader:
+        for submission in submissions:
+            grader.add(submission)
+        return grader.results()
 
-    light = [replace(s, payload={"app_version": s.payload.get("app_version")}) for s in submissions]
-    size = -(-len(light) // (workers * 4))  # small chunks: a busy core does fewer of them
-    chunks = [light[start : start + size] for start in range(0, len(light), size)]
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_forked_worker) as pool:
-        results = pool.map(_grade_many, [quiz] * len(chunks), chunks)
-        return [grade for chunk in results for grade in chunk]
+
+class _Grader:
+    """Grading fed one submission at a time, while the rest are still being read: with
+    workers, every CHUNK submissions go to the pool at once, so reading the files (JSON,
+    shapes, signatures) overlaps grading instead of coming before it."""
+
+    CHUNK = 16  # small: a core slowed by other work takes fewer chunks
+
+    def __init__(self, quiz: Quiz, workers: int | None, fast: bool, expected: int | None) -> None:
+        _warm(quiz)
+        _MEMO.clear()
+        self.quiz, self.fast = quiz, fast
+        self.pending: list[Submission] = []
+        self.futures: list = []
+        workers = workers if workers is not None else min(len(os.sched_getaffinity(0)), 4)
+        labs = any(is_lab(exercise_id) for exercise_id in quiz.exercises)
+        small = expected is not None and expected < (2 if labs else PARALLEL_FROM)
+        self.pool = None
+        if fast and workers >= 2 and not small and "fork" in _start_methods():
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            context = multiprocessing.get_context("fork")  # after _warm: workers inherit torch
+            self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_forked_worker)
+
+    def __enter__(self) -> _Grader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def add(self, submission: Submission) -> None:
+        if self.pool is None:
+            self.pending.append(submission)
+            return
+        self.pending.append(
+            replace(submission, payload={"app_version": submission.payload.get("app_version")})
+        )
+        if len(self.pending) >= self.CHUNK:
+            self._send()
+
+    def _send(self) -> None:
+        if self.pending:
+            self.futures.append(self.pool.submit(_grade_many, self.quiz, self.pending))
+            self.pending = []
+
+    def results(self) -> list[StudentGrade | SubmissionError]:
+        """Every submission's grade (or why it cannot be graded), in the order added."""
+        if self.pool is None:
+            return _grade_many(self.quiz, self.pending, share=self.fast)
+        self._send()
+        return [grade for future in self.futures for grade in future.result()]
 
 
 def _forked_worker() -> None:
@@ -361,13 +400,16 @@ def grade_class(
 ) -> ClassResult:
     """Read, check, and grade every file; see the module's docstring for the rules."""
     result = ClassResult()
-    received: list[tuple[str, object]] = []
-    for path in paths:
-        try:
-            received.append((str(path), read_json(Path(path))))
-        except SubmissionError as error:
-            result.reject(str(path), error)
-    return grade_payloads(quiz, received, roster, grace_minutes, now, workers, fast, result)
+    paths = list(paths)
+
+    def received():  # read lazily: grading starts while later files are still being read
+        for path in paths:
+            try:
+                yield str(path), read_json(Path(path))
+            except SubmissionError as error:
+                result.reject(str(path), error)
+
+    return grade_payloads(quiz, received(), roster, grace_minutes, now, workers, fast, result, len(paths))
 
 
 def grade_payloads(
@@ -379,47 +421,44 @@ def grade_payloads(
     workers: int | None = None,
     fast: bool = True,
     result: ClassResult | None = None,
+    expected: int | None = None,
 ) -> ClassResult:
     """Grade submissions already in memory: (where it came from, the decoded JSON) pairs,
     e.g. rows of a class database. The same checks as files get (shape, quiz, roster,
-    signature, conflicts, times); ``where`` names the submission in the report."""
+    signature, conflicts, times); ``where`` names the submission in the report.
+
+    Each student's first valid submission is sent to grading at once; a later different
+    one makes a conflict, and the grade already made for that student is dropped."""
     result = result if result is not None else ClassResult()
+    if expected is None and isinstance(received, Sequence):
+        expected = len(received)
     by_id = {student.id: student for student in roster} if roster is not None else None
     claims: dict[str, list[tuple[str, Submission]]] = {}
-    for where, payload in received:
-        try:
-            if is_autosave(Path(where), payload) or where.endswith(".release.json"):
-                result.skipped.append(where)
+    with _Grader(quiz, workers, fast, expected) as grader:
+        for where, payload in received:
+            try:
+                submission = _claim(quiz, where, payload, by_id, result)
+            except SubmissionError as error:
+                result.reject(where, error)
                 continue
-            submission = parse_submission(payload)
-            if submission.quiz != quiz.id:
-                raise _error(
-                    f"it is for quiz {submission.quiz[:40]!r}, not {quiz.id!r}",
-                    f"它属于测验 {submission.quiz[:40]!r}，不是 {quiz.id!r}",
-                )
-            if by_id is not None:
-                student = by_id.get(submission.student)
-                if student is None:
-                    raise _error("its student id is not on the roster", "它的学号不在名单上")
-                if not verify(payload, student.pin):
-                    raise _error(
-                        f"its signature does not match {submission.student}'s PIN: forged, edited, or signed with another PIN",
-                        f"签名与 {submission.student} 的 PIN 不符：伪造、被改动或用了别人的 PIN",
-                    )
+            if submission is None:
+                continue
             claims.setdefault(submission.student, []).append((where, submission))
-        except SubmissionError as error:
-            result.reject(where, error)
-    to_grade: list[Submission] = []
+            if len(claims[submission.student]) == 1:
+                grader.add(submission)
+        first = [found[0][1] for found in claims.values()]
+        outcomes = dict(zip((s.student for s in first), grader.results(), strict=True))
     conflicted: dict[str, tuple[str, ...]] = {}
     for student, found in claims.items():
         if len(found) > 1 and len({signed_bytes(submission.payload) for _, submission in found}) > 1:
             conflicted[student] = tuple(where for where, _ in found)
             result.conflicts.append((student, conflicted[student]))
-        else:
-            to_grade.append(found[0][1])
     files = {student: tuple(where for where, _ in found) for student, found in claims.items()}
     graded: dict[str, StudentGrade] = {}
-    for submission, outcome in zip(to_grade, grade_all(quiz, to_grade, workers, fast), strict=True):
+    for submission in first:
+        outcome = outcomes[submission.student]
+        if submission.student in conflicted:
+            continue
         if isinstance(outcome, SubmissionError):
             for where in files[submission.student]:
                 result.reject(where, outcome)
@@ -442,6 +481,32 @@ def grade_payloads(
         else:
             result.grades.append(StudentGrade(student, empty, quiz.maximum, names.get(student, ""), MISSING))
     return result
+
+
+def _claim(
+    quiz: Quiz, where: str, payload: object, by_id: dict[str, Student] | None, result: ClassResult
+) -> Submission | None:
+    """The submission in ``payload``, checked (shape, quiz, roster, signature); None for
+    an autosave or a release file (noted as skipped). SubmissionError says why not."""
+    if is_autosave(Path(where), payload) or where.endswith(".release.json"):
+        result.skipped.append(where)
+        return None
+    submission = parse_submission(payload)
+    if submission.quiz != quiz.id:
+        raise _error(
+            f"it is for quiz {submission.quiz[:40]!r}, not {quiz.id!r}",
+            f"它属于测验 {submission.quiz[:40]!r}，不是 {quiz.id!r}",
+        )
+    if by_id is not None:
+        student = by_id.get(submission.student)
+        if student is None:
+            raise _error("its student id is not on the roster", "它的学号不在名单上")
+        if not verify(payload, student.pin):
+            raise _error(
+                f"its signature does not match {submission.student}'s PIN: forged, edited, or signed with another PIN",
+                f"签名与 {submission.student} 的 PIN 不符：伪造、被改动或用了别人的 PIN",
+            )
+    return submission
 
 
 def release_stem(quiz: Quiz) -> str:

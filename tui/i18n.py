@@ -675,6 +675,41 @@ MESSAGES: dict[str, Bilingual] = {
     "progress-reset-needs-yes": L(
         "confirm with --yes (there is no terminal to ask)", "请加 --yes 确认（没有终端可以询问）"
     ),
+    # -- classroom: a lab task in a quiz (h2, issue 13) ----------------------------------------------
+    "exam-lab-file": L("Your file (path, then Enter):", "你的文件（输入路径后回车）："),
+    "exam-lab-attach": L("Attach / re-check", "附上 / 重新读取"),
+    "exam-lab-none": L(
+        "No file attached yet. Write the function in your editor, save, then attach the file here.",
+        "还没有附上文件。在编辑器里写好函数并保存，再在这里附上文件。",
+    ),
+    "exam-lab-attached": L(
+        "Attached: {path} · {size} bytes · {lines} lines · read at {at}",
+        "已附上：{path} · {size} 字节 · {lines} 行 · 读取于 {at}",
+    ),
+    "exam-lab-saved": L(
+        "Attached earlier: {size} bytes · {lines} lines (Ctrl+R reads the file again)",
+        "之前已附上：{size} 字节 · {lines} 行（Ctrl+R 重新读取文件）",
+    ),
+    "exam-lab-readable": L(
+        "Python can read it. It is checked after you submit.", "Python 能读懂它。交卷后才检查对错。"
+    ),
+    "exam-lab-kept": L("The file attached before is kept.", "之前附上的文件仍然保留。"),
+    "exam-lab-function": L("Write: {signature}", "要写的函数：{signature}"),
+    "exam-enter-lab": L(
+        "Enter: attach · Ctrl+R: re-read · PgDn/PgUp: question · Ctrl+S: submit",
+        "回车：附上文件 · Ctrl+R：保存后重新读取 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-lab-checking": L(
+        "Checking your code-lab files in the sandbox…", "正在沙箱里检查你的代码实验文件……"
+    ),
+    "key-recheck": L("Re-read file", "重读文件"),
+    "quiz-lab-rule": L("q{n}: {rule}", "第{n}题：{rule}"),
+    "quiz-grace-bad": L(
+        "the grace must be a number of minutes from 0 to 1440, not {value!r}",
+        "宽限必须是 0 到 1440 之间的分钟数，而不是 {value!r}",
+    ),
+    "exam-result-line": L("{n}. {title}: {score}", "{n}. {title}：{score}"),
+    "exam-result-part": L("{label}: {feedback}", "{label}：{feedback}"),
     # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
     "class-made": L(
         "{count} people added to the class in {path} (database: {db})",

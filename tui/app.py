@@ -129,7 +129,10 @@ class TutorApp(App[None]):
             from engine.textbook import three_samples
 
             three_samples()
-        except Exception as error:  # shown on the home screen; the app stays usable
+        except (ImportError, OSError, RuntimeError) as error:
+            # Shown on the home screen; the app stays usable. A missing or broken torch
+            # (ImportError), a shared library that will not load (OSError), torch failing
+            # to start (RuntimeError); anything else is a bug and is not hidden.
             self._from_import_thread(setattr, self, "engine_state", f"{type(error).__name__}: {error}")
             return
         self._from_import_thread(self._engine_arrived)
@@ -145,7 +148,11 @@ class TutorApp(App[None]):
 
     # -- navigation --------------------------------------------------------
 
-    def open_lesson(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
+    def open_lesson(
+        self, objective_id: str, exercise_id: str | None = None, seed: int = 0, tab: str | None = None
+    ) -> None:
+        """The lesson's screen (one per lesson, kept for the session), on ``exercise_id``'s
+        variant ``seed`` and on ``tab`` when they are given."""
         from tui.screens.lesson import LessonScreen
 
         if self.exam is not None:  # exam mode: no way out to lessons (issue 12)
@@ -155,12 +162,25 @@ class TutorApp(App[None]):
         self.progress.last_objective = objective_id
         name = f"lesson-{objective_id}"
         if not self.is_screen_installed(name):  # one per lesson: answers and controls survive a visit home
-            self.install_screen(LessonScreen(objective_id, exercise_id, seed), name)
+            self.install_screen(LessonScreen(objective_id, exercise_id, seed, tab), name)
             self.push_screen(name)
         else:
             self.push_screen(name)
             if exercise_id is not None:
-                self.call_later(self.get_screen(name).show_exercise, exercise_id, seed)
+                self.call_later(self.get_screen(name).show_exercise, exercise_id, seed, tab)
+            elif tab is not None:
+                self.call_later(self.get_screen(name).action_tab, tab)
+
+    def continue_course(self) -> None:
+        """Back to the exact place: the lesson, its tab and the exercise variant. A lesson
+        visited this session is still as the learner left it, answers typed included."""
+        place = self.progress.place
+        if place is None:
+            return
+        if self.is_screen_installed(f"lesson-{place.objective}"):
+            self.open_lesson(place.objective)
+        else:
+            self.open_lesson(place.objective, place.exercise, place.seed, place.tab)
 
     def open_page(self, page: str) -> None:
         """The review queue, the history or the settings."""
@@ -197,8 +217,10 @@ class TutorApp(App[None]):
         """Every graded attempt (posted up by the practice panel) is stored here;
         if it cannot be saved, say so once. The attempt that completes a lesson
         offers the next one."""
+        from exercises.curriculum import next_objective
+
         exercise = graded.exercise
-        was_done = self.lesson_done(exercise.objective)
+        was_done = self.progress.lesson_done(exercise.objective)
         was_saving = self.progress.store.saving
         self.progress.record_result(
             graded.exercise.id,
@@ -211,25 +233,10 @@ class TutorApp(App[None]):
         )
         if was_saving and not self.progress.store.saving:
             self.notify(self.progress.notices[-1], severity="error", timeout=15)
-        following = self.next_objective(exercise.objective)
-        if not was_done and self.lesson_done(exercise.objective) and following is not None:
+        following = next_objective(exercise.objective)
+        if not was_done and self.progress.lesson_done(exercise.objective) and following is not None:
             self.notify(t("lesson-done", self.lang, title=pick(following.title, self.lang)), timeout=10)
         self.screen.refresh_bindings()
-
-    def lesson_done(self, objective_id: str) -> bool:
-        """Every exercise of the lesson tried at least once (solved, missed or skipped)."""
-        from exercises.curriculum import BY_ID
-
-        tried = {attempt.exercise for attempt in self.progress.attempts}
-        return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
-
-    @staticmethod
-    def next_objective(objective_id: str):
-        from exercises.curriculum import OBJECTIVES
-
-        ids = [objective.id for objective in OBJECTIVES]
-        index = ids.index(objective_id) + 1
-        return OBJECTIVES[index] if index < len(OBJECTIVES) else None
 
     @property
     def hint_policy(self) -> str:

@@ -559,6 +559,8 @@ MESSAGES: dict[str, Bilingual] = {
         "本课练习都做过了。Ctrl+N：下一课，{title}",
     ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
+    # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
+    "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from exercises.curriculum import BY_ID, OBJECTIVES
 from exercises.text import pick
@@ -63,7 +63,7 @@ class HomeScreen(Screen):
             t(
                 "course-progress",
                 lang,
-                lessons=sum(self.app.lesson_done(objective.id) for objective in OBJECTIVES),
+                lessons=sum(progress.lesson_done(objective.id) for objective in OBJECTIVES),
                 lessons_total=len(OBJECTIVES),
                 solved=sum(count.solved for count in counts.values()),
                 total=sum(count.exercises for count in counts.values()),
@@ -74,12 +74,9 @@ class HomeScreen(Screen):
         previous = options.highlighted
         highlighted_id = options.get_option_at_index(previous).id if previous is not None else None
         options.clear_options()
-        last = progress.last_objective
-        if last in BY_ID:
-            title = pick(BY_ID[last].title, lang)
-            options.add_option(
-                Option(Text(t("continue", lang, title=title), style="bold"), id=f"continue:{last}")
-            )
+        place = progress.place
+        if place is not None:
+            options.add_option(Option(self._continue_line(place), id=f"continue:{place.objective}"))
         for number, objective in enumerate(OBJECTIVES, start=1):
             solved, mastered, total = (
                 counts[objective.id].solved,
@@ -108,13 +105,33 @@ class HomeScreen(Screen):
         options.add_option(Option(t("home-settings", lang), id="settings"))
         try:
             options.highlighted = options.get_option_index(highlighted_id) if highlighted_id else 0
-        except Exception:  # that option is gone (e.g. "continue" for another lesson)
+        except OptionDoesNotExist:  # that option is gone (e.g. "continue" for another lesson)
             options.highlighted = 0
         self._engine_state(self.app.engine_state)
+
+    def _continue_line(self, place) -> Text:
+        """ "Continue: Causal LM · Practice: Perplexity, variant 3": where Enter returns."""
+        lang = self.app.lang
+        title = pick(BY_ID[place.objective].title, lang)
+        if place.tab == "practice" and place.exercise is not None:
+            where = t(
+                "continue-exercise",
+                lang,
+                tab=t("tab-practice", lang),
+                exercise=self.app.exercise_title(place.exercise),
+                seed=place.seed,
+            )
+        else:
+            where = t(f"tab-{place.tab}", lang)
+        line = Text(t("continue", lang, title=title), style="bold")
+        line.append(f" · {where}", style="bold dim")
+        return line
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         choice = event.option.id or ""
         if choice in ("review", "history", "settings"):
             self.app.open_page(choice)
+        elif choice.startswith("continue:"):
+            self.app.continue_course()
         else:
-            self.app.open_lesson(choice.removeprefix("continue:"))
+            self.app.open_lesson(choice)

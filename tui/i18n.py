@@ -561,6 +561,17 @@ MESSAGES: dict[str, Bilingual] = {
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
     # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
     "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
+    "key-predict": L("Predict", "预测"),
+    "predict-title": L("Predict, then reveal", "先预测，再揭晓"),
+    "predict-enter": L("Enter: reveal · Esc: skip", "回车：揭晓 · Esc：跳过"),
+    "predict-yours": L("your guess:", "你的预测："),
+    "predict-missed": L("in the loss", "参与损失"),
+    "predict-column": L("guess", "预测"),
+    "predict-cells": L(
+        "Your guess, cell by cell: ! you said it sees a blocked position, ? you left out a visible one.",
+        "逐格对照你的预测：! 表示你说能看到但其实被遮盖，? 表示能看到但你漏掉了。",
+    ),
+    "progress-predicted": L(" · {right}/{made} predictions right", " · 预测对 {right}/{made}"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

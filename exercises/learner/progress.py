@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from exercises.learner import review
-from exercises.learner.store import Attempt, ProgressStore
+from exercises.learner.store import EXERCISE, PREDICTION, Attempt, ProgressStore
 
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
 LESSON_TABS = ("lesson", "figure", "practice")
@@ -37,6 +37,8 @@ class ObjectiveCounts:
     solved: int
     mastered: int
     due: int
+    predictions: int = 0  # made on the lesson's figure (progress, never mastery)
+    predictions_right: int = 0
 
 
 class Progress:
@@ -81,6 +83,26 @@ class Progress:
             )
         )
 
+    def record_prediction(self, objective: str, question, answer: str, verdict, seconds: float) -> bool:
+        """A prediction made on a live figure (``exercises.predictions``), kept as an
+        attempt of its own kind: it counts toward the lesson, not toward mastery."""
+        return self.record(
+            Attempt(
+                exercise=question.exercise_id,
+                objective=objective,
+                seed=question.seed,
+                answer={"prediction": answer},
+                score=1.0 if verdict.correct else 0.0,
+                valid=verdict.valid,
+                graded=True,
+                correct=verdict.correct,
+                diagnoses=list(verdict.diagnoses),
+                hints_used=0,
+                seconds=round(seconds, 3),
+                kind=PREDICTION,
+            )
+        )
+
     def solved(self) -> set[str]:
         return review.solved(self.attempts)
 
@@ -95,8 +117,12 @@ class Progress:
         solved, mastered = self.solved(), self.mastered()
         due = {item.exercise for item in self.due(now)}
         attempted: dict[str, int] = {}
+        predicted: dict[str, list[bool]] = {}
         for attempt in self.attempts:
-            attempted[attempt.exercise] = attempted.get(attempt.exercise, 0) + 1
+            if attempt.kind == EXERCISE:
+                attempted[attempt.exercise] = attempted.get(attempt.exercise, 0) + 1
+            elif attempt.kind == PREDICTION:
+                predicted.setdefault(attempt.objective, []).append(attempt.correct)
         return {
             objective.id: ObjectiveCounts(
                 exercises=len(objective.exercises),
@@ -104,6 +130,8 @@ class Progress:
                 solved=len(solved.intersection(objective.exercises)),
                 mastered=len(mastered.intersection(objective.exercises)),
                 due=len(due.intersection(objective.exercises)),
+                predictions=len(predicted.get(objective.id, [])),
+                predictions_right=sum(predicted.get(objective.id, [])),
             )
             for objective in OBJECTIVES
         }
@@ -113,7 +141,7 @@ class Progress:
         the rule that offers the next lesson and counts a lesson done on the home screen."""
         from exercises.curriculum import BY_ID
 
-        tried = {attempt.exercise for attempt in self.attempts}
+        tried = {attempt.exercise for attempt in self.attempts if attempt.kind == EXERCISE}
         return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
 
     def due(self, now: float | None = None) -> list[review.ReviewItem]:

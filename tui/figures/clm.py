@@ -31,6 +31,7 @@ def _lesson_run(seed: int, length: int):
 
 
 class ClmFigure(Figure):
+    PREDICTS = True
     BINDINGS = [
         Binding("minus", "length(-1)", "length −", show=False),
         Binding("plus,equals_sign", "length(1)", "length +", show=False),
@@ -64,6 +65,16 @@ class ClmFigure(Figure):
     def action_reseed(self) -> None:
         self.seed += 1
         self.refresh_figure()
+
+    def ask(self):
+        from exercises.predictions import clm_label, pick_row
+
+        run = _lesson_run(self.seed, self.length)
+        position = pick_row(self.length - 1, self.rounds)
+        return clm_label(run.input_ids[0].tolist(), run.labels[0].tolist(), position, self.seed)
+
+    def context(self, question) -> tuple:
+        return (self.seed, self.length, question.row)
 
     def redraw(self) -> None:
         lang = self.lang
@@ -99,7 +110,7 @@ class ClmFigure(Figure):
             )
         readout.append("\n" + t("fig-clm-layouts", lang), style="dim")
         self.query_one("#clm-loss", Static).update(readout)
-        self.query_one("#clm-table", Static).update(_layout_table(run, lang))
+        self.query_one("#clm-table", Static).update(_layout_table(run, lang, self.hiding, self.marks))
         self.query_one("#clm-mask", MaskView).show(
             run.causal_mask.int().tolist(),
             cap_message=t("matrix-cap", lang, n=self.length, cap=MAX_POSITIONS),
@@ -107,13 +118,12 @@ class ClmFigure(Figure):
         self.clear_error()
 
 
-MAX_TABLE_ROWS = 12
-
-
-def _layout_table(run, lang: str) -> Table:
+def _layout_table(run, lang: str, hide_labels: bool = False, marks=None) -> Table:
     """Row 0 of the run in both layouts. Data-side labels are the engine's shifted
     labels; loss-side labels are input_ids themselves, and the pairs are the engine's
-    (logits[:, :-1] against labels[:, 1:])."""
+    (logits[:, :-1] against labels[:, 1:]). Every position has its row: the figure
+    scrolls, nothing is cut. While a prediction is open the labels are hidden; after
+    it, the guessed row carries the guess."""
     from engine.clm import loss_side_pairs
 
     ids = run.input_ids[0].tolist()
@@ -130,20 +140,34 @@ def _layout_table(run, lang: str) -> Table:
     table.title = f"{t('fig-clm-data-side', lang)}  │  {t('fig-clm-loss-side', lang)}"
     table.title_justify = "left"
     table.title_style = "bold"
-    for position in range(min(len(ids), MAX_TABLE_ROWS)):
+    guessed_row, guess = None, None
+    if marks is not None:
+        question, verdict = marks
+        guessed_row, guess = question.row, (verdict.given[0] if verdict.given else None)
+    for position in range(len(ids)):
         has_data_row = position < len(data_labels)
         pair = (
             Text(f"{position}→{pairs[position]}", style="green")
             if position in pairs
             else Text(t("fig-clm-unused", lang), style="dim")
         )
+        label = Text(str(data_labels[position]) if has_data_row else "")
+        if hide_labels and has_data_row:
+            label = Text("?", style="bold")
+        elif position == guessed_row and has_data_row:
+            right = guess == data_labels[position]
+            label = Text(
+                f"{'✓' if right else '✗ ' + str(guess) + ' →'} ",
+                style="bold green" if right else "bold yellow",
+            )
+            label.append(str(data_labels[position]), style="bold")
         table.add_row(
             str(position),
             str(ids[position]) if has_data_row else "",
-            str(data_labels[position]) if has_data_row else "",
+            label,
             "│",
             str(ids[position]),
-            str(ids[position]),
-            pair,
+            "?" if hide_labels else str(ids[position]),
+            "?" if hide_labels else pair,
         )
     return table

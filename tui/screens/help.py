@@ -32,7 +32,9 @@ your own mark.
 **Figures.** Each shows its keys on its first line: `-`/`+` length, p or noise density,
 `[`/`]` batch, prefix or mean span length, `r` resample, `d` the 1/sqrt(d) scaling, `w`
 [CLS]…[SEP], `c`/`b`/`p` mask kind, ↑/↓ a row. Positions count from 0, as in the lessons;
-in masks 1 = blocked.
+in masks 1 = blocked. `g` predict, then reveal: the figure asks what it is about to show
+(which positions a row sees, which enter the loss, how a target starts, where the loss
+begins), hides it, and marks your answer when you press Enter (Esc skips).
 """,
     "zh": """# 按键
 
@@ -50,7 +52,7 @@ in masks 1 = blocked.
 
 **练习。** 逐项填写；回车跳到下一个空项，全部填完后提交。按 Esc 离开输入框后：`h` 下一条提示，`s` 引擎给出的答案，`n` 换一题。选择题直接输入字母。掩码矩阵：方向键移动，空格切换格子，回车提交；错的格子会变黄。反思题：写完按回车，再选择自评。
 
-**实时图。** 每个图的第一行都列出了它的按键：`-`/`+` 调长度、p 或噪声比例，`[`/`]` 调批次、前缀或平均片段长度，`r` 重新抽样，`d` 切换 1/sqrt(d) 缩放，`w` 加上 [CLS]…[SEP]，`c`/`b`/`p` 切换掩码类型，↑/↓ 选行。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。
+**实时图。** 每个图的第一行都列出了它的按键：`-`/`+` 调长度、p 或噪声比例，`[`/`]` 调批次、前缀或平均片段长度，`r` 重新抽样，`d` 切换 1/sqrt(d) 缩放，`w` 加上 [CLS]…[SEP]，`c`/`b`/`p` 切换掩码类型，↑/↓ 选行。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。`g` 先预测再揭晓：图先问你它马上要显示什么（某一行能看到哪些位置、哪些位置参与损失、目标序列怎样开头、损失从哪里开始），先把答案藏起来，按回车后对照标出你的预测（Esc 跳过）。
 """,
 }
 

@@ -86,6 +86,13 @@ class HomeScreen(Screen):
             status = t("progress", lang, done=solved, total=total)
             if mastered:
                 status += t("progress-mastered", lang, mastered=mastered)
+            if counts[objective.id].predictions:
+                status += t(
+                    "progress-predicted",
+                    lang,
+                    right=counts[objective.id].predictions_right,
+                    made=counts[objective.id].predictions,
+                )
             line = Text()
             line.append(f"{number}. ", style="bold")
             line.append(pick(objective.title, lang), style="bold")

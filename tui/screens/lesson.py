@@ -76,7 +76,7 @@ class LessonScreen(Screen):
         lang = self.app.lang
         localise_bindings(self, lang)
         for node in self.query("ExercisePanel, Figure"):
-            localise_bindings(node, lang)
+            localise_bindings(node, lang, own={"predict": "key-predict"})
         self.sub_title = pick(self.objective.title, lang)
         tabs = self.query_one(TabbedContent)
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
@@ -109,6 +109,17 @@ class LessonScreen(Screen):
         """Give the keys to what the tab shows, so its shortcuts work at once."""
         self.call_after_refresh(self._focus_active_pane)
         self.remember_place()
+
+    def on_figure_predicted(self, event) -> None:
+        """A prediction made on this lesson's figure: kept as an attempt of its own kind."""
+        event.stop()
+        progress = self.app.progress
+        was_saving = progress.store.saving
+        progress.record_prediction(
+            self.objective.id, event.question, event.answer, event.verdict, event.seconds
+        )
+        if was_saving and not progress.store.saving:
+            self.notify(progress.notices[-1], severity="error", timeout=15)
 
     def on_exercise_panel_variant_shown(self, event: ExercisePanel.VariantShown) -> None:
         event.stop()

@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from exercises.grading.policy import HINT_POLICIES
 from exercises.learner.review import INTERVALS_DAYS
+from exercises.learner.store import PREDICTION
 from tui.i18n import listing, t
 from tui.widgets.fitting_footer import FittingFooter
 from tui.widgets.glyph_radio import GlyphRadioButton
@@ -121,7 +122,13 @@ class HistoryScreen(Page):
     """
 
     def _title(self, exercise_id: str) -> str:
-        """Words, not codes: the exercise's title (its id if it no longer exists)."""
+        """Words, not codes: the exercise's or the prediction's title (its id if it no
+        longer exists)."""
+        from exercises.predictions import title
+        from exercises.text import pick
+
+        if title(exercise_id) is not None:
+            return pick(title(exercise_id), self.app.lang)
         try:
             return self.app.exercise_title(exercise_id)
         except (KeyError, ValueError, LookupError):
@@ -164,7 +171,7 @@ class HistoryScreen(Page):
             mark = "✓ " if attempt.correct else "✗ " if attempt.valid and attempt.graded else ""
             table.add_row(
                 time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
-                f"{self._title(attempt.exercise)} #{attempt.seed}",
+                self._title(attempt.exercise) + ("" if attempt.kind == PREDICTION else f" #{attempt.seed}"),
                 Text(mark + score, style=style),
                 self._misconceptions(attempt.diagnoses),
                 key=str(index),

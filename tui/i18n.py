@@ -140,7 +140,6 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "review-last": L("; last time: {code}", "；上次：{code}"),
     "review-due-now": L("now", "现在"),
-    "review-due-in": L("in {days:.1f} days", "{days:.1f} 天后"),
     "history-title": L("History", "答题记录"),
     "history-empty": L("No attempts yet.", "还没有答题记录。"),
     "history-when": L("when", "时间"),
@@ -572,6 +571,20 @@ MESSAGES: dict[str, Bilingual] = {
         "逐格对照你的预测：! 表示你说能看到但其实被遮盖，? 表示能看到但你漏掉了。",
     ),
     "progress-predicted": L(" · {right}/{made} predictions right", " · 预测对 {right}/{made}"),
+    "when-today": L("later today", "今天晚些时候"),
+    "when-tomorrow": L("tomorrow", "明天"),
+    "when-days": L("in {days} days", "{days} 天后"),
+    "review-schedule-now": L("Due now: {n}", "现在到期：{n} 题"),
+    "review-schedule-later": L("{when}: {n}", "{when}：{n} 题"),
+    "review-schedule-none-now": L("Nothing due now", "现在没有到期的题"),
+    "review-try": L(
+        "Enter: try another variant now (any line, due or not; the schedule counts it)",
+        "回车：现在就换一道新变体再试（任何一行都可以，不必等到期；复习计划会算上这一次）",
+    ),
+    "key-try-now": L("Try another now", "现在再试"),
+    "home-review-next": L(
+        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
+    ),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.

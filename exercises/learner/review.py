@@ -86,15 +86,19 @@ def schedule(items: Iterable[ReviewItem], now: float) -> tuple[int, list[tuple[i
     """What is due now, and what comes when: (due now, [(days ahead, how many), ...]),
     soonest first. Days are calendar days in local time: 0 is later today, 1 tomorrow
     (whatever the hour), so "tomorrow: 3" means what the learner means by it."""
-    today = date.fromtimestamp(now)
     due_now = 0
     later: Counter[int] = Counter()
     for item in items:
         if item.due <= now:
             due_now += 1
         else:
-            later[max(0, (date.fromtimestamp(item.due) - today).days)] += 1
+            later[days_ahead(item.due, now)] += 1
     return due_now, sorted(later.items())
+
+
+def days_ahead(when: float, now: float) -> int:
+    """Calendar days from now to ``when`` in local time (0: today, 1: tomorrow)."""
+    return max(0, (date.fromtimestamp(when) - date.fromtimestamp(now)).days)
 
 
 def question_of(exercise: str, seed: int) -> str:

@@ -3,6 +3,8 @@ where I left off", the review queue, the history and the settings."""
 
 from __future__ import annotations
 
+import time
+
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +13,7 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from exercises.curriculum import BY_ID, OBJECTIVES
+from exercises.learner.review import schedule
 from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
@@ -105,8 +108,19 @@ class HomeScreen(Screen):
                 summary = set_cell_size(summary, max(room - 1, 0)) + "…" if room > 4 else ""
             line.append(summary, style="dim")
             options.add_option(Option(line, id=objective.id))
-        due = len(progress.due())
-        review = t("home-review", lang, n=due) if due else t("home-review-none", lang)
+        now = time.time()
+        queue = progress.queue(now)
+        due_now, later = schedule(queue, now)
+        if due_now:
+            review = t("home-review", lang, n=due_now)
+        elif later:
+            from tui.screens.pages import when_words
+
+            days, n = later[0]
+            review = t("home-review-next", lang, when=when_words(days, lang), n=n)
+        else:
+            review = t("home-review-none", lang)
+        due = due_now
         options.add_option(Option(Text(review, style="bold yellow" if due else "dim"), id="review"))
         options.add_option(Option(t("home-history", lang), id="history"))
         options.add_option(Option(t("home-settings", lang), id="settings"))

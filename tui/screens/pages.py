@@ -58,30 +58,64 @@ class Page(Screen):
         self.app.pop_screen()
 
 
+def when_words(days: int, lang: str) -> str:
+    """Calendar days ahead (``review.days_ahead``) as a person says them."""
+    if days <= 0:
+        return t("when-today", lang)
+    return t("when-tomorrow", lang) if days == 1 else t("when-days", lang, days=days)
+
+
+def schedule_line(queue, now: float, lang: str) -> str:
+    """ "Due now: 2 · tomorrow: 3 · in 3 days: 2": what is due now and what comes when."""
+    from exercises.learner.review import schedule
+
+    due_now, later = schedule(queue, now)
+    parts = [t("review-schedule-now", lang, n=due_now) if due_now else t("review-schedule-none-now", lang)]
+    parts += [t("review-schedule-later", lang, when=when_words(days, lang), n=n) for days, n in later]
+    return " · ".join(parts)
+
+
 class ReviewScreen(Page):
     TITLE_KEY = "review-title"
     DEFAULT_CSS = """
-    ReviewScreen OptionList { margin: 1 2; height: 1fr; }
+    ReviewScreen OptionList { margin: 0 2 1 2; height: 1fr; }
     ReviewScreen #empty { padding: 1 2; }
+    ReviewScreen #schedule { padding: 1 2 0 2; text-style: bold; }
+    ReviewScreen #review-try { padding: 0 2; color: $text-muted; }
     """
+    BINDINGS = [Binding("t", "try_now", "try another now")]
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static(markup=False, id="schedule")
+        yield Static(markup=False, id="review-try")
         yield Static(markup=False, id="empty")
         yield OptionList(id="due")
         yield FittingFooter()
 
+    def _relabel_page(self, lang: str) -> None:
+        from tui.bindings import localise_bindings
+
+        super()._relabel_page(lang)
+        localise_bindings(self, lang, own={"try_now": "key-try-now"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "try_now" or bool(getattr(self, "queue", None))
+
     def on_mount(self) -> None:
         super().on_mount()
+        from exercises.learner.review import days_ahead
+
         lang = self.app.lang
         now = time.time()
         queue = self.app.progress.queue(now)
+        self.query_one("#schedule", Static).update(schedule_line(queue, now, lang))
+        self.query_one("#review-try", Static).update(t("review-try", lang))
+        self.query_one("#schedule").display = self.query_one("#review-try").display = bool(queue)
         options = self.query_one(OptionList)
         for item in queue:
             when = (
-                t("review-due-now", lang)
-                if item.due <= now
-                else t("review-due-in", lang, days=(item.due - now) / 86400)
+                t("review-due-now", lang) if item.due <= now else when_words(days_ahead(item.due, now), lang)
             )
             last = (
                 t("review-last", lang, code=misconception_words(item.last_diagnoses, lang))
@@ -109,8 +143,19 @@ class ReviewScreen(Page):
             options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        item = self.queue[event.option.id]
-        self.app.open_lesson(item.objective, item.exercise, seed=item.next_seed)
+        self.try_now(event.option.id)
+
+    def action_try_now(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None:
+            self.try_now(options.get_option_at_index(options.highlighted).id)
+
+    def try_now(self, exercise_id: str | None) -> None:
+        """A new variant of a missed exercise, at once: due or not, it need not wait
+        for its day (the attempt counts in the schedule like any other)."""
+        item = self.queue.get(exercise_id or "")
+        if item is not None:
+            self.app.open_lesson(item.objective, item.exercise, seed=item.next_seed)
 
 
 class HistoryScreen(Page):

@@ -88,8 +88,10 @@ class Verdict:
 
 def pick_row(n: int, round_number: int) -> int:
     """Which of n rows the question asks about, the same on every machine for the
-    same round (a prediction is not a lottery: a reseeded round asks another row)."""
-    return random.Random(f"row:{n}:{round_number}").randrange(max(n, 1))
+    same round; each round may ask another row, and row 0 only when there are few."""
+    if n <= 2:
+        return random.Random(f"row:{n}:{round_number}").randrange(max(n, 1))
+    return 1 + random.Random(f"row:{n}:{round_number}").randrange(n - 1)  # row 0 asks too little
 
 
 _KIND_NAMES = {
@@ -131,7 +133,7 @@ def clm_label(input_ids: Sequence[int], labels: Sequence[int], position: int, se
         figure="clm",
         text=L(
             f"Data-side layout: position {position} has input {input_ids[position]}. What is its label?",
-            f"数据侧排法：位置 {position} 的输入是 {input_ids[position]}。它的标签是多少？",
+            f"数据端排法：位置 {position} 的输入是 {input_ids[position]}。它的标签是多少？",
         ),
         form=L("A token id, e.g. 4821", "一个 token id，例如 4821"),
         shape="number",

@@ -563,7 +563,10 @@ MESSAGES: dict[str, Bilingual] = {
     "key-predict": L("Predict", "预测"),
     "predict-title": L("Predict, then reveal", "先预测，再揭晓"),
     "predict-enter": L("Enter: reveal · Esc: skip", "回车：揭晓 · Esc：跳过"),
-    "predict-yours": L("your guess:", "你的预测："),
+    "predict-yours": L("your guess", "你的预测"),
+    "predict-guess": L("your guess: {guess}", "你的预测：{guess}"),
+    "predict-skip": L("Skip", "跳过"),
+    "predict-placeholder": L("your prediction…", "你的预测…"),
     "predict-missed": L("in the loss", "参与损失"),
     "predict-column": L("guess", "预测"),
     "predict-cells": L(

@@ -46,7 +46,10 @@ class Figure(VerticalScroll, can_focus=True):
     Figure Input { width: 1fr; }
     Figure .row { height: auto; margin-top: 1; }
     Figure .side { width: auto; margin-right: 3; }
+    Figure .row.stacked { layout: vertical; }
+    Figure .row.stacked .side { margin-right: 0; margin-bottom: 1; }
     """
+    SIDE_GAP = 3  # .side's margin: the columns between a table and its mask
 
     # -- predict, then reveal ---------------------------------------------
 
@@ -179,6 +182,22 @@ class Figure(VerticalScroll, can_focus=True):
 
     def redraw(self) -> None:
         raise NotImplementedError
+
+    def on_resize(self) -> None:
+        if getattr(self.app, "engine_loaded", False):
+            self.refresh_figure()
+
+    def place_side_by_side(self, row, table, mask_width: int) -> None:
+        """A table and a mask side by side when both fit the figure's width, the mask
+        below the table when they would not (at 80 columns in Chinese, or a long sequence):
+        never one squeezed against the other or cut at the edge."""
+        from rich.console import Console
+        from rich.measure import Measurement
+
+        console = Console(width=1000)
+        table_width = Measurement.get(console, console.options, table).maximum
+        room = self.scrollable_content_region.width or self.app.size.width - 4
+        row.set_class(table_width + self.SIDE_GAP + mask_width > room, "stacked")
 
     def show_error(self, message: str) -> None:
         for static in self.query(".error").results(Static):

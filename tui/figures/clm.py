@@ -17,7 +17,7 @@ from textual.widgets import Static
 from exercises.items.loss_sanity import verdict as loss_verdict
 from tui.figures.base import Figure
 from tui.i18n import t
-from tui.widgets.mask_view import MAX_POSITIONS, MaskView
+from tui.widgets.mask_view import MAX_POSITIONS, MaskView, grid_width
 
 MIN_LENGTH, MAX_LENGTH = 2, MAX_POSITIONS  # the cap is stated once, by MaskView
 
@@ -49,7 +49,7 @@ class ClmFigure(Figure):
         yield Static(markup=False, classes="keys", id="clm-keys")
         yield Static(markup=False, classes="output", id="clm-ids")
         yield Static(markup=False, classes="output readout", id="clm-loss")
-        with Horizontal(classes="row"):
+        with Horizontal(classes="row", id="clm-row"):
             yield Static(markup=False, classes="output side", id="clm-table")
             yield MaskView(classes="output", id="clm-mask")
         yield Static(markup=False, classes="error")
@@ -110,7 +110,9 @@ class ClmFigure(Figure):
             )
         readout.append("\n" + t("fig-clm-layouts", lang), style="dim")
         self.query_one("#clm-loss", Static).update(readout)
-        self.query_one("#clm-table", Static).update(_layout_table(run, lang, self.hiding, self.marks))
+        table = _layout_table(run, lang, self.hiding, self.marks)
+        self.query_one("#clm-table", Static).update(table)
+        self.place_side_by_side(self.query_one("#clm-row"), table, grid_width(self.length))
         self.query_one("#clm-mask", MaskView).show(
             run.causal_mask.int().tolist(),
             cap_message=t("matrix-cap", lang, n=self.length, cap=MAX_POSITIONS),

@@ -13,7 +13,7 @@ from textual.widgets import Input, Static
 
 from tui.figures.base import Figure
 from tui.i18n import t
-from tui.widgets.mask_view import MaskView
+from tui.widgets.mask_view import MaskView, grid_width
 from tui.widgets.text_input import TextInput
 
 
@@ -37,7 +37,7 @@ class PrefixFigure(Figure):
         self.prefix = words.index("→") + 1 if "→" in words else len(words) // 2
         yield TextInput(value=text, id="prefix-text")
         yield Static(markup=False, classes="output", id="prefix-title")
-        with Horizontal(classes="row"):
+        with Horizontal(classes="row", id="prefix-row"):
             yield Static(markup=False, classes="output side", id="prefix-table")
             yield MaskView(classes="output", id="prefix-mask")
         yield Static(markup=False, classes="error")
@@ -91,4 +91,7 @@ class PrefixFigure(Figure):
                 )
             table.add_row(str(position), token, cell)
         self.query_one("#prefix-table", Static).update(table)
+        self.place_side_by_side(
+            self.query_one("#prefix-row"), table, grid_width(len(sample.mask), sample.inputs)
+        )
         self.clear_error()

@@ -42,7 +42,9 @@ class PredictionBox(Vertical):
         yield Static(markup=False, id="prediction-question")
         yield Static(markup=False, id="prediction-form")
         yield TextInput(id="prediction-answer")
-        yield Static(markup=False, id="prediction-verdict")
+        verdict = Static(markup=False, id="prediction-verdict")
+        verdict.display = False
+        yield verdict
 
     def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.relabel(), init=False)
@@ -50,8 +52,12 @@ class PredictionBox(Vertical):
         self.query_one(Input).focus()
 
     def relabel(self) -> None:
+        from tui.bindings import localise_bindings
+
         lang = self.app.lang
+        localise_bindings(self, lang, own={"cancel": "predict-skip"})
         self.border_title = t("predict-title", lang)
+        self.query_one(Input).placeholder = t("predict-placeholder", lang)
         self.query_one("#prediction-question", Static).update(
             Text(pick(self.question.text, lang), style="bold")
         )
@@ -95,6 +101,7 @@ class PredictionBox(Vertical):
             out.append("? ", style="bold red")
         else:
             mark, style = ("✓", "bold green") if verdict.correct else ("✗", "bold yellow")
-            out.append(f"{mark} {t('predict-yours', lang)} {self.answer.strip()}\n", style=style)
+            out.append(f"{mark} {t('predict-guess', lang, guess=self.answer.strip())}\n", style=style)
         out.append(pick(verdict.feedback, lang))
         self.query_one("#prediction-verdict", Static).update(out)
+        self.query_one("#prediction-verdict", Static).display = True

@@ -129,6 +129,7 @@ class TutorApp(App[None]):
             from engine.textbook import three_samples
 
             three_samples()
+            self._preload_lesson_modules()
         except (ImportError, OSError, RuntimeError) as error:
             # Shown on the home screen; the app stays usable. A missing or broken torch
             # (ImportError), a shared library that will not load (OSError), torch failing
@@ -136,6 +137,21 @@ class TutorApp(App[None]):
             self._from_import_thread(setattr, self, "engine_state", f"{type(error).__name__}: {error}")
             return
         self._from_import_thread(self._engine_arrived)
+
+    @staticmethod
+    def _preload_lesson_modules() -> None:
+        """While the learner reads the home screen: the modules a lesson's first opening
+        would otherwise import then (its screen, figures, Markdown, Pygments' lexers for
+        the lessons' code blocks), so that Enter on a lesson only builds widgets."""
+        import importlib
+
+        from textual.highlight import highlight
+
+        for module in ("tui.screens.lesson", "tui.screens.glossary", "tui.screens.pages"):
+            importlib.import_module(module)
+        for figure in ("clm", "mlm", "prefix", "samples", "span", "visibility", "train_lab"):
+            importlib.import_module(f"tui.figures.{figure}")
+        highlight("x = 1\nprint(x)\n", language=None)  # the lexer guess loads Pygments' lexers
 
     def _from_import_thread(self, callback, *args) -> None:
         # RuntimeError: the app ended while the engine was loading: nobody to tell.

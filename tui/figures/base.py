@@ -146,7 +146,10 @@ class Figure(VerticalScroll, can_focus=True):
             self.focus()
 
     def on_mount(self) -> None:
-        self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
+        # The first drawing waits for the lesson's first frame: the lesson opens on its
+        # text, and the learner should see it before the figure is computed.
+        self.watch(self.app, "engine_loaded", self._engine_changed, init=False)
+        self.call_after_refresh(lambda: self._engine_changed(bool(getattr(self.app, "engine_loaded", False))))
         self.watch(self.app, "lang", lambda _lang: self.refresh_figure(), init=False)
 
     @property
@@ -155,6 +158,7 @@ class Figure(VerticalScroll, can_focus=True):
 
     def _engine_changed(self, loaded: bool) -> None:
         if loaded:
+            self.refresh_bindings()  # "predict" is offered once the engine is in
             self.refresh_figure()
         else:
             self.waiting()
@@ -168,7 +172,6 @@ class Figure(VerticalScroll, can_focus=True):
         if not getattr(self.app, "engine_loaded", False):
             self.waiting()
             return
-        self.refresh_bindings()  # "predict" is offered once the engine is in
         if self.PREDICTS:
             self._prediction_still_applies()
         try:

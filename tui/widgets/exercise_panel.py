@@ -128,12 +128,18 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.refresh_bindings()
 
     def on_mount(self) -> None:
-        self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
+        # The first variant is built after the lesson's first frame (see Figure.on_mount).
+        self.watch(self.app, "engine_loaded", self._engine_changed, init=False)
+        self.call_after_refresh(self._first_variant)
         self.watch(self.app, "lang", lambda _lang: self._relabel(), init=False)
 
     @property
     def lang(self) -> str:
         return self.app.lang
+
+    async def _first_variant(self) -> None:
+        if not hasattr(self, "variant"):  # not shown already (a jump to an exercise comes first)
+            await self._engine_changed(bool(getattr(self.app, "engine_loaded", False)))
 
     async def _engine_changed(self, loaded: bool) -> None:
         if loaded and self.exercise_id:

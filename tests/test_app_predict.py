@@ -75,9 +75,7 @@ async def test_visibility_prediction_hides_the_mask_then_marks_the_guess():
         await pilot.press("escape")  # leaves the lesson; the home screen counts the prediction
         await pilot.pause()
         await pilot.pause()
-        assert "0/1 predictions right" in str(
-            app.screen.query_one("#lessons").get_option("visibility").prompt
-        )
+        assert "predicted 0/1" in str(app.screen.query_one("#lessons").get_option("visibility").prompt)
 
 
 async def test_an_unreadable_prediction_is_asked_again_and_not_stored():

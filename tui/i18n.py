@@ -573,7 +573,7 @@ MESSAGES: dict[str, Bilingual] = {
         "Your guess, cell by cell: ! you said it sees a blocked position, ? you left out a visible one.",
         "逐格对照你的预测：! 表示你说能看到但其实被遮盖，? 表示能看到但你漏掉了。",
     ),
-    "progress-predicted": L(" · {right}/{made} predictions right", " · 预测对 {right}/{made}"),
+    "progress-predicted": L(" · predicted {right}/{made}", " · 预测 {right}/{made}"),
     "when-today": L("later today", "今天晚些时候"),
     "when-tomorrow": L("tomorrow", "明天"),
     "when-days": L("in {days} days", "{days} 天后"),
@@ -581,8 +581,8 @@ MESSAGES: dict[str, Bilingual] = {
     "review-schedule-later": L("{when}: {n}", "{when}：{n} 题"),
     "review-schedule-none-now": L("Nothing due now", "现在没有到期的题"),
     "review-try": L(
-        "Enter: try another variant now (any line, due or not; the schedule counts it)",
-        "回车：现在就换一道新变体再试（任何一行都可以，不必等到期；复习计划会算上这一次）",
+        "Enter or t: a new variant now, due or not (it counts in the schedule)",
+        "回车或 t：现在就做一道新变体，不必等到期（计入复习计划）",
     ),
     "key-try-now": L("Try another now", "现在再试"),
     "home-review-next": L(

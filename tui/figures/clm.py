@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -85,9 +86,12 @@ class ClmFigure(Figure):
         ids = run.input_ids.tolist()
         header = Text(f"{t('fig-length', lang)} {self.length} · seed {self.seed} · ", style="bold")
         header.append(t("fig-scaling-on" if self.scaled else "fig-scaling-off", lang, d=run.hidden_dim))
+        room = self.scrollable_content_region.width or 76
         for index, row in enumerate(ids):
-            header.append("\n" + t("fig-clm-rows", lang, row=index), style="dim")
-            header.append(" " + " ".join(f"{v:5d}" for v in row[:10]) + (" …" if len(row) > 10 else ""))
+            label = t("fig-clm-rows", lang, row=index)
+            shown = max(3, min(10, (room - cell_len(label) - 3) // 6))  # one line each, "…" for the rest
+            header.append("\n" + label, style="dim")
+            header.append(" " + " ".join(f"{v:5d}" for v in row[:shown]) + (" …" if len(row) > shown else ""))
         self.query_one("#clm-ids", Static).update(header)
         loss = run.loss if self.scaled else run.loss_unscaled
         verdict = t("fig-clm-ok" if loss_verdict(loss, run.vocab_size) == "normal" else "fig-clm-bad", lang)

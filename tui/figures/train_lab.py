@@ -85,7 +85,11 @@ class TrainLabFigure(Figure):
     TrainLabFigure #tl-buttons { height: auto; }
     TrainLabFigure ProgressBar { margin: 0 0; }
     TrainLabFigure #tl-probe { width: 1fr; }
+    TrainLabFigure.narrow #tl-controls { layout: grid; grid-size: 4; grid-columns: auto; grid-rows: auto; }
+    TrainLabFigure.narrow #tl-steps { width: 12; }
+    TrainLabFigure.narrow #tl-corpus { width: 14; }
     """
+    NARROW = 78  # below this many columns the steps and corpus go under the objectives
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -127,6 +131,10 @@ class TrainLabFigure(Figure):
         yield Static(markup=False, id="tl-probe-out")
         yield Static(markup=False, id="tl-rules")
         yield Static(markup=False, classes="error")
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.set_class(self.size.width < self.NARROW, "narrow")  # nothing cut at 60 columns
 
     def on_mount(self) -> None:
         from exercises.training.runs import last_table

@@ -98,10 +98,15 @@ class HomeScreen(Screen):
                 )
             line = Text()
             line.append(f"{number}. ", style="bold")
-            line.append(pick(objective.title, lang), style="bold")
-            line.append(f"  [{status}]", style="green" if solved == total else "dim")
-            # One line per lesson: the summary is cut to fit, so the review, history
-            # and settings entries stay on screen at 80×24.
+            title = pick(objective.title, lang)
+            status_text = f"  [{status}]"
+            # One line per lesson: the summary is cut to fit, then the title, so the review,
+            # history and settings entries stay on screen at 80×24 and 60×18.
+            title_room = options.size.width - 4 - cell_len(f"{number}. ") - cell_len(status_text)
+            if options.size.width and cell_len(title) > title_room:
+                title = set_cell_size(title, max(title_room - 1, 1)) + "…"
+            line.append(title, style="bold")
+            line.append(status_text, style="green" if solved == total else "dim")
             room = options.size.width - 4 - line.cell_len
             summary = f" — {pick(objective.summary, lang)}"
             if room < cell_len(summary):
@@ -146,6 +151,10 @@ class HomeScreen(Screen):
             where = t(f"tab-{place.tab}", lang)
         line = Text(t("continue", lang, title=title), style="bold")
         line.append(f" · {where}", style="bold dim")
+        room = self.query_one(OptionList).size.width - 4
+        if room > 8 and line.cell_len > room:  # one line, like every lesson's
+            line.truncate(room - 1)
+            line.append("…")
         return line
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -235,12 +235,13 @@ class SettingsScreen(Page):
     DEFAULT_CSS = """
     SettingsScreen VerticalScroll { padding: 1 2; }
     SettingsScreen Label { margin-top: 1; color: $accent; }
-    SettingsScreen RadioSet, SettingsScreen Select { width: 60; }
+    SettingsScreen RadioSet, SettingsScreen Select { width: 1fr; max-width: 60; }
     """
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
         progress = self.app.progress
+        yield Header()
         with VerticalScroll():
             yield Label(t("settings-language", lang), markup=False)
             with RadioSet(id="language"):

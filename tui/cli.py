@@ -154,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     exercise.add_argument("--seed", type=_integer, default=0, help="which variant (default 0, the lesson's)")
     exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
     exercise.add_argument("--rubric", action="store_true", help="print how the exercise is scored")
+    exercise.add_argument("--hints", action="store_true", help="also print the hints, in order")
     exercise.add_argument("--json", action="store_true", help="print JSON")
 
     check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")
@@ -191,6 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
 
     add_quiz_parser(commands, common, OneLineParser)
+
+    from tui.commands.class_admin import add_class_parser  # h5: `class init|quiz`; h6 adds serve|dashboard
+
+    add_class_parser(commands, common, OneLineParser)
 
     from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
 
@@ -256,6 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
+        elif args.command == "class" and args.action in ("init", "quiz"):  # h5: the class database
+            from tui.commands.class_admin import run_class
+
+            return run_class(args, lang, _console())
         elif args.command == "quiz":
             from tui.commands.quiz import run_quiz
 

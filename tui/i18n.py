@@ -110,10 +110,8 @@ MESSAGES: dict[str, Bilingual] = {
     "tb-vis-row": L("  position {i}: {visible}", "  位置 {i}：{visible}"),
     "objective": L("objective", "目标"),
     "title": L("title", "标题"),
-    "self-marked": L("self-marked", "自评"),
     "solution": L("Solution (computed by the engine):", "参考答案（由引擎计算）："),
     "score": L("score", "得分"),
-    "for-example": L("e.g.", "例如"),
     # The app
     "app-title": L("objectives-tutor", "预训练目标导师"),
     "app-subtitle": L("how language models are pretrained", "语言模型是怎样预训练的"),
@@ -327,7 +325,7 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "fig-span-merged": L(
         "Spans that touch hide one unbroken run: T5 makes them one span with one sentinel.",
-        "首尾相接的片段遮住的是一段连续的 token：T5 把它们当作一个片段，只用一个哨兵。",
+        "首尾相接的片段合起来遮住一段连续的 token：T5 把它们当作一个片段，只用一个哨兵。",
     ),
     "fig-mlm-same": L("= original", "恰为原词"),
     "fig-prefix-default": L(
@@ -340,6 +338,10 @@ MESSAGES: dict[str, Bilingual] = {
     "rubric-caps": L("At most (an answer showing this misconception):", "最高得分（答案暴露出以下误区时）："),
     "pool": L("questions", "题量"),
     "pool-endless": L("many", "很多"),
+    # -- h4 content (session 3): the exercise command's own words --
+    "part-format": L("{label} (format: {example})", "{label}（格式：{example}）"),
+    "self-marked-title": L("{title} (self-marked)", "{title}（自评）"),
+    "hints-heading": L("Hints (try the first before reading the next):", "提示（先试第一条，再看下一条）："),
     # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
     "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
     "quiz-cannot-read": L("cannot read {path}: {why}", "无法读取 {path}：{why}"),
@@ -587,6 +589,51 @@ MESSAGES: dict[str, Bilingual] = {
     "key-try-now": L("Try another now", "现在再试"),
     "home-review-next": L(
         "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
+    ),
+    # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
+    "class-made": L(
+        "{count} people added to the class in {path} (database: {db})",
+        "已向 {path} 的班级加入 {count} 人（数据库：{db}）",
+    ),
+    "class-pin-file": L(
+        "PINs in {path}: for the teacher only (mode 600); give each student only their own",
+        "PIN 在 {path}：仅供教师（权限 600）；每个学生只发他自己的",
+    ),
+    "class-skipped": L(
+        "{count} roster students were already in the class: their PINs are unchanged",
+        "名单中有 {count} 名学生已在班级里：他们的 PIN 不变",
+    ),
+    "class-quiz-opened": L(
+        "quiz {number} ({name}) is open: {students} students, {questions} questions each, time limit {limit}",
+        "测验 {number}（{name}）已开放：{students} 名学生，每人 {questions} 题，限时 {limit}",
+    ),
+    "class-no-limit": L("none", "无"),
+    "class-minutes": L("{minutes} min", "{minutes} 分钟"),
+    "class-no-student": L("no student {student!r} in this class", "这个班级里没有学生 {student!r}"),
+    "class-no-open-quiz": L("no quiz is open", "当前没有开放的测验"),
+    "class-quiz-closed": L(
+        "quiz {number} ({name}) is closed: {started} started, {submitted} submitted",
+        "测验 {number}（{name}）已关闭：{started} 人开始，{submitted} 人提交",
+    ),
+    "class-extended": L(
+        "{student} now has {minutes} extra minutes in the open quiz",
+        "{student} 在当前测验中共延长 {minutes} 分钟",
+    ),
+    "class-released": L(
+        "results of quiz {number} ({name}) are released to the students",
+        "测验 {number}（{name}）的成绩已向学生公布",
+    ),
+    "class-no-quizzes": L("this class has no quiz yet", "这个班级还没有测验"),
+    "class-state-open": L("open", "进行中"),
+    "class-state-closed": L("closed", "已关闭"),
+    "class-state-released": L("results released", "成绩已公布"),
+    "class-quiz-line": L(
+        "{number}. {name}: {state}; {started} started, {submitted} submitted",
+        "{number}. {name}：{state}；{started} 人开始，{submitted} 人提交",
+    ),
+    "quiz-grade-needs-files": L(
+        "give the quiz file and the submissions, or --class DIR to grade from the class database",
+        "请给出测验文件和提交文件，或用 --class DIR 从班级数据库评分",
     ),
 }
 

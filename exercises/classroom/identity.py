@@ -138,7 +138,12 @@ def read_roster(text: str) -> list[Student]:
     first = next((line for line in text.splitlines() if line.strip()), "")
     # Excel writes ';' in some locales, tabs when copied from a sheet; Chinese input, '，'
     delimiter = next((d for d in (",", "\t", ";", "，") if d in first), ",")
-    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    try:  # h5: a lone CR (old Mac line ends) is a line end; a 200 KB cell is an error, not a crash
+        rows = list(csv.reader(io.StringIO(text, newline=None), delimiter=delimiter))
+    except csv.Error as error:
+        raise RosterError(
+            L(f"the roster is not readable CSV: {error}", f"名单不是可读的 CSV：{error}")
+        ) from None
     students: list[Student] = []
     seen: dict[str, int] = {}
     for number, row in enumerate(rows, start=1):

@@ -1,6 +1,6 @@
 """loss-sanity: an untrained model's loss is about ln V; a loss far above it
 means the logits are too large (the missing 1/sqrt(d) scaling). The observed
-losses come from the engine's rerun of the first lesson's CLM demo."""
+losses come from the engine's rerun of the section “Self-supervision and LM objectives”'s CLM demo."""
 
 from __future__ import annotations
 
@@ -115,7 +115,8 @@ class LossSanity(Exercise):
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         if part == "baseline":
-            return Parsed(parsing.number(text, near=variant.data["baseline"]))
+            data = variant.data
+            return Parsed(parsing.number(text, near=data["baseline"], symbols={"V": data["vocab"]}))
         index = parsing.choice(text, 2, [option["en"] for option in OPTIONS])
         if index is None:
             index = parsing.choice(text, 2, [option["zh"] for option in OPTIONS])

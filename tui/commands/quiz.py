@@ -78,8 +78,12 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     grade = actions.add_parser(
         "grade", parents=[common], help="regrade every submission; gradebook and report"
     )
-    grade.add_argument("quiz")
-    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION", help="files, or folders of *.json")
+    grade.add_argument("quiz", nargs="?", help="the quiz file (not with --class)")
+    grade.add_argument("submissions", nargs="*", metavar="SUBMISSION", help="files, or folders of *.json")
+    # h5 (issue 15): grade a quiz taken on the class server, from the class database
+    grade.add_argument("--class", dest="class_dir", metavar="DIR", help="grade from this class's database")
+    grade.add_argument("--db", help="with --class: postgresql://... when the class is in PostgreSQL")
+    grade.add_argument("--number", type=int, help="with --class: the quiz's number (default: the latest)")
     grade.add_argument("--teacher", help="the teacher file: roster and PINs (signatures checked)")
     grade.add_argument("--grace", type=_grace, default=1.0, help="minutes of grace before 'late' (default 1)")
     grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
@@ -225,11 +229,18 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classroom.safe import plain
     from exercises.text import pick
 
-    quiz = load(Path(args.quiz))
-    roster = load_teacher_file(Path(args.teacher), quiz) if args.teacher else None
-    if quiz.signed and roster is None:
-        sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-unverified", lang) + "\n")
-    result = grade_class(quiz, _submission_paths(args.submissions), roster, args.grace)
+    if args.class_dir is not None:  # h5 (issue 15): the quiz and its answers come from the class database
+        from tui.commands.class_admin import graded_class
+
+        quiz, result = graded_class(args, lang)
+    elif args.quiz is None or not args.submissions:
+        raise UsageError("objectives-tutor quiz grade: " + t("quiz-grade-needs-files", lang))
+    else:
+        quiz = load(Path(args.quiz))
+        roster = load_teacher_file(Path(args.teacher), quiz) if args.teacher else None
+        if quiz.signed and roster is None:
+            sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-unverified", lang) + "\n")
+        result = grade_class(quiz, _submission_paths(args.submissions), roster, args.grace)
     for path in result.skipped:
         sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-skipped", lang, path=plain(path)) + "\n")
     for path, why in result.rejected_text:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from exercises.grading import parsing, scoring
+from exercises.learner.review import PREDICTION_PREFIX
 from exercises.text import Bilingual, L
 
 FIGURES = ("visibility", "clm", "mlm", "span", "prefix")
@@ -36,7 +37,7 @@ TITLES: dict[str, Bilingual] = {
     "prefix": L("Prediction: where the prefix-LM loss begins", "预测：前缀 LM 的损失从哪里开始"),
 }
 
-PREFIX = "predict-"
+PREFIX = PREDICTION_PREFIX
 
 
 def exercise_id(figure: str) -> str:

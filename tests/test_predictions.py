@@ -189,3 +189,16 @@ def test_a_version_1_progress_file_still_opens(tmp_path):
     progress = Progress(ProgressStore(tmp_path))
     assert [(a.exercise, a.kind) for a in progress.attempts] == [("clm-shift", "exercise")]
     assert progress.solved() == {"clm-shift"}
+
+
+def test_a_prediction_without_its_kind_is_still_a_prediction(tmp_path):
+    """A store that keeps no kind (the class database before it learns of it) returns
+    predictions as exercise attempts: their id still keeps them out of review and mastery."""
+    import dataclasses
+
+    progress = Progress(ProgressStore(tmp_path))
+    question = predictions.visibility("causal", 6, 0, 2)
+    progress.record_prediction("visibility", question, "0", predictions.grade(question, "0"), 1.0)
+    progress.attempts[-1] = dataclasses.replace(progress.attempts[-1], kind="exercise")
+    assert not progress.queue() and not progress.solved()
+    assert progress.per_objective()["visibility"].predictions == 1

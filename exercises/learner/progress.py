@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from exercises.learner import review
-from exercises.learner.store import EXERCISE, PREDICTION, Attempt, ProgressStore
+from exercises.learner.store import PREDICTION, Attempt, ProgressStore
 
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
 LESSON_TABS = ("lesson", "figure", "practice")
@@ -119,10 +119,10 @@ class Progress:
         attempted: dict[str, int] = {}
         predicted: dict[str, list[bool]] = {}
         for attempt in self.attempts:
-            if attempt.kind == EXERCISE:
-                attempted[attempt.exercise] = attempted.get(attempt.exercise, 0) + 1
-            elif attempt.kind == PREDICTION:
+            if review.is_prediction(attempt):
                 predicted.setdefault(attempt.objective, []).append(attempt.correct)
+            else:
+                attempted[attempt.exercise] = attempted.get(attempt.exercise, 0) + 1
         return {
             objective.id: ObjectiveCounts(
                 exercises=len(objective.exercises),
@@ -141,7 +141,7 @@ class Progress:
         the rule that offers the next lesson and counts a lesson done on the home screen."""
         from exercises.curriculum import BY_ID
 
-        tried = {attempt.exercise for attempt in self.attempts if attempt.kind == EXERCISE}
+        tried = {attempt.exercise for attempt in review.exercise_attempts(self.attempts)}
         return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
 
     def due(self, now: float | None = None) -> list[review.ReviewItem]:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from exercises.learner.store import EXERCISE, Attempt
+from exercises.learner.store import PREDICTION, Attempt
 
 DAY = 86_400.0
 INTERVALS_DAYS = (1, 3, 7)
@@ -33,9 +33,18 @@ class ReviewItem:
     next_seed: int  # a variant the learner has not seen yet
 
 
+PREDICTION_PREFIX = "predict-"  # the ids predictions are stored under (exercises.predictions)
+
+
+def is_prediction(attempt: Attempt) -> bool:
+    """A prediction made on a figure. Told by its kind, and by its id too: a store that
+    keeps no kind (an older class database) hands it back as an exercise attempt."""
+    return attempt.kind == PREDICTION or attempt.exercise.startswith(PREDICTION_PREFIX)
+
+
 def exercise_attempts(attempts: Iterable[Attempt]) -> list[Attempt]:
     """Attempts at exercises: predictions made on a figure are neither reviewed nor mastered."""
-    return [attempt for attempt in attempts if attempt.kind == EXERCISE]
+    return [attempt for attempt in attempts if not is_prediction(attempt)]
 
 
 def _by_exercise(attempts: Iterable[Attempt]) -> dict[str, list[Attempt]]:

@@ -46,9 +46,9 @@ def attempt_text(attempt, lang: str) -> Text:
     """The attempt as the learner reads it. Needs the engine (solution and feedback)."""
     from exercises.catalogue import get
     from exercises.grading.diagnoses import explain
-    from exercises.learner.store import PREDICTION
+    from exercises.learner.review import is_prediction
 
-    if attempt.kind == PREDICTION:
+    if is_prediction(attempt):
         return prediction_text(attempt, lang)
 
     exercise = get(attempt.exercise)

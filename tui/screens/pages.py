@@ -22,8 +22,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from exercises.grading.policy import HINT_POLICIES
-from exercises.learner.review import INTERVALS_DAYS
-from exercises.learner.store import PREDICTION
+from exercises.learner.review import INTERVALS_DAYS, is_prediction
 from tui.i18n import listing, t
 from tui.widgets.fitting_footer import FittingFooter
 from tui.widgets.glyph_radio import GlyphRadioButton
@@ -216,7 +215,7 @@ class HistoryScreen(Page):
             mark = "✓ " if attempt.correct else "✗ " if attempt.valid and attempt.graded else ""
             table.add_row(
                 time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
-                self._title(attempt.exercise) + ("" if attempt.kind == PREDICTION else f" #{attempt.seed}"),
+                self._title(attempt.exercise) + ("" if is_prediction(attempt) else f" #{attempt.seed}"),
                 Text(mark + score, style=style),
                 self._misconceptions(attempt.diagnoses),
                 key=str(index),

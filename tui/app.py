@@ -281,6 +281,17 @@ class TutorApp(App[None]):
                 CommandPalette(placeholder=t("palette-placeholder", self.lang), id="--command-palette")
             )
 
+    def search_themes(self) -> None:
+        """Ctrl+T: Textual's theme picker, its prompt in the learner's language (Textual's
+        own said "Search for themes…" in the Chinese app too)."""
+        from textual.command import CommandPalette
+        from textual.theme import ThemeProvider
+
+        if not CommandPalette.is_open(self):
+            self.push_screen(
+                CommandPalette(providers=[ThemeProvider], placeholder=t("theme-search", self.lang))
+            )
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Beside the lessons and exercises (tui/palette.py): the app's own commands, in
         the learner's language (Textual's own are English only, so they are left out)."""

@@ -587,6 +587,7 @@ MESSAGES: dict[str, Bilingual] = {
         "回车或 t：现在就做一道新变体，不必等到期（计入复习计划）",
     ),
     "key-try-now": L("Try another now", "现在再试"),
+    "theme-search": L("Search for a theme…", "搜索配色主题…"),
     "home-review-next": L(
         "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
     ),

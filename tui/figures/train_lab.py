@@ -163,7 +163,12 @@ class TrainLabFigure(Figure):
         self.query_one("#tl-probe", Input).placeholder = t("tl-probe-placeholder", lang)
         self.query_one("#tl-status", Static).update(t(self.status_key, lang, **self.status_params))
         corpus = self.query_one("#tl-corpus", Select)
-        corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in ("zh", "en", "arith")])
+        if getattr(self, "_corpus_lang", None) != lang:  # set_options resets the choice: keep it
+            chosen = self._corpus()
+            with corpus.prevent(Select.Changed):
+                corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in ("zh", "en", "arith")])
+                corpus.value = chosen
+            self._corpus_lang = lang
         self.query_one("#tl-rules", Static).update(
             t("tl-rules-title", lang) + "\n" + rules_text(self._corpus(), lang)
         )

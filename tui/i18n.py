@@ -138,7 +138,6 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "review-last": L("; last time: {code}", "；上次：{code}"),
     "review-due-now": L("now", "现在"),
-    "review-due-in": L("in {days:.1f} days", "{days:.1f} 天后"),
     "history-title": L("History", "答题记录"),
     "history-empty": L("No attempts yet.", "还没有答题记录。"),
     "history-when": L("when", "时间"),
@@ -591,8 +590,12 @@ MESSAGES: dict[str, Bilingual] = {
     "help-figure": L("Live figure: {title}", "实时图：{title}"),
     "help-figure-note": L(
         "Each figure lists its keys on its first line. Positions count from 0, as in the lessons; "
-        "in masks 1 = blocked.",
-        "每个图的第一行都列出了它的按键。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。",
+        "in masks 1 = blocked. Predict, then reveal: the figure first asks what it is about to show "
+        "(which positions a row sees, which enter the loss, how a target starts, where the loss "
+        "begins), hides it, and marks your answer when you press Enter (Esc skips).",
+        "每个图的第一行都列出了它的按键。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。"
+        "先预测再揭晓：图先问你它马上要显示什么（某一行能看到哪些位置、哪些位置参与损失、"
+        "目标序列怎样开头、损失从哪里开始），先把答案藏起来，按回车后对照标出你的预测（Esc 跳过）。",
     ),
     "help-lab": L("Code lab", "代码实验"),
     "help-exam": L("In the exam", "考试中"),
@@ -710,6 +713,37 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "exam-result-line": L("{n}. {title}: {score}", "{n}. {title}：{score}"),
     "exam-result-part": L("{label}: {feedback}", "{label}：{feedback}"),
+    # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
+    "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
+    "key-predict": L("Predict", "预测"),
+    "predict-title": L("Predict, then reveal", "先预测，再揭晓"),
+    "predict-enter": L("Enter: reveal · Esc: skip", "回车：揭晓 · Esc：跳过"),
+    "predict-yours": L("your guess", "你的预测"),
+    "predict-guess": L("your guess: {guess}", "你的预测：{guess}"),
+    "predict-skip": L("Skip", "跳过"),
+    "predict-placeholder": L("your prediction…", "你的预测…"),
+    "predict-missed": L("in the loss", "参与损失"),
+    "predict-column": L("guess", "预测"),
+    "predict-cells": L(
+        "Your guess, cell by cell: ! you said it sees a blocked position, ? you left out a visible one.",
+        "逐格对照你的预测：! 表示你说能看到但其实被遮盖，? 表示能看到但你漏掉了。",
+    ),
+    "progress-predicted": L(" · predicted {right}/{made}", " · 预测 {right}/{made}"),
+    "when-today": L("later today", "今天晚些时候"),
+    "when-tomorrow": L("tomorrow", "明天"),
+    "when-days": L("in {days} days", "{days} 天后"),
+    "review-schedule-now": L("Due now: {n}", "现在到期：{n} 题"),
+    "review-schedule-later": L("{when}: {n}", "{when}：{n} 题"),
+    "review-schedule-none-now": L("Nothing due now", "现在没有到期的题"),
+    "review-try": L(
+        "Enter or t: a new variant now, due or not (it counts in the schedule)",
+        "回车或 t：现在就做一道新变体，不必等到期（计入复习计划）",
+    ),
+    "key-try-now": L("Try another now", "现在再试"),
+    "theme-search": L("Search for a theme…", "搜索配色主题…"),
+    "home-review-next": L(
+        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
+    ),
     # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
     "class-made": L(
         "{count} people added to the class in {path} (database: {db})",

@@ -347,6 +347,10 @@ MESSAGES: dict[str, Bilingual] = {
     # -- h4 content (session 3): the exercise command's own words --
     "part-format": L("{label} (format: {example})", "{label}（格式：{example}）"),
     "self-marked-title": L("{title} (self-marked)", "{title}（自评）"),
+    "self-mark-unread": L(
+        "Could not read your self-mark: write yes, partly or no (--answer self_mark=yes|partly|no).",
+        "读不懂你的自评：请写 是、部分 或 否（--answer self_mark=是|部分|否）。",
+    ),
     "hints-heading": L("Hints (try the first before reading the next):", "提示（先试第一条，再看下一条）："),
     # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
     "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),

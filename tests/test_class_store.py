@@ -657,3 +657,26 @@ while True:
     quiz_id = store.current_quiz().quiz_id
     assert len(store.answer_log(quiz_id, "alice")) >= acknowledged + 1
     store.close()
+
+
+def test_an_attempts_kind_is_kept_and_a_version_1_database_is_upgraded(open_store):
+    from dataclasses import replace
+
+    store = open_store()
+    store.add_student(ALICE, PINS["alice"])
+    progress = signed_in(store, "alice").learner_store()
+    progress.record(replace(attempt("visibility"), kind="prediction"))
+    progress.record(attempt("clm-shift"))
+    assert [(a.exercise, a.kind) for a in progress.attempts()] == [
+        ("visibility", "prediction"),
+        ("clm-shift", "exercise"),
+    ]
+    with store.backend.write() as tx:  # back to what version 1 wrote
+        tx.run("ALTER TABLE attempts DROP COLUMN kind")
+        tx.run("UPDATE class_meta SET value = '1' WHERE key = 'schema'")
+    store.close()
+    again = open_store(create=False)
+    with again.backend.read() as tx:
+        assert tx.one("SELECT value FROM class_meta WHERE key = 'schema'")[0] == "2"
+    progress = signed_in(again, "alice", T0 + 1).learner_store()
+    assert [a.kind for a in progress.attempts()] == ["exercise", "exercise"]

@@ -45,7 +45,7 @@ from exercises.classdb.pins import SCRYPT_N, check_pin, hash_pins, loggable, typ
 from exercises.learner.store import Attempt
 from exercises.text import L
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_TOKEN = 200
 MAX_EXTENSION = 24 * 3600.0
 
@@ -157,6 +157,9 @@ MIGRATIONS: dict[int, Sequence[str]] = {
         )""",
         "CREATE INDEX answer_log_by_exam ON answer_log (quiz, student)",
     ),
+    # What an attempt answered (exercises.learner.store's version 2): an exercise, or a
+    # prediction made on a live figure. Rows of version 1 were all exercises.
+    2: ("ALTER TABLE attempts ADD COLUMN kind TEXT NOT NULL DEFAULT 'exercise'",),
 }
 
 
@@ -712,7 +715,7 @@ def _exam(
 def _attempts(tx: Tx, student_id: str) -> list[Attempt]:
     rows = tx.all(
         "SELECT exercise, objective, seed, answer, score, valid, graded, correct, diagnoses, hints_used, "
-        "seconds, at, app_version FROM attempts WHERE student = ? AND reset_at IS NULL ORDER BY at, id",
+        "seconds, at, app_version, kind FROM attempts WHERE student = ? AND reset_at IS NULL ORDER BY at, id",
         (student_id,),
     )
     return [
@@ -730,6 +733,7 @@ def _attempts(tx: Tx, student_id: str) -> list[Attempt]:
             seconds=r[10],
             at=r[11],
             app_version=r[12],
+            kind=r[13],
         )
         for r in rows
     ]
@@ -990,8 +994,8 @@ class ClassLearnerStore:
                 self._session._live(tx)
                 tx.run(
                     "INSERT INTO attempts (student, exercise, objective, seed, answer, score, valid, graded, "
-                    "correct, diagnoses, hints_used, seconds, at, app_version) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "correct, diagnoses, hints_used, seconds, at, app_version, kind) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         self._session.student.id,
                         _storable(attempt.exercise),
@@ -1007,6 +1011,7 @@ class ClassLearnerStore:
                         float(attempt.seconds),
                         float(attempt.at),
                         _storable(attempt.app_version),
+                        _storable(getattr(attempt, "kind", "exercise")),
                     ),
                 )
         except (SessionEnded, ClassStoreError) as error:

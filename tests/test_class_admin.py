@@ -247,7 +247,7 @@ def test_quiz_grade_without_files_or_a_class_is_a_usage_error(capsys):
     assert status == 2 and "--class" in err
 
 
-def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, postgres_url):  # noqa: F811
+def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, monkeypatch, postgres_url):  # noqa: F811
     (tmp_path / "r.csv").write_text("s001,Ann\n")
     with pg_server.fresh_url(postgres_url) as url:
         assert (
@@ -261,6 +261,9 @@ def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, postgres_
         status, _, err = run(["class", "quiz", "list", "--class", str(tmp_path / "c")], capsys)
         assert status == 2 and "--db" in err
         status, out, _ = run(["class", "quiz", "list", "--class", str(tmp_path / "c"), "--db", url], capsys)
+        assert status == 0 and "no quiz yet" in out
+        monkeypatch.setenv("OBJECTIVES_TUTOR_DB", url)  # the URL kept out of the process list
+        status, out, _ = run(["class", "quiz", "list", "--class", str(tmp_path / "c")], capsys)
         assert status == 0 and "no quiz yet" in out
         pin = pins_of(tmp_path / "c")["s001"]["pin"]
         with open_class(tmp_path / "c", url) as store:

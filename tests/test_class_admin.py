@@ -300,3 +300,22 @@ def test_extend_finds_the_student_as_sign_in_does(class_dir, tmp_path, capsys, t
         assert status == 0 and "s002 now has 2 extra minutes" in out
     else:
         assert status == 2 and "no student" in err and "\x1b" not in err
+
+
+def test_the_class_commands_that_compute_nothing_import_no_torch(class_dir, tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from tui.cli import main\n"
+        f"for argv in (['class', 'quiz', 'list', '--class', {str(class_dir)!r}],\n"
+        f"             ['class', 'quiz', 'close', '--class', {str(class_dir)!r}]):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(sorted(m for m in ('torch', 'textual') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr

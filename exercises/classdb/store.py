@@ -252,11 +252,8 @@ class ClassStore:
 
     def _prepare(self, create: bool) -> None:
         with self.backend.write(lock="schema") as tx:
-            try:
-                tx.run("CREATE TABLE IF NOT EXISTS class_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                row = tx.one("SELECT value FROM class_meta WHERE key = 'schema'")
-            except ClassStoreError:
-                raise
+            tx.run("CREATE TABLE IF NOT EXISTS class_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            row = tx.one("SELECT value FROM class_meta WHERE key = 'schema'")
             version = int(row[0]) if row and str(row[0]).isdigit() else 0
             if version > SCHEMA_VERSION:
                 raise ClassStoreError(
@@ -302,22 +299,15 @@ class ClassStore:
             if student.role not in ROLES:
                 raise ClassStoreError(L(f"unknown role {student.role!r}", f"未知的角色 {student.role!r}"))
             rows.append((student, pin))
+        with self.backend.read() as tx:  # said before minutes of PIN hashing, checked again below
+            self._refuse_known(tx, [student for student, _ in rows])
         rows = [
             (student, digest)
             for (student, _), digest in zip(rows, hash_pins([p for _, p in rows], self.pin_cost), strict=True)
         ]
         with self.backend.write(lock="roster") as tx:
             position = tx.one("SELECT COALESCE(MAX(position), 0) FROM students")[0]
-            seen: set[str] = set()
-            for student, _ in rows:
-                if student.id in seen or tx.one("SELECT 1 FROM students WHERE id = ?", (student.id,)):
-                    raise ClassStoreError(
-                        L(
-                            f"student id {student.id!r} is already in the class",
-                            f"学号 {student.id!r} 已在班级中",
-                        )
-                    )
-                seen.add(student.id)
+            self._refuse_known(tx, [student for student, _ in rows])
             tx.many(
                 "INSERT INTO students (id, id_fold, name, role, pin_hash, position, added_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -327,6 +317,17 @@ class ClassStore:
                 ],
             )
         return len(rows)
+
+    @staticmethod
+    def _refuse_known(tx: Tx, students: Sequence[Student]) -> None:
+        """ClassStoreError for an id twice in ``students`` or already in the class."""
+        known = {row[0] for row in tx.all("SELECT id FROM students")}
+        for student in students:
+            if student.id in known:
+                raise ClassStoreError(
+                    L(f"student id {student.id!r} is already in the class", f"学号 {student.id!r} 已在班级中")
+                )
+            known.add(student.id)
 
     def students(self) -> list[Student]:
         with self.backend.read() as tx:

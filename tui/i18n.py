@@ -602,6 +602,7 @@ MESSAGES: dict[str, Bilingual] = {
         "目标序列怎样开头、损失从哪里开始），先把答案藏起来，按回车后对照标出你的预测（Esc 跳过）。",
     ),
     "help-lab": L("Code lab", "代码实验"),
+    "help-review": L("Review", "复习"),
     "help-exam": L("In the exam", "考试中"),
     "help-exam-note": L(
         "Multiple choice: type the letter. Answers are saved as you type; quitting keeps them and "

@@ -76,7 +76,7 @@ class LessonScreen(Screen):
         lang = self.app.lang
         localise_bindings(self, lang)
         for node in self.query("ExercisePanel, Figure"):
-            localise_bindings(node, lang, own={"predict": "key-predict"})
+            localise_bindings(node, lang)
         self.sub_title = pick(self.objective.title, lang)
         tabs = self.query_one(TabbedContent)
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):

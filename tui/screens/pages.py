@@ -83,6 +83,7 @@ class ReviewScreen(Page):
     ReviewScreen #review-try { padding: 0 2; color: $text-muted; }
     """
     BINDINGS = [Binding("t", "try_now", "try another now")]
+    ACTION_KEYS = {"try_now": "key-try-now"}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -96,7 +97,7 @@ class ReviewScreen(Page):
         from tui.bindings import localise_bindings
 
         super()._relabel_page(lang)
-        localise_bindings(self, lang, own={"try_now": "key-try-now"})
+        localise_bindings(self, lang)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "try_now" or bool(getattr(self, "queue", None))

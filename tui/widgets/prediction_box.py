@@ -24,6 +24,7 @@ class PredictionBox(Vertical):
     PredictionBox Input:focus { border: none; background: $primary 30%; }
     """
     BINDINGS = [Binding("escape", "cancel", "back")]
+    ACTION_KEYS = {"cancel": "predict-skip"}
 
     class Answered(Message):
         def __init__(self, text: str) -> None:
@@ -55,7 +56,7 @@ class PredictionBox(Vertical):
         from tui.bindings import localise_bindings
 
         lang = self.app.lang
-        localise_bindings(self, lang, own={"cancel": "predict-skip"})
+        localise_bindings(self, lang)
         self.border_title = t("predict-title", lang)
         self.query_one(Input).placeholder = t("predict-placeholder", lang)
         self.query_one("#prediction-question", Static).update(

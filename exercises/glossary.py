@@ -30,7 +30,7 @@ TERMS: tuple[Term, ...] = (
         L("CLM (causal language modelling)", "CLM（因果语言建模）"),
         L(
             "Predict token t+1 from tokens 0..t. GPT's objective; every position is trained, each seeing only its left.",
-            "根据第 0..t 个 token 预测第 t+1 个。GPT 的目标；每个位置都参与训练，且只能看到左边。",
+            "根据位置 0..t 上的 token 预测位置 t+1 上的那个。GPT 的目标；每个位置都参与训练，且只能看到左边。",
         ),
     ),
     Term(

@@ -110,16 +110,32 @@ def question_problems(question: Question) -> list[str]:
 
 
 def hint_states_answer(exercise: Exercise, variant: Variant, hint: dict[str, str]) -> bool:
-    """Does a hint write out the answer (a part's solution, or the right option's text)?"""
+    """Does a hint write out the answer (a part's solution, or the right option's text), or
+    say it in another form the grader reads as right ("logits[:, :-1] against labels[:, 1:]"
+    for the pairs of the loss-side layout)? Parts whose answer is one or two characters
+    ("1", "A") are left out: any digit in a hint would "state" them."""
     answers: list[str] = []
     if isinstance(exercise, ChoiceExercise):
         question = exercise.question(variant)
         right = next(option for option in question.options if option.correct)
         answers += [right.text["en"], right.text["zh"]]
     elif exercise.graded:
-        answers += [text for text in exercise.solve(variant).values() if len(text) > 2]
+        solution = exercise.solve(variant)
+        answers += [text for text in solution.values() if len(text) > 2]
+        for part, text in solution.items():
+            if len(text) > 2 and any(
+                _reads_as_right(exercise, variant, solution, part, hint[lang]) for lang in LANGS
+            ):
+                return True
     squash = lambda text: re.sub(r"\s+", " ", clean(text).lower())  # noqa: E731
     return any(squash(answer) in squash(hint[lang]) for answer in answers for lang in LANGS)
+
+
+def _reads_as_right(
+    exercise: Exercise, variant: Variant, solution: dict[str, str], part: str, text: str
+) -> bool:
+    result = exercise.grade(variant, {**solution, part: text})
+    return result.parts[part].valid and result.parts[part].score >= 1.0
 
 
 def _check_variant(exercise: Exercise, seed: int) -> list[str]:

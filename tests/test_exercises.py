@@ -187,11 +187,23 @@ def test_hostile_inputs_are_invalid_or_graded_never_raise(exercise):
         "9" * 400 + ":" + "x",
         "１２／０",
         "nan inf -inf 1e999",
+        "1, -100",  # a negative position once indexed a token list from the end, and past it
+        "-1",
+        "−3 到 −1",
+        "9" * 5000,
+        "0." + "9" * 5000,
+        "1e5000",
+        "\\x1b[2J \\u0000 %s {0} ${PATH}",
+        "ｅｘｐ（１０００）",
     ]
+    solution = exercise.solve(variant) if exercise.graded else {}
     for text in hostile:
-        answer = {part.name: text for part in exercise.parts}
-        result = exercise.grade(variant, answer)
-        assert 0.0 <= (result.score or 0.0) <= 1.0
+        for answer in (
+            {part.name: text for part in exercise.parts},
+            *({**solution, part.name: text} for part in exercise.parts),
+        ):
+            result = exercise.grade(variant, answer)
+            assert 0.0 <= (result.score or 0.0) <= 1.0
 
 
 def test_an_empty_answer_is_invalid_not_wrong():
@@ -314,3 +326,31 @@ def test_the_self_check_catches_a_missing_language(monkeypatch):
     exercise = get("visibility")
     monkeypatch.setattr(exercise, "title", {"en": "Who may position i look at?", "zh": ""})
     assert any("title is missing a language" in line for line in problems(range(1)))
+
+
+PATHOLOGICAL = {
+    "ranges": "0-9999," * 3000,  # once took ten seconds: every range expanded
+    "parens": "(" * 20000,
+    "logs": "ln(" * 5000,
+    "commas": "1," * 10000,
+    "spoken": "位置1是B，" * 2000,
+    "rule": "t->t+1 " * 3000,
+    "except": "all except " + "1, " * 6000,
+    "digits": "9" * 20000,
+    "expression": "1+" * 10000 + "1",
+}
+
+
+@pytest.mark.parametrize(
+    "exercise", [e for e in EXERCISES if e.graded and e.make_variant], ids=lambda e: e.id
+)
+def test_a_pasted_wall_of_text_is_graded_in_well_under_a_second(exercise):
+    import time
+
+    variant = exercise.generate(1)
+    solution = exercise.solve(variant)
+    for name, text in PATHOLOGICAL.items():
+        for part in exercise.part_names():
+            started = time.perf_counter()
+            exercise.grade(variant, {**solution, part: text})
+            assert time.perf_counter() - started < 1.0, (name, part)

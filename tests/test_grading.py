@@ -188,6 +188,14 @@ def test_judgement_understands_negation(text, good):
         ("2^10", None, 1024.0),
         ("15%", None, 0.15),
         ("the answer is 9.21", None, 9.21),
+        ("10⁴", None, 10_000.0),  # NFKC once made it 104
+        ("10⁻²", None, 0.01),
+        ("10 000", None, 10_000.0),
+        ("一万", None, 10_000.0),
+        ("1万", None, 10_000.0),
+        ("两千", None, 2000.0),
+        ("一百零五", None, 105.0),
+        ("4.8 × 10%", None, 0.48),
     ],
 )
 def test_number_reads_commas_by_context_and_the_lessons_notation(text, near, value):
@@ -208,11 +216,29 @@ def test_number_reads_commas_by_context_and_the_lessons_notation(text, near, val
         ("0-2, 5", [0, 1, 2, 5]),
         ("all positions", [0, 1, 2, 3, 4, 5, 6, 7]),
         ("所有位置", [0, 1, 2, 3, 4, 5, 6, 7]),
+        ("全部都能看到", [0, 1, 2, 3, 4, 5, 6, 7]),
+        ("every position", [0, 1, 2, 3, 4, 5, 6, 7]),
+        ("it can see all positions.", [0, 1, 2, 3, 4, 5, 6, 7]),
         ("none", []),
     ],
 )
 def test_ranges_and_words_for_positions(text, expected):
     assert parsing.positions(text, None, n=8) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "all but the last",
+        "not all",
+        "Under every mask here, yes.",
+        "因果：只能看过去和自己。双向：全部。",
+        "除了最后一个都能看",
+    ],
+)
+def test_all_is_read_only_when_the_whole_answer_says_all(text):
+    """A sentence that merely contains "all" is not the answer "all positions"."""
+    assert parsing.positions(text, None, n=8) is None
 
 
 READERS = {
@@ -347,9 +373,6 @@ ONE_BASED = {
     "mlm-eligible": lambda v, s: {"positions": ", ".join(str(i + 1) for i in v.data["eligible"])},
     "visibility": lambda v, s: {"visible": ", ".join(str(i + 1) for i in v.data["visible"])},
     "mlm-abcde": lambda v, s: {"loss_positions": ", ".join(str(i + 1) for i in v.data["loss_positions"])},
-    "prefix-lm-labels": lambda v, s: {
-        "loss_positions": ", ".join(str(i + 1) for i in v.data["loss_positions"])
-    },
     "three-masks": lambda v, s: {"loss_positions": ", ".join(str(i + 1) for i in v.data["loss_positions"])},
 }
 
@@ -386,8 +409,6 @@ def test_an_ambiguous_reading_names_no_misconception():
     "exercise", [e for e in GRADED if not isinstance(e, ChoiceExercise)], ids=lambda e: e.id
 )
 def test_feedback_on_a_wrong_part_never_prints_the_expected_answer(exercise):
-    if exercise.id in ("span-corruption", "clm-shift"):
-        pytest.skip("h2's exercises: they follow the rule in their own change")
     for seed in range(25):
         variant = exercise.generate(seed)
         solution = exercise.solve(variant)
@@ -408,6 +429,31 @@ def test_wrong_positions_are_marked_by_position():
     result = _answer_with("mlm-abcde", 0, inputs="A [MASK] C D [MASK]")
     feedback = result.parts["inputs"].feedback
     assert "4" in feedback["en"] and "4" in feedback["zh"] and "X" not in feedback["en"]
+
+
+@pytest.mark.parametrize(
+    "exercise_id", ["span-corruption", "clm-shift", "bart-vs-t5", "prefix-lm-labels", "visibility"]
+)
+def test_no_hint_read_as_an_answer_gets_a_part_right(exercise_id):
+    """A hint may point at the rule, never hand over a part in a form the grader accepts."""
+    exercise = get(exercise_id)
+    for seed in range(60):
+        variant = exercise.generate(seed)
+        for hint in exercise.hints(variant):
+            assert not hint_states_answer(exercise, variant, hint), (seed, hint)
+
+
+def test_the_self_check_catches_a_hint_that_restates_the_answer_in_another_form(monkeypatch):
+    exercise = get("clm-shift")
+    variant = next(
+        exercise.generate(seed) for seed in range(1, 50) if exercise.generate(seed).data["layout"] == "loss"
+    )
+    slices = {
+        "en": "The loss compares logits[:, :-1] with labels[:, 1:].",
+        "zh": "损失比较 logits[:, :-1] 和 labels[:, 1:]。",
+    }
+    assert hint_states_answer(exercise, variant, slices)
+    assert not any(hint_states_answer(exercise, variant, hint) for hint in exercise.hints(variant))
 
 
 def test_the_self_check_catches_a_hint_that_states_the_answer(monkeypatch):
@@ -571,3 +617,174 @@ def test_rubric_and_pool_on_the_command_line(capsys):
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)["exercises"]}
     assert all(rows[e.id]["pool_size"] >= MIN_POOL for e in CONCEPTS)
     assert rows["visibility"]["pool_size"] == 203
+
+
+def test_wrong_positions_names_twelve_and_counts_them_all():
+    from exercises.grading.scoring import wrong_positions
+
+    note = wrong_positions(list(range(20)), 30)
+    assert "(20 of 30)" in note["en"] and "错了 20 个" in note["zh"]
+    assert "11, …" in note["en"] and "12" not in note["en"].split("(")[0]
+
+
+def test_mlm_labels_one_position_late_are_counting_from_one():
+    exercise = get("mlm-abcde")
+    variant = exercise.generate(0)
+    late = ", ".join(f"{int(i) + 1}: {token}" for i, token in variant.data["labels"].items())
+    result = exercise.grade(variant, {**exercise.solve(variant), "labels": late})
+    assert result.diagnoses == ["one-based-positions"] and result.parts["labels"].score == 0.5
+
+
+@pytest.mark.parametrize(
+    ("part", "text"),
+    [
+        ("loss_positions", "7, 8"),
+        ("labels", "7: guten, 8: Morgen"),
+        ("labels", "-100 -100 -100 -100 -100 -100 -100 guten"),
+    ],
+)
+def test_prefix_labels_one_place_late_is_the_late_start_not_counting_from_one(part, text):
+    """The prompt numbers the prefix from 0 (位置 0 到 6): writing the continuation tokens'
+    own positions (7, 8) is the exercise's off-by-one; "you counted from 1" would mislead."""
+    exercise = get("prefix-lm-labels")
+    variant = exercise.generate(0)
+    result = exercise.grade(variant, {**exercise.solve(variant), part: text})
+    assert result.diagnoses == ["prefix-loss-starts-late"] and result.score == 0.5
+    assert "from 1" not in result.parts[part].feedback["en"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("all except 0, 5 and 9", [1, 2, 3, 4, 6, 7, 8]),
+        ("all but 0, 5, 9", [1, 2, 3, 4, 6, 7, 8]),
+        ("除了 0、5、9 以外的所有位置", [1, 2, 3, 4, 6, 7, 8]),
+        ("除了 [CLS] 和 [SEP] 以外的所有位置", [1, 2, 3, 4, 6, 7, 8]),
+        ("除特殊符号外都可以", [1, 2, 3, 4, 6, 7, 8]),
+        ("everything except the special tokens.", [1, 2, 3, 4, 6, 7, 8]),
+    ],
+)
+def test_all_except_reads_as_the_complement(text, expected):
+    """Learners name what is left out; once read as the positions named, "all except
+    [CLS] and [SEP]" was marked wrong and told it had selected the specials."""
+    exercise = get("mlm-eligible")
+    variant = exercise.generate(0)
+    tokens = variant.data["tokens"]
+    assert parsing.positions(text, tokens, n=len(tokens)) == expected
+    result = exercise.grade(variant, {"positions": text})
+    assert result.correct and result.diagnoses == []
+
+
+@pytest.mark.parametrize("text", ["all but the last", "except 99", "除了 dog 以外"])
+def test_all_except_what_cannot_be_placed_is_unreadable(text):
+    exercise = get("mlm-eligible")
+    result = exercise.grade(exercise.generate(0), {"positions": text})
+    assert not result.valid and result.diagnoses == []
+
+
+def test_three_masks_a_loss_on_every_word_is_the_misconception_with_or_without_specials():
+    exercise = get("three-masks")
+    variant = exercise.generate(0)  # 0:[CLS] 1:self 2:supervision 3:[MASK] 4:labels 5:[SEP] 6:[PAD]
+    for text in ("1, 2, 3, 4", "0, 1, 2, 3, 4, 5", "1, 2, 3, 4, 5", "0-4"):
+        result = exercise.grade(variant, {**exercise.solve(variant), "loss_positions": text})
+        assert result.diagnoses == ["loss-on-every-token"] and result.score <= 0.5, text
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "part", "text"),
+    [
+        ("loss-sanity", "baseline", "ln V = ln 10000 ≈ 9.21"),
+        ("loss-sanity", "baseline", "ln(V)"),
+        ("perplexity", "perplexity", "V"),
+        ("perplexity", "perplexity", "V = 10000"),
+    ],
+)
+def test_the_questions_own_v_reads_as_its_vocabulary(exercise_id, part, text):
+    exercise = get(exercise_id)
+    variant = exercise.generate(0)  # V = 10000 in both
+    assert exercise.grade(variant, {**exercise.solve(variant), part: text}).correct
+
+
+def test_span_targets_ending_the_wrong_way_are_capped_at_half():
+    """A closing sentinel after a span that reaches the end (the seed's simplified rule),
+    or none where kept text follows, is the very thing the span variants test."""
+    exercise = get("span-corruption")
+    seen = set()
+    for seed in range(80):
+        variant = exercise.generate(seed)
+        solution = exercise.solve(variant)
+        targets = solution["targets"].removesuffix(" </s>").split()
+        n_spans = len(variant.data["merged"])
+        if variant.data["closed"]:
+            wrong = " ".join(targets[:-1])
+            code = "target-missing-final-sentinel"
+        else:
+            wrong = " ".join([*targets, f"<extra_id_{n_spans}>"])
+            code = "target-extra-final-sentinel"
+        result = exercise.grade(variant, {**solution, "targets": wrong})
+        assert code in result.diagnoses and result.score <= 0.5, (seed, wrong, result.diagnoses)
+        seen.add(code)
+    assert seen == {"target-missing-final-sentinel", "target-extra-final-sentinel"}
+
+
+@pytest.mark.parametrize(
+    ("seed", "answer"),
+    [
+        (0, {"pairs": "位置t对位置t"}),
+        (0, {"inputs": "tokens[:-1]", "labels": "tokens[1:]"}),  # the lessons' own notation
+        (3, {"pairs": "位置 t 的 logit 对位置 t+1 的标签"}),
+        (3, {"pairs": "the logit at position t is scored against the label at position t+1"}),
+        (3, {"labels": "同 inputs"}),
+        (3, {"inputs": "tokens[:]"}),
+    ],
+)
+def test_clm_shift_reads_rules_and_slices_as_learners_write_them(seed, answer):
+    exercise = get("clm-shift")
+    variant = exercise.generate(seed)  # seed 0 data-side, seed 3 loss-side
+    result = exercise.grade(variant, {**exercise.solve(variant), **answer})
+    assert result.correct, result.parts
+
+
+def test_clm_shift_a_slice_that_copies_is_still_copying():
+    exercise = get("clm-shift")
+    variant = exercise.generate(0)
+    result = exercise.grade(variant, {**exercise.solve(variant), "labels": "tokens[:-1]"})
+    assert result.diagnoses == ["labels-not-shifted"] and result.score <= 0.5
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{letter}",
+        "（{letter}）",
+        "【{letter}】",
+        "选{letter}。",
+        "答案是 {lower}",
+        "{letter}. {zh}",
+        "{zh}。",
+        "{EN}",
+    ],
+)
+def test_every_concept_question_reads_the_right_option_however_it_is_typed(template):
+    """Over every pool: the letter as learners bracket it ("【B】" was unreadable), the option's
+    own text in either language, and the letter with its text."""
+    for exercise in CONCEPTS:
+        for seed in range(exercise.pool_size() * 3):
+            variant = exercise.generate(seed)
+            question = exercise.question(variant)
+            shown = [question.options[i] for i in variant.data["order"]]
+            index = next(i for i, option in enumerate(shown) if option.correct)
+            letter = "ABCDEF"[index]
+            typed = template.format(
+                letter=letter,
+                lower=letter.lower(),
+                zh=shown[index].text["zh"],
+                EN=shown[index].text["en"].upper(),
+            )
+            assert exercise.grade(variant, {"choice": typed}).correct, (exercise.id, seed, typed)
+
+
+@pytest.mark.parametrize("text", ["0111，0011，0001，0000", "0111, 0011, 0001, 0000", "0111 0011 0001 0000"])
+def test_mask_rows_written_as_bit_strings_between_commas_read(text):
+    exercise = get("mask-matrix")
+    assert exercise.grade(exercise.generate(0), {"matrix": text}).correct

@@ -45,7 +45,7 @@ from exercises.classdb.pins import SCRYPT_N, check_pin, hash_pins, loggable, typ
 from exercises.learner.store import Attempt
 from exercises.text import L
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_TOKEN = 200
 MAX_EXTENSION = 24 * 3600.0
 
@@ -157,6 +157,9 @@ MIGRATIONS: dict[int, Sequence[str]] = {
         )""",
         "CREATE INDEX answer_log_by_exam ON answer_log (quiz, student)",
     ),
+    # What an attempt answered (exercises.learner.store's version 2): an exercise, or a
+    # prediction made on a live figure. Rows of version 1 were all exercises.
+    2: ("ALTER TABLE attempts ADD COLUMN kind TEXT NOT NULL DEFAULT 'exercise'",),
 }
 
 
@@ -249,11 +252,8 @@ class ClassStore:
 
     def _prepare(self, create: bool) -> None:
         with self.backend.write(lock="schema") as tx:
-            try:
-                tx.run("CREATE TABLE IF NOT EXISTS class_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                row = tx.one("SELECT value FROM class_meta WHERE key = 'schema'")
-            except ClassStoreError:
-                raise
+            tx.run("CREATE TABLE IF NOT EXISTS class_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            row = tx.one("SELECT value FROM class_meta WHERE key = 'schema'")
             version = int(row[0]) if row and str(row[0]).isdigit() else 0
             if version > SCHEMA_VERSION:
                 raise ClassStoreError(
@@ -299,22 +299,15 @@ class ClassStore:
             if student.role not in ROLES:
                 raise ClassStoreError(L(f"unknown role {student.role!r}", f"未知的角色 {student.role!r}"))
             rows.append((student, pin))
+        with self.backend.read() as tx:  # said before minutes of PIN hashing, checked again below
+            self._refuse_known(tx, [student for student, _ in rows])
         rows = [
             (student, digest)
             for (student, _), digest in zip(rows, hash_pins([p for _, p in rows], self.pin_cost), strict=True)
         ]
         with self.backend.write(lock="roster") as tx:
             position = tx.one("SELECT COALESCE(MAX(position), 0) FROM students")[0]
-            seen: set[str] = set()
-            for student, _ in rows:
-                if student.id in seen or tx.one("SELECT 1 FROM students WHERE id = ?", (student.id,)):
-                    raise ClassStoreError(
-                        L(
-                            f"student id {student.id!r} is already in the class",
-                            f"学号 {student.id!r} 已在班级中",
-                        )
-                    )
-                seen.add(student.id)
+            self._refuse_known(tx, [student for student, _ in rows])
             tx.many(
                 "INSERT INTO students (id, id_fold, name, role, pin_hash, position, added_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -324,6 +317,17 @@ class ClassStore:
                 ],
             )
         return len(rows)
+
+    @staticmethod
+    def _refuse_known(tx: Tx, students: Sequence[Student]) -> None:
+        """ClassStoreError for an id twice in ``students`` or already in the class."""
+        known = {row[0] for row in tx.all("SELECT id FROM students")}
+        for student in students:
+            if student.id in known:
+                raise ClassStoreError(
+                    L(f"student id {student.id!r} is already in the class", f"学号 {student.id!r} 已在班级中")
+                )
+            known.add(student.id)
 
     def students(self) -> list[Student]:
         with self.backend.read() as tx:
@@ -712,7 +716,7 @@ def _exam(
 def _attempts(tx: Tx, student_id: str) -> list[Attempt]:
     rows = tx.all(
         "SELECT exercise, objective, seed, answer, score, valid, graded, correct, diagnoses, hints_used, "
-        "seconds, at, app_version FROM attempts WHERE student = ? AND reset_at IS NULL ORDER BY at, id",
+        "seconds, at, app_version, kind FROM attempts WHERE student = ? AND reset_at IS NULL ORDER BY at, id",
         (student_id,),
     )
     return [
@@ -730,6 +734,7 @@ def _attempts(tx: Tx, student_id: str) -> list[Attempt]:
             seconds=r[10],
             at=r[11],
             app_version=r[12],
+            kind=r[13],
         )
         for r in rows
     ]
@@ -990,8 +995,8 @@ class ClassLearnerStore:
                 self._session._live(tx)
                 tx.run(
                     "INSERT INTO attempts (student, exercise, objective, seed, answer, score, valid, graded, "
-                    "correct, diagnoses, hints_used, seconds, at, app_version) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "correct, diagnoses, hints_used, seconds, at, app_version, kind) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         self._session.student.id,
                         _storable(attempt.exercise),
@@ -1007,6 +1012,7 @@ class ClassLearnerStore:
                         float(attempt.seconds),
                         float(attempt.at),
                         _storable(attempt.app_version),
+                        _storable(getattr(attempt, "kind", "exercise")),
                     ),
                 )
         except (SessionEnded, ClassStoreError) as error:

@@ -1,7 +1,7 @@
 """Recognised misconceptions: a stable code and what it means in plain words.
 
 The codes are a public contract (``check --json``, quiz reports): never rename
-one, only add. Together they are the "common mistakes" the first lesson names
+one, only add. Together they are the "common mistakes" the section “Self-supervision and LM objectives” names
 as a heading but never writes out.
 """
 
@@ -182,8 +182,11 @@ DIAGNOSES: dict[str, Bilingual] = {
         "掩码 LM 借两侧上下文填空；开放式生成是从左到右续写，这正是因果 LM 练的。",
     ),
     "clm-for-understanding-only": L(
-        "Causal LM trains continuation; classification and extraction profit most from seeing both sides (masked LM).",
-        "因果 LM 练的是续写；分类和抽取最受益于同时看到两侧（掩码 LM）。",
+        "A causal LM's last position has read the whole text, so it can classify; it falls behind on "
+        "per-token work (tagging, extraction), where an early token's representation has not seen the "
+        "words to its right. A masked LM's every token has.",
+        "因果 LM 的最后一个位置读过整段文本，做分类没问题；它吃亏的是逐个 token 的任务（标注、抽取）："
+        "靠前的 token 在表示里还没看到右边的词，而掩码 LM 的每个 token 都看到了。",
     ),
     "fine-tuning-fixes-everything": L(
         "Pretraining sets a lasting bias in what the model is good at; fine-tuning builds on it, it does not erase it.",
@@ -236,7 +239,7 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     "touching-spans-split": L(
         "Spans that touch hide one unbroken run of tokens: T5 marks noise token by token, so they are one span with one sentinel.",
-        "首尾相接的片段遮住的是一段连续的 token：T5 逐个 token 标记噪声，所以它们是一个片段，只用一个哨兵。",
+        "首尾相接的片段合起来遮住一段连续的 token：T5 逐个 token 标记噪声，所以它们是一个片段，只用一个哨兵。",
     ),
     "pairing-is-fixed": L(
         "The usual pairing is the natural fit, not a law: the T5 study and UL2 trained objectives on other architectures too (for example a prefix LM or a denoiser on a decoder-only stack).",
@@ -312,8 +315,13 @@ DIAGNOSES: dict[str, Bilingual] = {
         "RoBERTa 去掉了下一句预测，改用连续文本里的完整句子训练：不用 NSP 效果持平甚至更好。",
     ),
     "nsp-is-generation": L(
-        "NSP is a yes/no classification on the [CLS] output (is B the sentence that followed A?), not generating the next sentence.",
-        "NSP 是在 [CLS] 输出上做的是/否分类（B 是不是紧跟在 A 后面的那句？），而不是生成下一句。",
+        "NSP is one yes/no classification per sentence pair; it generates no text.",
+        "NSP 对每个句对只做一次是/否分类，不生成任何文本。",
+    ),
+    "nsp-is-mlm": L(
+        "NSP and masked LM are two separate losses in BERT: masked LM predicts the hidden tokens, NSP makes one "
+        "decision about the pair from a single vector.",
+        "BERT 里 NSP 和掩码 LM 是两个独立的损失：掩码 LM 预测被遮住的 token，NSP 只用一个向量对句对做一次判断。",
     ),
     "nsp-needs-labels": L(
         "NSP's labels come from the corpus itself: half the time B is the real next sentence, half the time a random one.",

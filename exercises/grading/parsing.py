@@ -7,13 +7,14 @@ brackets, case in special tokens ([mask]), Chinese connectives ("位置 1 和 4"
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from engine.tokens import split_text
+from engine.tokens import is_special, split_text
 
 MAX_ANSWER_CHARS = 20_000  # a pasted novel is not an answer; read only its start
 
@@ -55,6 +56,7 @@ _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 
 
+@functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
 def clean(text: str) -> str:
     """Unify an answer's characters: NFKC (full-width to ASCII), brackets,
     quotes, invisible characters, and the spelling of special tokens."""
@@ -123,7 +125,14 @@ _RANGE = re.compile(
 )
 MAX_RANGE = 10_000
 _NONE_WORDS = re.compile(r"\b(?:none|nothing|no positions?)\b|^(?:无|没有|都不|一个也没有)$", re.IGNORECASE)
-_ALL_WORDS = re.compile(r"\b(?:all|every|each)\b|所有|全部|每个位置|每一个位置|整个序列|整句", re.IGNORECASE)
+_ALL_WORDS = re.compile(  # the whole answer says "all": "all positions", "全部都能看到" (not "all but the last")
+    r"(?:it\s+(?:sees|can\s+see)\s+)?(?:all|every|each|everything)(?:\s+(?:of\s+them|one|the))?"
+    r"(?:\s+(?:positions?|tokens?|keys?))?"
+    r"|(?:能看到|可以看到|看得到|能看|可以看)?(?:所有|全部|每个|每一个|整个序列|整句|全)的?(?:位置|token|词|键)?"
+    r"(?:都)?(?:能看到|可以看到|看得到|能看|可以看|可见|都行)?"
+    r"|(?:全)?都(?:能看到|可以看到|看得到|可见)",
+    re.IGNORECASE,
+)
 
 
 def integers(text: str) -> list[int] | None:
@@ -134,13 +143,17 @@ def integers(text: str) -> list[int] | None:
 
 def _expand_ranges(cleaned: str) -> str | None:
     """ "1-4", "1~4", "1到4", "1至4", "1..4", "1 to 4" -> "1 2 3 4" (a closed range,
-    as people say it); None for a range that runs backwards or absurdly far."""
+    as people say it); None for a range that runs backwards or absurdly far, or for
+    ranges that together name more than ``MAX_RANGE`` positions ("0-9999," pasted a
+    thousand times once took ten seconds to read)."""
     broken = False
+    total = 0
 
     def expand(match: re.Match[str]) -> str:
-        nonlocal broken
+        nonlocal broken, total
         low, high = int(match.group(1)), int(match.group(2))
-        if high < low or high - low > MAX_RANGE:
+        total += high - low + 1
+        if broken or high < low or total > MAX_RANGE:
             broken = True
             return " "
         return " " + " ".join(map(str, range(low, high + 1))) + " "
@@ -149,21 +162,58 @@ def _expand_ranges(cleaned: str) -> str | None:
     return None if broken else expanded
 
 
+_EXCEPT = re.compile(
+    r"\b(?:except(?:\s+for)?|all\s+but|but\s+not|other\s+than|apart\s+from|excluding|not\s+counting)\b"
+    r"|除了|除去|除开|除|以外|之外|不包括|不含|排除",
+    re.IGNORECASE,
+)
+_SPECIALS_WORDS = re.compile(
+    r"\bspecial\s+tokens?\b|\bspecials\b|特殊符号|特殊\s*token|特殊标记|特殊词", re.IGNORECASE
+)
+
+
+def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
+    """ "all except 0, 5 and 9", "除了 [CLS]、[SEP] 以外的所有位置", "除特殊符号外都可以":
+    every position but the ones named (by number, by special token, or "special tokens");
+    None when the length is unknown or nothing named can be excluded."""
+    length = n if n is not None else len(tokens) if tokens else None
+    if length is None:
+        return None
+    expanded = _expand_ranges(cleaned)
+    if expanded is None:
+        return None
+    named = {int(match) for match in _NUMBER.findall(expanded)}
+    if tokens:
+        normalised = [normalise_token(token) for token in tokens]
+        words = set(re.findall(r"\[[A-Z]+\]|<[^<>\s]+>", cleaned))
+        named |= {i for i, token in enumerate(normalised) if token in words}
+        if _SPECIALS_WORDS.search(cleaned):
+            named |= {i for i, token in enumerate(normalised) if is_special(token)}
+    if not named or any(i < 0 or i >= length for i in named):
+        return None
+    return [i for i in range(length) if i not in named]
+
+
 def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = None) -> list[int] | None:
     """Positions written as numbers or ranges ("1, 4", "0到6", "0 到 6 的所有位置"),
     as tokens where each names one position ("B, E" for 1 and 4 when B and E occur
-    once), "none" (an empty list) or, when the length ``n`` is known, "all positions".
+    once), "none" (an empty list) or, when the length ``n`` is known, "all positions"
+    and "all except 0 and 5" / "除了 [CLS] 和 [SEP] 以外的所有位置".
     """
     cleaned = without_trailing_punctuation(clean(text))
+    if _EXCEPT.search(cleaned):
+        return _all_except(cleaned, tokens, n)
     expanded = _expand_ranges(cleaned)
     if expanded is None:
         return None
     numbers = [int(match) for match in _NUMBER.findall(expanded)[:10_000]]
+    if any(number < 0 for number in numbers):
+        return None  # "-1", "1, -100": no position is negative, so this is not a list of positions
     if numbers:
         return sorted(set(numbers))
     if _NONE_WORDS.search(cleaned):
         return []
-    if n is not None and _ALL_WORDS.search(cleaned):
+    if n is not None and _ALL_WORDS.fullmatch(cleaned):
         return list(range(n))
     if not tokens:
         return None
@@ -224,6 +274,13 @@ def label_row(text: str, length: int) -> dict[int, str] | None:
     return None
 
 
+def labels(text: str, length: int) -> dict[int, str] | None:
+    """Labels at positions, either way the lessons write them: a label row of
+    ``length`` entries with -100 off the loss, or position: token pairs."""
+    row = label_row(text, length)
+    return row if row is not None else mapping(text)
+
+
 def bare_tokens(text: str, count: int | None = None) -> list[str] | None:
     """Labels written without positions ("B, E", "B和E"); with ``count``, the
     reading that has that many labels."""
@@ -241,6 +298,10 @@ def matrix(text: str, n: int) -> list[list[int]] | None:
     commas, or nothing ("0111"). True/False, T/F and x/. also read."""
     cleaned = clean(text).replace("[", " ").replace("]", " ")
     rows_text = [row for row in re.split(r"[\n;/|]+", cleaned) if row.strip()]
+    if len(rows_text) == 1 and n > 1:
+        pieces = [piece for piece in re.split(r"[\s,]+", rows_text[0]) if piece]
+        if len(pieces) == n and all(re.fullmatch(rf"[01]{{{n}}}", piece) for piece in pieces):
+            rows_text = pieces  # "0111, 0011, 0001, 0000": rows written as bit strings, commas between
     if len(rows_text) == 1 and n > 1:
         cells = _cells(rows_text[0])
         if cells is not None and len(cells) == n * n:
@@ -272,14 +333,86 @@ _APPROX = re.compile(
 )
 
 
-def number(text: str, near: float | None = None) -> float | None:
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SUPERSCRIPT_RUN = re.compile(r"[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_SPACED_THOUSANDS = re.compile(r"^-?[1-9]\d{0,2}(?:[ \u2009\u202f]\d{3})+(?:\.\d+)?$")
+_CJK_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CJK_UNITS = {"十": 10, "百": 100, "千": 1000}
+_CJK_NUMBER = re.compile(r"^(?:(\d+(?:\.\d+)?)|([零〇一二两三四五六七八九十百千]+))?\s*(万|亿)?(?:个)?$")
+
+
+def _chinese_integer(text: str) -> int | None:
+    """一 .. 九千九百九十九 ("十二", "两千", "一百零五"); None for anything else."""
+    total, digit = 0, None
+    for char in text:
+        if char in "零〇" and total:
+            continue  # 一百零五: the zero only marks a skipped place
+        if char in _CJK_DIGITS:
+            if digit is not None:
+                return None  # two digits in a row ("一二") are not a number
+            digit = _CJK_DIGITS[char]
+        elif char in _CJK_UNITS:
+            total += (1 if digit is None else digit) * _CJK_UNITS[char]
+            digit = None
+        else:
+            return None
+    return total + (digit or 0)
+
+
+def _chinese_number(text: str) -> float | None:
+    """ "一万", "1万", "两千", "2.5万", "十亿": numbers as Chinese writes them."""
+    match = _CJK_NUMBER.match(text.strip())
+    if not match or not any(match.groups()):
+        return None
+    digits, words, unit = match.groups()
+    if digits is not None:
+        base: float | None = float(digits) if unit else None  # plain digits are read elsewhere
+    elif words is not None:
+        base = _chinese_integer(words)
+    else:
+        return None  # "万" alone is no number
+    if base is None:
+        return None
+    return float(base) * {None: 1, "万": 10_000, "亿": 100_000_000}[unit]
+
+
+def number(text: str, near: float | None = None, symbols: Mapping[str, float] | None = None) -> float | None:
     """One number, as learners write it: "4.8", "４．８", "≈ 4.8 个", "24/5", "15%",
     "1,228.8" (a thousands comma), "4,8" (a decimal comma), "−9.21" (Unicode minus),
     an expression in the lessons' notation ("ln 10000", "-ln(1/10000)", "log(1e4)",
     "exp(2.3)") or a chain of them ("ln(10000) ≈ 9.21": its sides must agree, the
     last is the learner's number). "1,228" could be either comma: ``near`` (the
-    size the question is about) decides. None if it cannot be read as one number."""
+    size the question is about) decides. Also "10⁴" (a superscript power), "10 000"
+    (spaced thousands), "一万", "1万", "4.8 × 10%", and the question's own symbols
+    (``symbols={"V": 10000}`` reads "ln V"). None if it cannot be read as one number."""
+    if not isinstance(text, str):
+        return None
+    for name, value in (symbols or {}).items():
+        text = re.sub(
+            rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", f"({value!r})", text[:MAX_ANSWER_CHARS]
+        )
+    text = _SUPERSCRIPT_RUN.sub(
+        lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text[:MAX_ANSWER_CHARS]
+    )
     cleaned = without_trailing_punctuation(clean(text)).replace("，", ",")
+    chinese = _chinese_number(cleaned)
+    if chinese is not None:
+        return chinese
+    if _SPACED_THOUSANDS.match(cleaned):
+        cleaned = re.sub(r"[ \u2009\u202f]", "", cleaned)
     if not cleaned or len(cleaned) > 400:
         return None
     sides = [side.strip() for side in _APPROX.split(cleaned) if side.strip()]
@@ -332,7 +465,7 @@ def _plain_number(text: str) -> float | None:
 
 
 _EXPRESSION_TOKEN = re.compile(
-    r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d{1,3})?|\.\d+)|(ln|log_?e|log10|log2|log|exp|sqrt)|(\*\*|[-+*/^()×÷·])|(e|π|pi))",
+    r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d{1,3})?%?|\.\d+%?)|(ln|log_?e|log10|log2|log|exp|sqrt)|(\*\*|[-+*/^()×÷·])|(e|π|pi))",
     re.IGNORECASE,
 )
 _FUNCTIONS = {
@@ -376,8 +509,10 @@ def _expression_tokens(text: str) -> list[tuple[str, str]] | None:
         if not match or match.end() == position:
             return None
         number_text, function, operator, constant = match.groups()
-        if number_text is not None:
-            tokens.append(("num", number_text))
+        if number_text is not None:  # "10%" is 0.1 inside an expression too
+            percent = number_text.endswith("%")
+            value = number_text.rstrip("%")
+            tokens.append(("num", repr(float(value) / 100) if percent else value))
         elif function is not None:
             tokens.append(("fn", function.lower().replace("_", "")))
         elif operator is not None:
@@ -463,7 +598,7 @@ class _Expression:
 
 _CHOICE_ALONE = re.compile(
     r"^(?:(?:选|选择|答案|答|answer|option|choice|i choose|i pick)\s*(?:是|为|is)?\s*[:：]?\s*)?"
-    r"[(（]?\s*([A-Fa-f])\s*[)）.。:：]?$",
+    r"[(（\[]?\s*([A-Fa-f])\s*[)）\].。:：]?$",  # "B", "(b)", "【B】", "B."
     re.IGNORECASE,
 )
 _SQUASH = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -532,14 +667,57 @@ def judgement(text: str, good: Sequence[str], bad: Sequence[str]) -> bool | None
     return verdicts.pop() if len(verdicts) == 1 else None
 
 
+_SELF_MARKS = (
+    (
+        1.0,
+        ("yes", "y", "是", "对", "会", "full", "1", "答对了", "对了", "全对", "had it", "i had it", "right"),
+    ),
+    (
+        0.5,
+        (
+            "partly",
+            "partial",
+            "part",
+            "p",
+            "half",
+            "部分",
+            "一半",
+            "有一半",
+            "部分对",
+            "对了一半",
+            "半对",
+            "0.5",
+            "50%",
+        ),
+    ),
+    (
+        0.0,
+        (
+            "no",
+            "n",
+            "x",
+            "否",
+            "不",
+            "不会",
+            "0",
+            "没答对",
+            "答错了",
+            "错了",
+            "不对",
+            "没对",
+            "missed",
+            "missed it",
+            "wrong",
+        ),
+    ),
+)
+
+
 def self_mark(text: str) -> float | None:
-    """A reflection's self-assessment: yes / partly / no (or 是 / 部分 / 否)."""
-    word = clean(text).lower()
-    for score, words in (
-        (1.0, ("yes", "y", "是", "对", "会", "full", "1")),
-        (0.5, ("partly", "partial", "part", "部分", "一半", "0.5")),
-        (0.0, ("no", "n", "否", "不", "不会", "0")),
-    ):
+    """A reflection's self-assessment: yes / partly / no (是 / 部分 / 否), the app's keys
+    y / p / x, and how people say it ("答对了", "有一半", "没答对", "Yes.")."""
+    word = re.sub(r"\s+", " ", without_trailing_punctuation(clean(text)).lower())
+    for score, words in _SELF_MARKS:
         if word in words:
             return score
     return None

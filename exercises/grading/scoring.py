@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
-from exercises.grading.model import PartResult
+from exercises.grading.model import Parsed, PartResult
 from exercises.grading.parsing import normalise_token
 from exercises.text import Bilingual, L
 
@@ -34,13 +35,135 @@ def listing(items: Sequence[object]) -> str:
     return ", ".join(map(str, items))
 
 
+MAX_LISTED = 12  # wrong positions named one by one; the count covers them all
+
+
 def wrong_positions(wrong: Sequence[int], total: int) -> Bilingual:
     """Which positions are wrong, without what belongs there: feedback that
     points at the mistake and leaves the correcting to the learner."""
+    named = listing(wrong[:MAX_LISTED]) + (", …" if len(wrong) > MAX_LISTED else "")
     return L(
-        f"Not right at position(s) {listing(wrong)} ({len(wrong)} of {total}).",
-        f"位置 {listing(wrong)} 不对（共 {total} 个位置，错了 {len(wrong)} 个）。",
+        f"Not right at position(s) {named} ({len(wrong)} of {total}).",
+        f"位置 {named} 不对（共 {total} 个位置，错了 {len(wrong)} 个）。",
     )
+
+
+def with_rule(note: Bilingual, rule: Bilingual | None) -> Bilingual:
+    """A note on what is wrong, followed by the rule that puts it right."""
+    if rule is None:
+        return note
+    return L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
+
+
+# ---------------------------------------------------------------- token sequences
+
+Diagnose = Callable[[str, list[str]], list[str]]  # (part, tokens given) -> diagnosis codes
+LengthNote = Callable[[str, int, int], Bilingual]  # (part, tokens given, tokens expected) -> the note
+
+
+def grade_token_parts(
+    names: Sequence[str],
+    parsed: Mapping[str, Parsed],
+    expected: Mapping[str, Sequence[str]],
+    diagnose: Diagnose,
+    length_note: LengthNote,
+) -> tuple[dict[str, PartResult], list[str]]:
+    """The grading every token-sequence part shares (span, BART, CLM, MLM and
+    prefix-LM inputs): the share of positions right; a diagnosis only where the
+    answer was read one way (a misreading never names a misconception); the
+    feedback names the wrong positions, or the wrong length, never the answer."""
+    results: dict[str, PartResult] = {}
+    codes: list[str] = []
+    for name in names:
+        if name not in parsed:
+            continue
+        given, want = parsed[name].value, expected[name]
+        score = sequence_score(given, want)
+        if score == 1.0:
+            results[name] = right()
+            continue
+        if parsed[name].certain:
+            codes += diagnose(name, given)
+        note = (
+            length_note(name, len(given), len(want))
+            if len(given) != len(want)
+            else wrong_positions(mismatches(given, want), len(want))
+        )
+        results[name] = PartResult(score, True, note)
+    return results, codes
+
+
+# ---------------------------------------------------------------- sets of positions
+
+
+def grade_position_set(
+    given: set[int],
+    expected: set[int],
+    diagnose: Callable[[set[int]], list[str]],
+    rule: Bilingual | None = None,
+) -> tuple[PartResult, list[str]]:
+    """A set of positions: right, counted from 1 (the flat half and that story
+    only), or the overlap with what the exercise's own ``diagnose`` names."""
+    if given == expected:
+        return right(), []
+    if is_one_based(given, expected):
+        return counted_from_one()
+    note = with_rule(set_difference_note(given, expected), rule)
+    return PartResult(jaccard(given, expected), True, note), diagnose(given)
+
+
+# ---------------------------------------------------------------- labels at positions
+
+
+@dataclass(frozen=True)
+class LabelComparison:
+    """Labels given (position -> token) against the expected ones."""
+
+    wrong: list[int]  # positions with a label, not the right one
+    missing: list[int]  # positions that need a label and have none
+    extra: list[int]  # positions given a label where none belongs (-100)
+    matched: int  # positions with the right label
+
+    @property
+    def score(self) -> float:
+        """Right labels ÷ (labels expected + labels given where none belongs)."""
+        counted = self.matched + len(self.wrong) + len(self.missing) + len(self.extra)
+        return self.matched / counted if counted else 1.0
+
+
+def compare_labels(given: Mapping[int, str], expected: Mapping[int, str]) -> LabelComparison:
+    wrong = [i for i in expected if i in given and not same_token(given[i], expected[i])]
+    missing = sorted(set(expected) - set(given))
+    extra = sorted(set(given) - set(expected))
+    return LabelComparison(wrong, missing, extra, matched=len(expected) - len(wrong) - len(missing))
+
+
+def labels_counted_from_one(given: Mapping[int, str], expected: Mapping[int, str]) -> bool:
+    """Every label right but written one position late (counting from 1)."""
+    shifted = {i - 1: token for i, token in given.items()}
+    return (
+        set(given) != set(expected)
+        and set(shifted) == set(expected)
+        and all(same_token(shifted[i], expected[i]) for i in expected)
+    )
+
+
+def label_result(found: LabelComparison, rule: Bilingual | None = None) -> PartResult:
+    """Full marks, or which labels are wrong, missing or extra (never what they should be)."""
+    if found.score == 1.0:
+        return right()
+    notes_en, notes_zh = [], []
+    if found.wrong:
+        notes_en.append(f"the label at {listing(found.wrong)} is not right")
+        notes_zh.append(f"位置 {listing(found.wrong)} 的标签不对")
+    if found.missing:
+        notes_en.append(f"{len(found.missing)} loss position(s) have no label")
+        notes_zh.append(f"有 {len(found.missing)} 个参与损失的位置没给标签")
+    if found.extra:
+        notes_en.append(f"{listing(found.extra)} should have no label (-100)")
+        notes_zh.append(f"{listing(found.extra)} 不该有标签（-100）")
+    note = L("; ".join(notes_en).capitalize() + ".", "；".join(notes_zh) + "。")
+    return PartResult(found.score, True, with_rule(note, rule))
 
 
 def set_difference_note(given: set[int], expected: set[int]) -> Bilingual:

@@ -12,12 +12,9 @@ from collections.abc import Mapping
 from engine.tokens import MASK
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
-    mismatches,
+    grade_token_parts,
     read_tokens_certain,
-    right,
     same_token,
-    sequence_score,
-    wrong_positions,
 )
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens, shown
 from exercises.text import L
@@ -39,7 +36,8 @@ def bart_infilling(tokens: list[str], spans: list[list[int]]) -> tuple[list[str]
 
 def _draw(seed: int) -> dict:
     if seed == 0:
-        return {"tokens": LESSON_SENTENCE.split(), "spans": [[2, 5]]}  # the second lesson's span
+        # the span of the section “Pretraining methods”
+        return {"tokens": LESSON_SENTENCE.split(), "spans": [[2, 5]]}
     for attempt in range(100):
         rng = rng_for(ID, seed if attempt == 0 else f"{seed}/{attempt}")  # type: ignore[arg-type]
         tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
@@ -110,28 +108,17 @@ class BartVsT5(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
-        results: dict[str, PartResult] = {}
-        codes: list[str] = []
-        for part in ("inputs", "targets"):
-            if part not in parsed:
-                continue
-            given, expected = parsed[part].value, data[part]
-            score = sequence_score(given, expected)
-            if score == 1.0:
-                results[part] = right()
-                continue
-            if parsed[part].certain:
-                codes += _diagnose(part, given, data)
-            note = (
-                wrong_positions(mismatches(given, expected), len(expected))
-                if len(given) == len(expected)
-                else L(
-                    f"{len(given)} tokens where {len(expected)} belong.",
-                    f"写了 {len(given)} 个 token，应有 {len(expected)} 个。",
-                )
-            )
-            results[part] = PartResult(score, True, note)
-        return results, codes
+        return grade_token_parts(
+            ("inputs", "targets"),
+            parsed,
+            data,
+            lambda part, given: _diagnose(part, given, data),
+            _length_note,
+        )
+
+
+def _length_note(part: str, given: int, expected: int):
+    return L(f"{given} tokens where {expected} belong.", f"写了 {given} 个 token，应有 {expected} 个。")
 
 
 def _diagnose(part: str, given: list[str], data: dict) -> list[str]:

@@ -28,13 +28,11 @@ from collections.abc import Mapping
 
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.grading.scoring import (
+    grade_token_parts,
     jaccard,
-    mismatches,
     read_tokens_certain,
     right,
     same_token,
-    sequence_score,
-    wrong_positions,
 )
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
@@ -117,6 +115,16 @@ def _prompt(tokens: list[str], layout: str):
 
 _SLICE = re.compile(r"\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]")
 _RULE = re.compile(r"\bt\s*(?:->|→|=>|—>|-|:|对|和|与|vs\.?|,)\s*t\s*(?:([+-])\s*(\d+))?\b", re.IGNORECASE)
+_FILLER = re.compile(  # "位置 t 的 logit 对位置 t+1 的标签", "logit at position t vs label at t+1"
+    r"位置|的|上的|处的|logits?|标签|labels?|\bpositions?\b|\bat\b|\bof\b|\bthe\b|\bis\b|\bscored\b|\bagainst\b",
+    re.IGNORECASE,
+)
+_RULE_SPOKEN = re.compile(
+    r"\bt\s*(?:->|→|=>|—>|-|:|对|和|与|vs\.?|,|\s)\s*t\s*(?:([+-])\s*(\d+))?\b", re.IGNORECASE
+)
+_TOKEN_SLICE = re.compile(
+    r"^(?:tokens|input_ids)\s*\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]$", re.IGNORECASE
+)
 _INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
@@ -141,7 +149,7 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
         if len(logit_range) == len(label_range):
             return list(zip(logit_range, label_range, strict=True))
         return None
-    rule = _RULE.search(cleaned)
+    rule = _RULE.search(cleaned) or _RULE_SPOKEN.search(_FILLER.sub(" ", cleaned))
     if rule:
         shift = int(rule.group(2) or 0) * (-1 if rule.group(1) == "-" else 1)
         return [(t, t + shift) for t in range(n) if 0 <= t + shift < n]
@@ -153,7 +161,7 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
 
 _SAME_AS_INPUTS = re.compile(
     r"(?:labels?\s*=+\s*)?(?:input_ids|inputs?|the\s+inputs?|same\s+as\s+(?:the\s+)?(?:inputs?|input_ids)"
-    r"|(?:标签)?(?:等于|=|同|和|跟|与)\s*(?:输入|input_ids)\s*(?:一样|相同)?|同输入|与输入相同|和输入一样)",
+    r"|(?:标签)?(?:等于|=|同|和|跟|与)\s*(?:输入|inputs?|input_ids)\s*(?:一样|相同)?|同输入|与输入相同|和输入一样)",
     re.IGNORECASE,
 )
 
@@ -190,6 +198,10 @@ class ClmShift(Exercise):
             return Parsed(pairs, None if pairs is not None else _pairs_format())
         if part == "labels" and _SAME_AS_INPUTS.fullmatch(text.strip().rstrip(".。").strip()):
             return Parsed(list(variant.data["inputs"]))  # "labels = input_ids", said in words
+        sliced = _TOKEN_SLICE.fullmatch(text.strip().rstrip(".。").strip())
+        if sliced:  # the lessons' notation: tokens[:-1], tokens[1:], input_ids[:, 1:]
+            bounds = (int(value) if value else None for value in sliced.groups())
+            return Parsed(list(variant.data["tokens"][slice(*bounds)]))
         tokens, certain = read_tokens_certain(text, variant.data[part], variant.data["tokens"])
         return Parsed(tokens, certain=certain)
 
@@ -198,18 +210,13 @@ class ClmShift(Exercise):
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
         tokens, layout = data["tokens"], data["layout"]
-        results: dict[str, PartResult] = {}
-        codes: list[str] = []
-        for part in ("inputs", "labels"):
-            if part not in parsed:
-                continue
-            given, expected = parsed[part].value, data[part]
-            score = sequence_score(given, expected)
-            if score == 1.0:
-                results[part] = right()
-                continue
-            codes += _diagnose_tokens(part, layout, given, tokens) if parsed[part].certain else []
-            results[part] = PartResult(score, True, _token_feedback(part, given, expected))
+        results, codes = grade_token_parts(
+            ("inputs", "labels"),
+            parsed,
+            data,
+            lambda part, given: _diagnose_tokens(part, layout, given, tokens),
+            _length_note,
+        )
         if "pairs" in parsed:
             given_pairs = parsed["pairs"].value
             expected_pairs = {tuple(pair) for pair in data["pairs"]}
@@ -253,15 +260,12 @@ def _diagnose_pairs(layout: str, pairs: list[tuple[int, int]]) -> list[str]:
     return []
 
 
-def _token_feedback(part: str, given: list[str], expected: list[str]):
-    """Where the answer goes wrong, counted from 0, without writing the answer out."""
+def _length_note(part: str, given: int, expected: int):
     name = {"en": part, "zh": "输入" if part == "inputs" else "标签"}
-    if len(given) != len(expected):
-        return L(
-            f"The {name['en']} should have {len(expected)} tokens; you wrote {len(given)}.",
-            f"{name['zh']}应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
-        )
-    return wrong_positions(mismatches(given, expected)[:12], len(expected))
+    return L(
+        f"The {name['en']} should have {expected} tokens; you wrote {given}.",
+        f"{name['zh']}应有 {expected} 个 token；你写了 {given} 个。",
+    )
 
 
 def _pairs_feedback(given: list[tuple[int, int]], expected: set[tuple[int, int]]):
@@ -304,14 +308,16 @@ EXERCISES = (
         from_lesson=True,
         hint_texts=(
             L(
-                "Whatever the layout, the logit at position t is scored against token t+1.",
-                "不管哪种排法，位置 t 的 logit 都要和 token t+1 比较。",
+                "At position t the model has read the tokens up to t; its guess is scored against the "
+                "token that comes next in the sentence.",
+                "模型在位置 t 读过了位置 0 到 t 的 token；它的猜测要和句子里紧随其后的那个 token 比较。",
             ),
             L(
                 "Ask where the shift by one happens: in the lists you build (data-side), or inside the "
-                "loss (loss-side, logits[:, :-1] against labels[:, 1:]).",
-                "先问错开一位发生在哪里：在你构造的两列里（数据端），还是在损失函数里"
-                "（损失端：logits[:, :-1] 对 labels[:, 1:]）。",
+                "loss (loss-side). Loss-side, the loss drops one logit and one label before it compares: "
+                "which ones?",
+                "先问错开一位发生在哪里：在你构造的两列里（数据端），还是在损失函数里（损失端）。"
+                "损失端的损失函数在比较之前各去掉一个 logit 和一个标签：去掉的是哪两个？",
             ),
             L(
                 "n tokens give n-1 predictions: the logit at the last position has no next token to meet.",

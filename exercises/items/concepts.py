@@ -1,5 +1,5 @@
 """The concept checks: objective and architecture, objective and task, the
-second lesson's three misconceptions, why 80/10/10, prefix LM, self-supervision
+the section “Pretraining methods”' three misconceptions, why 80/10/10, prefix LM, self-supervision
 and next sentence prediction. Each is a pool of at least eight questions; every
 wrong option names the misconception a learner who picks it holds, and
 ``exercises --check`` looks for tells (absolute words only in wrong options, the
@@ -346,28 +346,30 @@ TASKS = choice_exercise(
             ),
         ),
         ask(
-            "For sentence embeddings used in search (encode, then compare)?",
-            "做检索用的句向量（先编码、再比较），用哪种？",
+            "For Chinese word segmentation (a tag for every character: does a word begin here)?",
+            "做中文分词（给每个字一个标签：这里是不是一个词的开头），用哪种？",
             right(
-                "masked LM, an encoder",
-                "掩码 LM，编码器",
+                "masked LM",
+                "掩码 LM",
                 L(
-                    "Right: an encoder's representations see the whole sentence.",
-                    "正确：编码器的表示看到了整个句子。",
+                    "Right: whether a word begins at a character often depends on the characters after it, "
+                    "and every character's representation sees them.",
+                    "正确：一个字是不是词的开头，常常取决于它后面的字，而掩码 LM 里每个字的表示都看得到它们。",
                 ),
             ),
             wrong(
-                "causal LM, since it generates",
-                "因果 LM，因为它会生成",
-                "Generating is not needed here; a representation of the whole sentence is.",
-                "这里不需要生成，需要的是整句话的表示。",
+                "causal LM, since its last position has read the whole sentence",
+                "因果 LM，因为它最后一个位置读过了整句话",
+                "The last position has, but each character needs its own tag, and an early character's "
+                "representation has not seen the characters after it.",
+                "最后一个位置确实读过整句，可每个字都要打自己的标签，而靠前的字在表示里还没看到它后面的字。",
                 "clm-for-understanding-only",
             ),
             wrong(
-                "any: embeddings do not depend on pretraining",
-                "哪个都行：句向量和预训练无关",
-                "The representations are exactly what pretraining shapes.",
-                "句向量恰恰是预训练塑造出来的表示。",
+                "either: a tagging layer added in fine-tuning evens them out",
+                "哪个都行：微调时加一层标注层就拉平了",
+                "The layer reads the representations pretraining shaped; it cannot add the right-hand context.",
+                "标注层读的是预训练塑造的表示；右侧的上下文它补不回来。",
                 "fine-tuning-fixes-everything",
             ),
         ),
@@ -579,7 +581,7 @@ MISCONCEPTIONS = choice_exercise(
             "为什么 BERT 和 GPT 两条路线分道扬镳？",
             right(
                 "their objectives trained different skills: blanks vs continuation",
-                "它们的目标练的是不同的能力：填空与续写",
+                "它们的目标练出不同的能力：填空与续写",
             ),
             wrong(
                 "GPT was trained on more data, nothing else differed",
@@ -681,7 +683,7 @@ EIGHTY_TEN_TEN = choice_exercise(
             "What would go wrong if BERT replaced every selected token with [MASK]?",
             "如果 BERT 把每个被选中的 token 都换成 [MASK]，会出什么问题？",
             right(
-                "it would learn little about real tokens, all fine-tuning shows it",
+                "it would learn little about real tokens, the only kind fine-tuning shows it",
                 "它对真实 token 学得少，而微调时全是真实 token",
             ),
             wrong(
@@ -1186,7 +1188,7 @@ NSP = choice_exercise(
                 "预测句子 B 里被遮住的词",
                 "That is the masked-LM loss; NSP is a separate yes/no question.",
                 "那是掩码 LM 的损失；NSP 是另一个是/否问题。",
-                "nsp-is-generation",
+                "nsp-is-mlm",
             ),
         ),
         ask(
@@ -1218,15 +1220,15 @@ NSP = choice_exercise(
             wrong(
                 "the vectors at the [MASK] positions",
                 "[MASK] 位置上的向量",
-                "Those serve the masked-LM loss; NSP reads the [CLS] vector.",
-                "那些用于掩码 LM 的损失；NSP 读的是 [CLS] 的向量。",
-                "nsp-is-generation",
+                "Those vectors serve the masked-LM loss, not NSP.",
+                "那些向量服务于掩码 LM 的损失，不是 NSP。",
+                "nsp-is-mlm",
             ),
             wrong(
                 "a decoder that writes IsNext or NotNext",
                 "一个写出 IsNext 或 NotNext 的解码器",
-                "BERT has no decoder; NSP is a classifier on one vector.",
-                "BERT 没有解码器；NSP 是在一个向量上做的分类。",
+                "BERT has no decoder: it writes no tokens at all.",
+                "BERT 没有解码器，根本不写出 token。",
                 "nsp-is-generation",
             ),
         ),

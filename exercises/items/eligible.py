@@ -1,5 +1,5 @@
 """mlm-eligible: which positions may BERT's masking select in a sequence with
-[CLS], [SEP] and padding? (The first lesson's third action item.)"""
+[CLS], [SEP] and padding? (the section “Self-supervision and LM objectives”'s third action item.)"""
 
 from __future__ import annotations
 
@@ -11,11 +11,7 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     ONE_BASED_CAP,
-    counted_from_one,
-    is_one_based,
-    jaccard,
-    right,
-    set_difference_note,
+    grade_position_set,
 )
 from exercises.items.banks import rng_for, sentence_tokens
 from exercises.text import L
@@ -74,25 +70,22 @@ class Eligible(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         tokens = variant.data["tokens"]
-        given, expected = set(parsed["positions"].value), set(variant.data["eligible"])
-        if given == expected:
-            return {"positions": right()}, []
-        if is_one_based(given, expected):  # one story: not also "specials selected"
-            result, codes = counted_from_one()
-            return {"positions": result}, codes
-        codes = []
-        extra = given - expected
-        if any(i < len(tokens) and tokens[i] in (CLS, SEP) for i in extra):
-            codes.append("specials-selected")
-        if any(i < len(tokens) and tokens[i] == PAD for i in extra):
-            codes.append("padding-selected")
-        rule = L("Only content tokens may be selected.", "只有内容 token 才能被选中。")
-        note = set_difference_note(given, expected)
-        return {
-            "positions": PartResult(
-                jaccard(given, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
-            )
-        }, codes
+        expected = set(variant.data["eligible"])
+
+        def diagnose(given: set[int]) -> list[str]:  # after counting from 1 (one story, not also "specials")
+            codes = []
+            extra = given - expected
+            if any(i < len(tokens) and tokens[i] in (CLS, SEP) for i in extra):
+                codes.append("specials-selected")
+            if any(i < len(tokens) and tokens[i] == PAD for i in extra):
+                codes.append("padding-selected")
+            return codes
+
+        result, codes = grade_position_set(set(parsed["positions"].value), expected, diagnose, RULE)
+        return {"positions": result}, codes
+
+
+RULE = L("Only content tokens may be selected.", "只有内容 token 才能被选中。")
 
 
 RUBRIC = Rubric(

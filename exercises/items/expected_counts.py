@@ -1,5 +1,5 @@
 """expected-counts: how many tokens BERT's masking selects on average for a
-batch, and how they split 80/10/10 (the first lesson's mask_prob 0.15 -> 0.3
+batch, and how they split 80/10/10 (the section “Self-supervision and LM objectives”'s mask_prob 0.15 -> 0.3
 action item)."""
 
 from __future__ import annotations

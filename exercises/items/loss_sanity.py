@@ -1,6 +1,6 @@
 """loss-sanity: an untrained model's loss is about ln V; a loss far above it
 means the logits are too large (the missing 1/sqrt(d) scaling). The observed
-losses come from the engine's rerun of the first lesson's CLM demo."""
+losses come from the engine's rerun of the section “Self-supervision and LM objectives”'s CLM demo."""
 
 from __future__ import annotations
 
@@ -78,16 +78,16 @@ def _draw(seed: int) -> dict:
 
 @functools.lru_cache(maxsize=1024)
 def _generate(seed: int) -> Variant:
-    from engine.textbook import clm_run  # the engine (torch) only where it computes
+    from engine.clm import uniform_baseline  # the engine (torch) only where it computes
+    from engine.textbook import clm_demo_loss  # clm_run's loss alone: a quiz makes one per student
 
     params = _draw(seed)
     vocab = params["vocab"]
-    run = clm_run(seed=params["run_seed"], vocab_size=vocab)
-    loss = run.loss if params["scaled"] else run.loss_unscaled
+    loss = clm_demo_loss(seed=params["run_seed"], vocab_size=vocab, scaled=params["scaled"])
     data = {
         **params,
         "loss": round(loss, 4),
-        "baseline": round(run.baseline, 4),
+        "baseline": round(uniform_baseline(vocab), 4),
         "verdict": verdict(loss, vocab),
     }
     prompt = L(
@@ -115,7 +115,8 @@ class LossSanity(Exercise):
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         if part == "baseline":
-            return Parsed(parsing.number(text, near=variant.data["baseline"]))
+            data = variant.data
+            return Parsed(parsing.number(text, near=data["baseline"], symbols={"V": data["vocab"]}))
         index = parsing.choice(text, 2, [option["en"] for option in OPTIONS])
         if index is None:
             index = parsing.choice(text, 2, [option["zh"] for option in OPTIONS])

@@ -18,7 +18,8 @@ MAX_LISTED_CELLS = 8
 
 def _draw(seed: int) -> dict:
     if seed == 0:
-        return {"kind": "causal", "n": 4, "prefix": 0}  # the first lesson's action item: length 8 -> 4
+        # the action item of the section “Self-supervision and LM objectives”: length 8 -> 4
+        return {"kind": "causal", "n": 4, "prefix": 0}
     rng = rng_for(ID, seed)
     kind = rng.choice(("causal", "prefix"))
     n = rng.randint(3, 7)
@@ -52,13 +53,13 @@ def _generate(seed: int) -> Variant:
     what = (
         L("the causal attention mask", "因果注意力掩码")
         if kind == "causal"
-        else L(f"the prefix-LM mask with prefix length {prefix}", f"前缀长度为 {prefix} 的前缀 LM 掩码")
+        else L(f"the prefix-LM mask with prefix length {prefix}", f"前缀 LM 掩码（前缀长度 {prefix}）")
     )
     prompt = L(
         f"Write {what['en']} for a sequence of {n} tokens: {n} rows (query positions 0..{n - 1}) of {n} "
         "cells (key positions), 1 = blocked (may not look), 0 = may look.",
-        f"写出长度为 {n} 的序列的{what['zh']}：{n} 行（查询位置 0..{n - 1}），每行 {n} 个格子（键位置），"
-        "1 = 被遮盖（不能看），0 = 可以看。",
+        f"序列长度为 {n}，写出它的{what['zh']}：{n} 行（查询位置 0..{n - 1}），每行 {n} 个格子（键位置），"
+        "1 表示被遮盖（不能看），0 表示可以看。",
     )
     return Variant(ID, seed, data, prompt, question_key_of(params))
 

@@ -1,4 +1,4 @@
-"""mlm-abcde: the first lesson's exercise. A short sequence, some positions
+"""mlm-abcde: the section “Self-supervision and LM objectives”'s exercise. A short sequence, some positions
 selected with given fates; write the model's input, the loss positions and the
 labels."""
 
@@ -12,17 +12,14 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     ONE_BASED_CAP,
+    compare_labels,
     counted_from_one,
-    is_one_based,
-    jaccard,
-    listing,
-    mismatches,
+    grade_position_set,
+    grade_token_parts,
+    label_result,
+    labels_counted_from_one,
     read_tokens_certain,
-    right,
     same_token,
-    sequence_score,
-    set_difference_note,
-    wrong_positions,
 )
 from exercises.items.banks import EN_REPLACEMENTS, LETTERS, ZH_REPLACEMENTS, rng_for, sentence_tokens
 from exercises.text import L, fmt
@@ -162,12 +159,9 @@ class MaskedFill(Exercise):
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
             return Parsed(parsing.positions(text, data["tokens"]))
-        row = parsing.label_row(text, len(data["tokens"]))
-        if row is not None:
-            return Parsed(row)
-        pairs = parsing.mapping(text)
-        if pairs is not None:
-            return Parsed(pairs)
+        found = parsing.labels(text, len(data["tokens"]))
+        if found is not None:
+            return Parsed(found)
         bare = parsing.bare_tokens(text, len(data["loss_positions"]))
         if bare is not None:
             return Parsed(dict(zip(data["loss_positions"], bare, strict=True)))
@@ -180,9 +174,9 @@ class MaskedFill(Exercise):
         results: dict[str, PartResult] = {}
         codes: list[str] = []
         fate_at = dict(zip(data["selected"], data["fates"], strict=True))
-        if "inputs" in parsed:
-            results["inputs"], found = _grade_input(parsed["inputs"].value, data, fate_at)
-            codes += found if parsed["inputs"].certain else []
+        results, codes = grade_token_parts(
+            ("inputs",), parsed, data, lambda part, given: _diagnose_input(given, data, fate_at), _length_note
+        )
         if "loss_positions" in parsed:
             results["loss_positions"], found = _grade_positions(parsed["loss_positions"].value, data, fate_at)
             codes += found
@@ -192,12 +186,10 @@ class MaskedFill(Exercise):
         return results, codes
 
 
-def _grade_input(given: list[str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
-    expected = data["inputs"]
+def _diagnose_input(given: list[str], data: dict, fate_at: dict[int, str]) -> list[str]:
     tokens = data["tokens"]
-    score = sequence_score(given, expected)
     codes = []
-    if len(given) == len(expected):
+    if len(given) == len(data["inputs"]):
         for position, fate in fate_at.items():
             seen = given[position]
             if fate == "random" and same_token(seen, MASK):
@@ -208,98 +200,54 @@ def _grade_input(given: list[str], data: dict, fate_at: dict[int, str]) -> tuple
                 codes.append("kept-shown-as-mask")
             elif fate == "mask" and same_token(seen, tokens[position]):
                 codes.append("mask-not-applied")
-    if score == 1.0:
-        return right(), codes
-    if len(given) != len(expected):
-        note = L(
-            f"The input keeps the length of the sequence: {len(expected)} tokens, you wrote {len(given)}.",
-            f"输入序列长度不变：应有 {len(expected)} 个 token，你写了 {len(given)} 个。",
-        )
-    else:
-        note = wrong_positions(mismatches(given, expected), len(expected))
-    return PartResult(score, True, note), codes
+    return codes
+
+
+def _length_note(part: str, given: int, expected: int):
+    return L(
+        f"The input keeps the length of the sequence: {expected} tokens, you wrote {given}.",
+        f"输入序列长度不变：应有 {expected} 个 token，你写了 {given} 个。",
+    )
+
+
+LOSS_RULE = L(
+    "The loss is taken at every selected position, whatever its fate.",
+    "损失在每个被选中的位置上计算，不论它被怎样处理。",
+)
+LABEL_RULE = L("A label is the token that was really there.", "标签是这个位置原本的 token。")
 
 
 def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
-    chosen = set(given)
-    if chosen == expected:
-        return right(), []
-    if is_one_based(chosen, expected):
-        return counted_from_one()
-    codes = []
-    missing = expected - chosen
-    if any(fate_at[i] == "random" for i in missing):
-        codes.append("loss-omits-random")
-    if any(fate_at[i] == "keep" for i in missing):
-        codes.append("loss-omits-kept")
-    if chosen - expected:
-        codes.append("loss-includes-unselected")
-    rule = L(
-        "The loss is taken at every selected position, whatever its fate.",
-        "损失在每个被选中的位置上计算，不论它被怎样处理。",
-    )
-    note = set_difference_note(chosen, expected)
-    return PartResult(
-        jaccard(chosen, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
-    ), codes
+
+    def diagnose(chosen: set[int]) -> list[str]:
+        codes = []
+        missing = expected - chosen
+        if any(fate_at[i] == "random" for i in missing):
+            codes.append("loss-omits-random")
+        if any(fate_at[i] == "keep" for i in missing):
+            codes.append("loss-omits-kept")
+        if chosen - expected:
+            codes.append("loss-includes-unselected")
+        return codes
+
+    return grade_position_set(set(given), expected, diagnose, LOSS_RULE)
 
 
 def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
     expected = {int(i): token for i, token in data["labels"].items()}
-    replacement = data["replacement"]
-    codes: list[str] = []
-    shifted = {i - 1: token for i, token in given.items()}
-    if (
-        not _labels_match(given, expected)
-        and set(shifted) == set(expected)
-        and _labels_match(shifted, expected)
-    ):
+    if labels_counted_from_one(given, expected):
         return counted_from_one()
-    matched = 0
-    wrong: list[int] = []
-    for position, label in expected.items():
-        seen = given.get(position)
-        if seen is None:
-            continue
-        if same_token(seen, label):
-            matched += 1
-            continue
-        wrong.append(position)
-        if fate_at.get(position) == "random" and same_token(seen, replacement):
+    found = compare_labels(given, expected)
+    codes: list[str] = []
+    for position in found.wrong:
+        if fate_at.get(position) == "random" and same_token(given[position], data["replacement"]):
             codes.append("label-is-replacement")
-        elif same_token(seen, MASK):
+        elif same_token(given[position], MASK):
             codes.append("label-is-mask")
-    extra = sorted(i for i in given if i not in expected)
-    if extra:
+    if found.extra:
         codes.append("labels-for-unselected")
-    score = matched / (len(expected) + len(extra))
-    if score == 1.0:
-        return right(), codes
-    missing = sorted(set(expected) - set(given))
-    notes_en, notes_zh = [], []
-    if wrong:
-        notes_en.append(f"the label at {listing(wrong)} is not right")
-        notes_zh.append(f"位置 {listing(wrong)} 的标签不对")
-    if missing:
-        notes_en.append(f"{len(missing)} loss position(s) have no label")
-        notes_zh.append(f"有 {len(missing)} 个参与损失的位置没给标签")
-    if extra:
-        notes_en.append(f"{listing(extra)} should have no label (-100)")
-        notes_zh.append(f"{listing(extra)} 不该有标签（-100）")
-    rule = L("A label is the token that was really there.", "标签是这个位置原本的 token。")
-    return (
-        PartResult(
-            score,
-            True,
-            L("; ".join(notes_en).capitalize() + ". " + rule["en"], "；".join(notes_zh) + "。" + rule["zh"]),
-        ),
-        codes,
-    )
-
-
-def _labels_match(given: dict[int, str], expected: dict[int, str]) -> bool:
-    return set(given) == set(expected) and all(same_token(given[i], expected[i]) for i in expected)
+    return label_result(found, LABEL_RULE), codes
 
 
 RUBRIC = Rubric(

@@ -81,8 +81,10 @@ class Perplexity(Exercise):
         }
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        near = variant.data["perplexity"] if part == "perplexity" else variant.data["target_loss"]
-        return Parsed(parsing.number(text, near=near))
+        data = variant.data
+        near = data["perplexity"] if part == "perplexity" else data["target_loss"]
+        symbols = {"V": data["vocab"]} if data["vocab"] else None  # "ln V", "V": the vocabulary it names
+        return Parsed(parsing.number(text, near=near, symbols=symbols))
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]

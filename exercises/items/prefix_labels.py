@@ -11,23 +11,20 @@ from collections.abc import Mapping
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
-    ONE_BASED_CAP,
-    counted_from_one,
-    is_one_based,
-    jaccard,
-    listing,
-    mismatches,
+    HALF,
+    compare_labels,
+    grade_position_set,
+    grade_token_parts,
+    label_result,
+    labels_counted_from_one,
     read_tokens_certain,
-    right,
     same_token,
-    sequence_score,
-    set_difference_note,
-    wrong_positions,
 )
 from exercises.items.banks import rng_for
 from exercises.text import L
 
 ID = "prefix-lm-labels"
+STARTS_LATE = "prefix-loss-starts-late"  # the off-by-one this exercise targets
 
 # (prefix, continuation): the prefix is the task and its input, read both ways;
 # the continuation is the answer, written left to right.
@@ -83,7 +80,7 @@ def _generate(seed: int) -> Variant:
         "3. The label row, one entry per input position, -100 where no loss is taken?",
         f"一个仅解码器的前缀 LM 学习这一对：前缀 [{head}]（位置 0 到 {prefix - 1}，双向读取）和它的续写 [{tail}]。"
         f"整个序列是 [{listing_text}]（{len(tokens)} 个 token）。按引擎的方式排列：输入是去掉最后一个 token 的序列，"
-        "输入位置 t 学习预测第 t+1 个 token；损失恰好覆盖续写部分的 token。\n"
+        "输入位置 t 学习预测位置 t+1 上的 token；损失恰好覆盖续写部分的 token。\n"
         "1. 输入是什么？\n2. 哪些输入位置参与损失？\n3. 标签行是什么？每个输入位置一项，不计损失的位置写 -100。",
     )
     return Variant(ID, seed, data, prompt, question_key_of(params))
@@ -114,14 +111,8 @@ class PrefixLabels(Exercise):
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
             return Parsed(parsing.positions(text, None, n=len(data["inputs"])))
-        row = parsing.label_row(text, len(data["inputs"]))
-        if row is not None:
-            return Parsed(row)
-        pairs = parsing.mapping(text)
-        if pairs is not None:
-            return Parsed(pairs)
         return Parsed(
-            None,
+            parsing.labels(text, len(data["inputs"])),
             L(
                 f"A label row of {len(data['inputs'])} entries with -100 where no loss is taken "
                 "(e.g. -100 -100 b c), or position: token pairs (e.g. 1: b, 2: c).",
@@ -134,25 +125,13 @@ class PrefixLabels(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
-        results: dict[str, PartResult] = {}
-        codes: list[str] = []
-        if "inputs" in parsed:
-            given, expected = parsed["inputs"].value, data["inputs"]
-            score = sequence_score(given, expected)
-            if score == 1.0:
-                results["inputs"] = right()
-            else:
-                if parsed["inputs"].certain and _same(given, data["tokens"]):
-                    codes.append("inputs-keep-last")
-                note = (
-                    wrong_positions(mismatches(given, expected), len(expected))
-                    if len(given) == len(expected)
-                    else L(
-                        f"The inputs have one token fewer than the sequence; you wrote {len(given)}.",
-                        f"输入比整个序列少一个 token；你写了 {len(given)} 个。",
-                    )
-                )
-                results["inputs"] = PartResult(score, True, note)
+        results, codes = grade_token_parts(
+            ("inputs",),
+            parsed,
+            data,
+            lambda part, given: ["inputs-keep-last"] if _same(given, data["tokens"]) else [],
+            _length_note,
+        )
         if "loss_positions" in parsed:
             result, found = _grade_positions(set(parsed["loss_positions"].value), data)
             results["loss_positions"] = result
@@ -168,65 +147,61 @@ def _same(given: list[str], expected: list[str]) -> bool:
     return len(given) == len(expected) and all(same_token(a, b) for a, b in zip(given, expected, strict=True))
 
 
+def _length_note(part: str, given: int, expected: int):
+    return L(
+        f"The inputs have one token fewer than the sequence; you wrote {given}.",
+        f"输入比整个序列少一个 token；你写了 {given} 个。",
+    )
+
+
+LOSS_RULE = L(
+    "Count the input positions whose next token belongs to the continuation.",
+    "数一数：哪些输入位置的下一个 token 属于续写部分。",
+)
+
+
+# Written one position late, the answer names the continuation tokens' own positions: the
+# prompt numbers the prefix from 0, so that is this exercise's off-by-one, not counting from 1.
+AT_TOKEN_POSITIONS = L(
+    "These are the continuation tokens' own positions; the loss sits at the input positions that predict them.",
+    "这些是续写 token 自己的位置；损失落在预测它们的那些输入位置上。",
+)
+
+
+def _at_token_positions() -> tuple[PartResult, list[str]]:
+    return PartResult(HALF, True, AT_TOKEN_POSITIONS), [STARTS_LATE]
+
+
 def _grade_positions(given: set[int], data: dict) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
-    if given == expected:
-        return right(), []
-    if is_one_based(given, expected):
-        return counted_from_one()
-    codes = []
     first = min(expected)
-    if given == expected - {first}:
-        codes.append("prefix-loss-starts-late")
-    elif given >= expected | set(range(first)):
-        codes.append("prefix-loss-everywhere")
-    note = set_difference_note(given, expected)
-    rule = L(
-        "Count the input positions whose next token belongs to the continuation.",
-        "数一数：哪些输入位置的下一个 token 属于续写部分。",
-    )
-    return PartResult(
-        jaccard(given, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
-    ), codes
+    if given == {i + 1 for i in expected}:
+        return _at_token_positions()
+
+    def diagnose(chosen: set[int]) -> list[str]:
+        if chosen == expected - {first}:
+            return [STARTS_LATE]
+        if chosen >= expected | set(range(first)):
+            return ["prefix-loss-everywhere"]
+        return []
+
+    return grade_position_set(given, expected, diagnose, LOSS_RULE)
 
 
 def _grade_labels(given: dict[int, str], data: dict) -> tuple[PartResult, list[str]]:
     expected = {int(i): token for i, token in data["labels"].items()}
-    shifted = {i - 1: token for i, token in given.items()}
-    if (
-        set(given) != set(expected)
-        and set(shifted) == set(expected)
-        and all(same_token(shifted[i], expected[i]) for i in expected)
-    ):
-        return counted_from_one()
+    if labels_counted_from_one(given, expected):
+        return _at_token_positions()
+    found = compare_labels(given, expected)
     codes: list[str] = []
-    wrong = [i for i in expected if i in given and not same_token(given[i], expected[i])]
-    missing = sorted(set(expected) - set(given))
-    extra = sorted(set(given) - set(expected))
     inputs = data["inputs"]
-    if wrong and all(same_token(given[i], inputs[i]) for i in wrong):
+    if found.missing == [min(expected)] and not found.extra:
+        codes.append(STARTS_LATE)  # the one story: also the copying it implies at the other positions
+    elif found.wrong and all(same_token(given[i], inputs[i]) for i in found.wrong):
         codes.append("labels-not-shifted")
-    if missing == [min(expected)] and not extra:
-        codes.append("prefix-loss-starts-late")
-    if extra and set(extra) == set(range(min(expected))):
+    if found.extra and set(found.extra) == set(range(min(expected))):
         codes.append("prefix-loss-everywhere")
-    matched = len(expected) - len(wrong) - len(missing)
-    score = matched / (len(expected) + len(extra))
-    if score == 1.0:
-        return right(), codes
-    notes_en, notes_zh = [], []
-    if wrong:
-        notes_en.append(f"the label at {listing(wrong)} is not right")
-        notes_zh.append(f"位置 {listing(wrong)} 的标签不对")
-    if missing:
-        notes_en.append(f"{len(missing)} loss position(s) have no label")
-        notes_zh.append(f"有 {len(missing)} 个该计损失的位置没给标签")
-    if extra:
-        notes_en.append(f"{listing(extra)} should be -100")
-        notes_zh.append(f"{listing(extra)} 应为 -100")
-    return PartResult(
-        score, True, L("; ".join(notes_en).capitalize() + ".", "；".join(notes_zh) + "。")
-    ), codes
+    return label_result(found), codes
 
 
 RUBRIC = Rubric(
@@ -243,12 +218,17 @@ RUBRIC = Rubric(
             "Labels: right labels ÷ (labels expected + labels given where -100 belongs).",
             "标签：写对的标签 ÷（应有的标签数 + 多写的标签数）。",
         ),
+        L(
+            "Positions or labels all one place late name the continuation tokens' own positions (the prompt "
+            "numbers the prefix from 0): half credit for that part, as the late start it is.",
+            "位置或标签整体晚一位，写的是续写 token 自己的位置（题目已从 0 给前缀编号）：该部分得一半分，"
+            "按“损失起点晚了一位”处理。",
+        ),
     ),
     caps=(
-        ("prefix-loss-starts-late", 0.5),
-        ("prefix-loss-everywhere", 0.5),
-        ("labels-not-shifted", 0.5),
-        ONE_BASED_CAP,
+        (STARTS_LATE, HALF),
+        ("prefix-loss-everywhere", HALF),
+        ("labels-not-shifted", HALF),
     ),
 )
 
@@ -276,7 +256,7 @@ EXERCISES = (
         hint_texts=(
             L(
                 "Input position t is trained to predict token t+1. Which token does the last prefix position predict?",
-                "输入位置 t 学习预测第 t+1 个 token。前缀的最后一个位置在预测哪个 token？",
+                "输入位置 t 学习预测位置 t+1 上的 token。前缀的最后一个位置在预测哪个 token？",
             ),
             L(
                 "A label is -100 where the token to predict lies inside the prefix: the prefix is given, not learnt.",

@@ -26,12 +26,9 @@ from collections.abc import Mapping
 from engine.tokens import EOS, sentinel
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.grading.scoring import (
-    mismatches,
+    grade_token_parts,
     read_tokens_certain,
-    right,
     same_token,
-    sequence_score,
-    wrong_positions,
 )
 from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
 from exercises.text import L
@@ -50,7 +47,14 @@ RUBRIC = Rubric(
             "两部分各占一半，按对的位置比例计分。",
         ),
     ),
-    caps=(("one-sentinel-per-token", 0.5), ("span-kept-in-input", 0.5)),
+    caps=(
+        ("one-sentinel-per-token", 0.5),
+        ("span-kept-in-input", 0.5),
+        # what the 'end' and 'touching' variants exist to test (issue 9, content 2)
+        ("target-extra-final-sentinel", 0.5),
+        ("target-missing-final-sentinel", 0.5),
+        ("touching-spans-split", 0.5),
+    ),
 )
 
 
@@ -110,14 +114,14 @@ def _generate(seed: int) -> Variant:
     }
     listing = ", ".join(tokens)
     hidden_en = " and ".join(f"{s}:{e} ({' '.join(tokens[s:e])})" for s, e in spans)
-    hidden_zh = "和".join(f"{s}:{e}（{' '.join(tokens[s:e])}）" for s, e in spans)
+    hidden_zh = "、".join(f"{s}:{e}（{' '.join(tokens[s:e])}）" for s, e in spans)
     prompt = L(
-        f"T5 span corruption of [{listing}] (positions from 0). Hide {hidden_en} "
-        "(start:end, end excluded, like tokens[start:end]) with the sentinels <extra_id_0>, <extra_id_1>, ... "
-        "as T5 does. T5 ends both sequences with </s>: write it or leave it out.\n"
+        f"T5 span corruption of [{listing}] (positions from 0). Hide {hidden_en}. A span is written "
+        "start:end, end excluded, like tokens[start:end]; the sentinels are <extra_id_0>, <extra_id_1>, ... "
+        "as in T5. T5 ends both sequences with </s>: write it or leave it out.\n"
         "1. The corrupted input?\n2. The target?",
-        f"按 T5 的做法对 [{listing}] 做片段破坏（位置从 0 开始）。遮住 {hidden_zh}（写作 起点:终点，不含终点，"
-        "和 tokens[start:end] 一样），哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
+        f"按 T5 的做法对 [{listing}] 做片段破坏（位置从 0 开始）。要遮住：{hidden_zh}。片段写作“起点:终点”，"
+        "不含终点，和 tokens[start:end] 一样；哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
         "写不写都可以。\n1. 破坏后的输入是什么？\n2. 目标序列是什么？",
     )
     return Variant(ID, seed, data, prompt)
@@ -154,19 +158,13 @@ class SpanCorruptionExercise(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
-        results: dict[str, PartResult] = {}
-        codes: list[str] = []
-        for part in ("inputs", "targets"):
-            if part not in parsed:
-                continue
-            given, expected = parsed[part].value, data[part]
-            score = sequence_score(given, expected)
-            if score == 1.0:
-                results[part] = right()
-                continue
-            codes += _diagnose(part, given, data) if parsed[part].certain else []
-            results[part] = PartResult(score, True, _feedback(part, given, expected))
-        return results, codes
+        return grade_token_parts(
+            ("inputs", "targets"),
+            parsed,
+            data,
+            lambda part, given: _diagnose(part, given, data),
+            _length_note,
+        )
 
 
 _EOS_FORMS = re.compile(r"<\s*[/\\]\s*s\s*>|\[\s*eos\s*\]|<\s*eos\s*>|(?<![\w<])eos(?![\w>])", re.IGNORECASE)
@@ -224,15 +222,12 @@ def _diagnose(part: str, given: list[str], data: dict) -> list[str]:
     return codes
 
 
-def _feedback(part: str, given: list[str], expected: list[str]):
-    """Where the answer goes wrong, counted from 0, without writing the answer out."""
+def _length_note(part: str, given: int, expected: int):
     name = {"en": "input" if part == "inputs" else "target", "zh": "输入" if part == "inputs" else "目标序列"}
-    if len(given) != len(expected):
-        return L(
-            f"The {name['en']} should have {len(expected)} tokens before </s>; you wrote {len(given)}.",
-            f"{name['zh']}在 </s> 之前应有 {len(expected)} 个 token；你写了 {len(given)} 个。",
-        )
-    return wrong_positions(mismatches(given, expected)[:12], len(expected))
+    return L(
+        f"The {name['en']} should have {expected} tokens before </s>; you wrote {given}.",
+        f"{name['zh']}在 </s> 之前应有 {expected} 个 token；你写了 {given} 个。",
+    )
 
 
 EXERCISES = (

@@ -17,25 +17,23 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     ONE_BASED_CAP,
-    counted_from_one,
-    is_one_based,
-    jaccard,
+    grade_position_set,
     right,
-    set_difference_note,
     wrong_positions,
 )
 from exercises.items.banks import rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "three-masks"
-CONVENTIONS = {
+CONVENTIONS = {  # how part 2 asks for the key row: "The same padding {en}" / "同样的填充，{zh}"
     "blocked": L(
-        "this app's mask (like PyTorch's boolean key_padding_mask): 1 = blocked, 0 = may attend",
-        "本应用的掩码（和 PyTorch 的布尔 key_padding_mask 一样）：1 = 被遮盖，0 = 可以看",
+        "in this app's convention (as PyTorch's boolean key_padding_mask: 1 = blocked, 0 = may attend)",
+        "按本应用的约定写（与 PyTorch 的布尔 key_padding_mask 相同：1 表示被遮盖，0 表示可以看）",
     ),
     "sdpa": L(
-        "the boolean attn_mask of PyTorch's scaled_dot_product_attention (SDPA): 1 (True) = may attend, 0 = blocked",
-        "PyTorch scaled_dot_product_attention（SDPA）的布尔 attn_mask：1（True）= 可以看，0 = 被遮盖",
+        "in the convention of the boolean attn_mask of PyTorch's scaled_dot_product_attention "
+        "(SDPA: 1 (True) = may attend, 0 = blocked)",
+        "按 PyTorch scaled_dot_product_attention（SDPA）布尔 attn_mask 的约定写（1 即 True 表示可以看，0 表示被遮盖）",
     ),
 }
 
@@ -99,12 +97,12 @@ def _generate(seed: int) -> Variant:
         f"A masked-LM batch row, padded to {len(tokens)} positions (position:token): {listing}. "
         "Three different things are called a mask here.\n"
         "1. Hugging Face's attention_mask for this row (1 = attend, 0 = padding), one digit per position?\n"
-        f"2. The same padding, as the key row of {convention['en']}: one digit per key position?\n"
+        f"2. The same padding {convention['en']}: one digit per key position?\n"
         "3. Which positions have a label other than -100 (the loss mask)?",
         f"一行掩码语言建模的批次数据，填充到 {len(tokens)} 个位置（位置:token）：{listing}。"
         "这里有三样东西都叫“掩码”。\n"
-        "1. 这一行的 Hugging Face attention_mask（1 = 参与注意力，0 = 填充），每个位置一位？\n"
-        f"2. 同样的填充，写成{convention['zh']}的键行：每个键位置一位？\n"
+        "1. 这一行的 Hugging Face attention_mask（1 表示参与注意力，0 表示填充），每个位置一位？\n"
+        f"2. 同样的填充，{convention['zh']}：每个键位置一位？\n"
         "3. 哪些位置的标签不是 -100（损失掩码）？",
     )
     return Variant(ID, seed, data, prompt, question_key_of(params))
@@ -179,21 +177,18 @@ class ThreeMasks(Exercise):
                 1 - len(wrong) / len(expected), True, wrong_positions(wrong, len(expected))
             )
         if "loss_positions" in parsed:
-            given_set, expected_set = set(parsed["loss_positions"].value), set(data["loss_positions"])
             content = {i for i, token in enumerate(data["tokens"]) if token not in (CLS, SEP, PAD)}
             real = {i for i, token in enumerate(data["tokens"]) if token != PAD}
-            if given_set == expected_set:
-                results["loss_positions"] = right()
-            elif is_one_based(given_set, expected_set):
-                results["loss_positions"], found = counted_from_one()
-                codes += found
-            else:
-                if given_set in (content, real):
-                    codes.append("loss-on-every-token")
-                elif given_set & pads:
-                    codes.append("padding-selected")
-                note = set_difference_note(given_set, expected_set)
-                results["loss_positions"] = PartResult(jaccard(given_set, expected_set), True, note)
+
+            def diagnose(given: set[int]) -> list[str]:
+                if content <= given <= real:  # every word, with or without [CLS] and [SEP]
+                    return ["loss-on-every-token"]
+                return ["padding-selected"] if given & pads else []
+
+            results["loss_positions"], found = grade_position_set(
+                set(parsed["loss_positions"].value), set(data["loss_positions"]), diagnose
+            )
+            codes += found
         return results, codes
 
 

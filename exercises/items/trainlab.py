@@ -183,7 +183,7 @@ SURPRISE = reflection(
         "Pick the cell of your table that surprised you most — for many it is the masked LM's "
         "'continue' score: it read the connective that decides the answer, yet it rarely names the "
         "right word. Explain in two or three sentences what in its training made that cell come out so.",
-        "挑出你表里最出乎意料的一格——很多人选的是掩码 LM 的“续写”：决定答案的关联词它明明读到了，"
+        "挑出你表里最出乎意料的一格——很多人选掩码 LM 的“续写”：决定答案的关联词它明明读到了，"
         "却很少说出正确的词。用两三句话解释：它的训练里有什么让这一格变成这样？",
     ),
     L(

@@ -1,5 +1,5 @@
 """visibility: which positions may position i attend to, under a causal,
-bidirectional or prefix-LM mask? (The first lesson's CLM-vs-MLM comparison.)"""
+bidirectional or prefix-LM mask? (the section “Self-supervision and LM objectives”'s CLM-vs-MLM comparison.)"""
 
 from __future__ import annotations
 
@@ -10,11 +10,7 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     ONE_BASED_CAP,
-    counted_from_one,
-    is_one_based,
-    jaccard,
-    right,
-    set_difference_note,
+    grade_position_set,
 )
 from exercises.items.banks import rng_for
 from exercises.text import L
@@ -129,31 +125,25 @@ class Visibility(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
-        given, expected = set(parsed["visible"].value), set(data["visible"])
+        expected = set(data["visible"])
         n, query, kind = data["n"], data["query"], data["kind"]
-        if given == expected:
-            return {"visible": right()}, []
-        if is_one_based(given, expected):
-            result, codes = counted_from_one()
-            return {"visible": result}, codes
-        codes = []
         causal = set(range(query + 1))
-        if kind != "bidirectional" and given == expected - {query}:
-            codes.append("causal-excludes-self")
-        elif kind == "causal" and given == set(range(n)):
-            codes.append("causal-sees-future")
-        elif kind == "bidirectional" and given == causal:
-            codes.append("bidirectional-as-causal")
-        elif kind == "prefix" and given == causal:
-            codes.append("prefix-ignored")
-        elif kind == "prefix" and given == set(range(n)):
-            codes.append("prefix-fully-bidirectional")
-        note, rule = set_difference_note(given, expected), RULES[kind]
-        return {
-            "visible": PartResult(
-                jaccard(given, expected), True, L(f"{note['en']} {rule['en']}", f"{note['zh']}{rule['zh']}")
-            )
-        }, codes
+
+        def diagnose(given: set[int]) -> list[str]:
+            if kind != "bidirectional" and given == expected - {query}:
+                return ["causal-excludes-self"]
+            if kind == "causal" and given == set(range(n)):
+                return ["causal-sees-future"]
+            if kind == "bidirectional" and given == causal:
+                return ["bidirectional-as-causal"]
+            if kind == "prefix" and given == causal:
+                return ["prefix-ignored"]
+            if kind == "prefix" and given == set(range(n)):
+                return ["prefix-fully-bidirectional"]
+            return []
+
+        result, codes = grade_position_set(set(parsed["visible"].value), expected, diagnose, RULES[kind])
+        return {"visible": result}, codes
 
 
 RUBRIC = Rubric(

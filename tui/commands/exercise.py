@@ -31,6 +31,7 @@ def _check_seed(seed: int) -> None:
 
 def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None:
     from exercises.catalogue import EXERCISES
+    from exercises.curriculum import OBJECTIVES
     from exercises.text import pick
 
     if args.check:
@@ -52,13 +53,14 @@ def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None
     if args.json:
         emit_json({"exercises": rows})
         return
+    lesson_titles = {objective.id: pick(objective.title, lang) for objective in OBJECTIVES}
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header in ("id", t("objective", lang), t("title", lang), t("pool", lang)):
         table.add_column(header, overflow="fold")
     for row in rows:
-        title = row["title"] if row["graded"] else f"{row['title']} ({t('self-marked', lang)})"
+        title = row["title"] if row["graded"] else t("self-marked-title", lang, title=row["title"])
         pool = t("pool-endless", lang) if row["pool_size"] is None else str(row["pool_size"])
-        table.add_row(row["id"], row["objective"], title, pool)
+        table.add_row(row["id"], lesson_titles.get(row["objective"], row["objective"]), title, pool)
     console.print(table)
 
 
@@ -133,9 +135,14 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
         console.print(
             Text.assemble(
                 (f"{part['name']}", "bold cyan"),
-                f"  {part['label']} — {t('for-example', lang)} {part['example']}",
+                f"  {t('part-format', lang, label=part['label'], example=part['example'])}",
             )
         )
+    if getattr(args, "hints", False):
+        console.print()
+        console.print(Text(t("hints-heading", lang), style="bold yellow"))
+        for number, hint in enumerate(payload["hints"], 1):
+            console.print(Text(f"  {number}. {hint}"))
     if args.solution:
         console.print()
         console.print(Text(t("solution", lang), style="bold green"))
@@ -193,7 +200,12 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
         emit_json(payload)
         return
     if not result.graded:
-        console.print(Text(t("not-graded", lang), style="bold"))
+        if result.score is not None:
+            console.print(Text(t("self-marked-as", lang, mark=f"{result.score:.0%}"), style="bold"))
+        elif answers.get("self_mark", "").strip():
+            console.print(Text(t("self-mark-unread", lang), style="bold red"))
+        else:
+            console.print(Text(t("not-graded", lang), style="bold"))
         console.print(pick(result.feedback, lang))
         return
     style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"

@@ -93,6 +93,7 @@ def _clock_text(seconds: float | None) -> str:
 
 
 class DashboardScreen(Screen):
+    ACTION_KEYS = DASHBOARD_KEYS  # tui/bindings.py: this screen's own key labels
     DEFAULT_CSS = """
     DashboardScreen #quiz-line { padding: 0 1; color: $accent; height: auto; }
     DashboardScreen #students { height: 1fr; }
@@ -143,7 +144,7 @@ class DashboardScreen(Screen):
         from tui.bindings import localise_bindings
 
         lang = self.app.lang
-        localise_bindings(self, lang, DASHBOARD_KEYS)
+        localise_bindings(self, lang)
         localise_bindings(self.app, lang)
         self.app.title = t("dash-title", lang)
         students = self.query_one("#students", DataTable)

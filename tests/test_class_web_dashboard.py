@@ -78,7 +78,7 @@ async def test_the_dashboard_shows_the_class_and_the_quiz_with_the_servers_clock
         screen = app.screen
         rows = rows_of(screen.query_one("#students", DataTable))
         assert set(rows) == {"s1", "s2"}  # the teacher is not a row
-        assert rows["s1"][0].startswith("●") and rows["s1"][2] == "clm" and rows["s1"][3] == "3/26"
+        assert rows["s1"][0].startswith("●") and rows["s1"][2] == "Causal LM" and rows["s1"][3] == "3/26"
         assert rows["s1"][4] == "answering" and rows["s1"][5] == "19:00"
         assert rows["s2"][4] == "not started" and rows["s2"][5] == ""
         line = str(screen.query_one("#quiz-line").render())

@@ -215,7 +215,7 @@ class DashboardScreen(Screen):
         keep = table.cursor_row
         table.clear()
         for row in rows:
-            where = {"exam": t("dash-in-exam", lang), "home": t("dash-home", lang)}.get(row.where, row.where)
+            where = self._place_name(row.where, lang)
             signed = {"live": "●", "away": "○"}.get(row.signed_in, " ")
             exam = t(EXAM_STATUS_KEYS[row.exam], lang) if row.exam in EXAM_STATUS_KEYS else ""
             table.add_row(
@@ -229,6 +229,16 @@ class DashboardScreen(Screen):
             )
         if rows:
             table.move_cursor(row=min(keep, len(rows) - 1), animate=False)
+
+    @staticmethod
+    def _place_name(place: str, lang: str) -> str:
+        """The place a heartbeat names (exam, home or a lesson id) as the teacher reads it."""
+        from exercises.curriculum import BY_ID
+
+        if place in ("exam", "home"):
+            return t("dash-in-exam" if place == "exam" else "dash-home", lang)
+        objective = BY_ID.get(place)
+        return plain(pick(objective.title, lang), 24) if objective is not None else place
 
     def _show_faults(self, faults) -> None:
         from exercises.catalogue import get

@@ -197,6 +197,10 @@ async def test_the_sign_in_page_speaks_both_languages(client):
     assert "Student id" in en
     weird = await (await client.get("/?lang=%1b[31m")).text()
     assert "Student id" in weird  # an unknown language is the server's
+    await sign_in(client, "s1", PINS["s1"])
+    for size in ("²", "٣", "99999", "-3", "1e3"):  # digits that int() refuses, or out of range
+        page = await client.get(f"/?fontsize={size}")
+        assert page.status == 200 and 'data-font-size="' in await page.text()
 
 
 @given(st.one_of(st.none(), st.integers(), st.text(max_size=300)))

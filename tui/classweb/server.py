@@ -172,7 +172,7 @@ class ClassWebServer:
         student = session.student
         who = t("class-web-who", lang, name=plain(student.name, 80), student=plain(student.id, 80))
         font = request.query.get("fontsize", "16")
-        font_size = min(40, max(8, int(font))) if font.isdigit() and len(font) < 4 else 16
+        font_size = min(40, max(8, int(font))) if font.isascii() and font.isdigit() and len(font) < 4 else 16
         return self._html(pages.app_page(lang, nonce, who, font_size), nonce)
 
     async def sign_in(self, request: web.Request) -> web.Response:
@@ -302,7 +302,7 @@ def _dimension(value: object, default: int) -> int:
     """A terminal size from the page: a whole number within reason, else the default."""
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
-    elif isinstance(value, str) and value.isdigit() and len(value) < 5:
+    elif isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 5:  # not "²"
         number = int(value)
     else:
         return default

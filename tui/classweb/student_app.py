@@ -139,13 +139,13 @@ def _lang(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from exercises.classdb import open_class_store
+    from exercises.classdb.folder import open_class
 
     lang = _lang(sys.argv[1:] if argv is None else argv)
     token = os.environ.pop(TOKEN_ENV, "")
     class_dir = Path(os.environ.pop(CLASS_DIR_ENV, "."))
     db_url = os.environ.pop(CLASS_DB_ENV, "") or None
-    store = open_class_store(class_dir, db_url)
+    store = open_class(class_dir, db_url)  # --db, else $OBJECTIVES_TUTOR_DB, else the folder's SQLite
     try:
         session = store.session(token)
     except SessionEnded:

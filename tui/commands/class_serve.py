@@ -61,7 +61,10 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
     store = _open_store(args.class_dir, args.db, "serve", lang)
     if not is_loopback(args.host):
         sys.stderr.write(f"objectives-tutor class serve: {t('class-serve-warning', lang, host=args.host)}\n")
-    server = ClassWebServer(store, Path(args.class_dir), db_url=args.db, lang=lang, app_lang=lang_flag)
+    from exercises.classdb.folder import database_url
+
+    db_url = database_url(Path(args.class_dir), args.db)  # resolved once: every session uses the same
+    server = ClassWebServer(store, Path(args.class_dir), db_url=db_url, lang=lang, app_lang=lang_flag)
 
     def announce(text: str) -> None:
         sys.stdout.write(text + "\n")

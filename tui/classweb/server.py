@@ -344,10 +344,12 @@ def start_warm_process(lang: str | None):
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         env=environment,
+        start_new_session=True,  # the terminal's Ctrl+C goes to the server, which ends this process
     )
     if process.stdout.readline() != b"ready\n":
         process.kill()
         return None, None
+    process.socket_folder = folder  # removed when the server stops
     client = Path(__file__).with_name("warm_client.py")
     fallback = [sys.executable, "-m", "tui.classweb.student_app", *language]
     return process, shlex.join([sys.executable, "-S", str(client), path, *fallback])
@@ -387,4 +389,7 @@ def serve(
     finally:
         server.db.shutdown(wait=False)
         if warm_process is not None:
+            import shutil
+
             warm_process.terminate()
+            shutil.rmtree(warm_process.socket_folder, ignore_errors=True)

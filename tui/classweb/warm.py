@@ -60,6 +60,7 @@ def preload() -> None:
 def _child(connection: socket.socket, fds: list[int], values: dict, argv: list[str]) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
@@ -78,6 +79,7 @@ def serve(path: str, argv: list[str]) -> None:
     preload()
     gc.freeze()  # imported objects stay shared with every child
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the server's to handle; it ends us
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(128)

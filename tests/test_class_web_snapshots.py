@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from class_web_helpers import PINS, make_class, open_quiz  # noqa: E402
+from class_web_helpers import PINS, make_class, open_quiz
 
-from exercises.learner.store import Attempt  # noqa: E402
+from exercises.learner.store import Attempt
 
 NOW = 30_000.0
 
@@ -28,7 +28,9 @@ def classroom(tmp_path):
     two = store.session(store.start_session("s2", NOW - 200))
     two.heartbeat(NOW - 100, "mlm|2/26")
     two.learner_store().record(
-        Attempt("mlm-abcde", "mlm", 3, {"labels": "x"}, 0.0, True, True, False, ["label-is-mask"], at=NOW - 60)
+        Attempt(
+            "mlm-abcde", "mlm", 3, {"labels": "x"}, 0.0, True, True, False, ["label-is-mask"], at=NOW - 60
+        )
     )
     yield store, tmp_path / "class"
     store.close()

@@ -3,7 +3,6 @@ and the help screen's key tables are made from the bindings (issue 10), F8 inclu
 (issue 13)."""
 
 import ast
-import asyncio
 import types
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from textual.widgets import Input, Markdown
 
 from exercises.curriculum import OBJECTIVES
 from exercises.text import pick
+from tests.pilot import engine_ready
 from tui.app import TutorApp
 from tui.bindings import key_label
 from tui.i18n import MESSAGES
@@ -132,14 +132,6 @@ async def test_f1_opens_the_help_made_from_the_bindings(lang):
         text = app.screen.query_one(Markdown).source
         assert text == help_markdown(lang)
         assert "`F8`" in text and "`Ctrl+N`" in text
-
-
-async def engine_ready(app) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 @pytest.mark.parametrize("lang", ["en"])

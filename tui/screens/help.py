@@ -66,7 +66,7 @@ def app_sections(lang: str) -> list[Section]:
     from tui.widgets.matrix_editor import MatrixEditor
 
     sections = [
-        Section(t("help-everywhere", lang), (*everywhere(TutorApp, Screen),), "help-home"),
+        Section(t("help-everywhere", lang), everywhere(TutorApp, Screen), "help-home"),
         Section(
             t("help-lessons", lang),
             (own_bindings(LessonScreen), Source((OPEN_LAB,)), own_bindings(Figure)),
@@ -76,8 +76,8 @@ def app_sections(lang: str) -> list[Section]:
             (own_bindings(ExercisePanel), own_bindings(MatrixEditor)),
             "help-practice-note",
         ),
+        Section(t("help-figures", lang), (), "help-figure-note"),  # a heading over the figures' tables
     ]
-    sections.append(Section(t("help-figures", lang), (), "help-figure-note"))
     figures: dict[type, str] = {}
     for objective in OBJECTIVES:  # each figure once, under the first lesson that shows it
         if objective.figure:

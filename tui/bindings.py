@@ -73,6 +73,7 @@ ACTION_KEYS = {
     "prefix(1)": "key-prefix",
     "row(-1)": "key-row",
     "row(1)": "key-row",
+    "predict": "key-predict",
     "start": "key-train",
     "cancel": "key-cancel",
 }

@@ -138,7 +138,6 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "review-last": L("; last time: {code}", "；上次：{code}"),
     "review-due-now": L("now", "现在"),
-    "review-due-in": L("in {days:.1f} days", "{days:.1f} 天后"),
     "history-title": L("History", "答题记录"),
     "history-empty": L("No attempts yet.", "还没有答题记录。"),
     "history-when": L("when", "时间"),
@@ -348,6 +347,10 @@ MESSAGES: dict[str, Bilingual] = {
     # -- h4 content (session 3): the exercise command's own words --
     "part-format": L("{label} (format: {example})", "{label}（格式：{example}）"),
     "self-marked-title": L("{title} (self-marked)", "{title}（自评）"),
+    "self-mark-unread": L(
+        "Could not read your self-mark: write yes, partly or no (--answer self_mark=yes|partly|no).",
+        "读不懂你的自评：请写 是、部分 或 否（--answer self_mark=是|部分|否）。",
+    ),
     "hints-heading": L("Hints (try the first before reading the next):", "提示（先试第一条，再看下一条）："),
     # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
     "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
@@ -591,10 +594,15 @@ MESSAGES: dict[str, Bilingual] = {
     "help-figure": L("Live figure: {title}", "实时图：{title}"),
     "help-figure-note": L(
         "Each figure lists its keys on its first line. Positions count from 0, as in the lessons; "
-        "in masks 1 = blocked.",
-        "每个图的第一行都列出了它的按键。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。",
+        "in masks 1 = blocked. Predict, then reveal: the figure first asks what it is about to show "
+        "(which positions a row sees, which enter the loss, how a target starts, where the loss "
+        "begins), hides it, and marks your answer when you press Enter (Esc skips).",
+        "每个图的第一行都列出了它的按键。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。"
+        "先预测再揭晓：图先问你它马上要显示什么（某一行能看到哪些位置、哪些位置参与损失、"
+        "目标序列怎样开头、损失从哪里开始），先把答案藏起来，按回车后对照标出你的预测（Esc 跳过）。",
     ),
     "help-lab": L("Code lab", "代码实验"),
+    "help-review": L("Review", "复习"),
     "help-exam": L("In the exam", "考试中"),
     "help-exam-note": L(
         "Multiple choice: type the letter. Answers are saved as you type; quitting keeps them and "
@@ -674,6 +682,72 @@ MESSAGES: dict[str, Bilingual] = {
     "progress-one-output": L("choose one of --json, --csv, --reset", "--json、--csv、--reset 只能选一个"),
     "progress-reset-needs-yes": L(
         "confirm with --yes (there is no terminal to ask)", "请加 --yes 确认（没有终端可以询问）"
+    ),
+    # -- classroom: a lab task in a quiz (h2, issue 13) ----------------------------------------------
+    "exam-lab-file": L("Your file (path, then Enter):", "你的文件（输入路径后回车）："),
+    "exam-lab-attach": L("Attach / re-check", "附上 / 重新读取"),
+    "exam-lab-none": L(
+        "No file attached yet. Write the function in your editor, save, then attach the file here.",
+        "还没有附上文件。在编辑器里写好函数并保存，再在这里附上文件。",
+    ),
+    "exam-lab-attached": L(
+        "Attached: {path} · {size} bytes · {lines} lines · read at {at}",
+        "已附上：{path} · {size} 字节 · {lines} 行 · 读取于 {at}",
+    ),
+    "exam-lab-saved": L(
+        "Attached earlier: {size} bytes · {lines} lines (Ctrl+R reads the file again)",
+        "之前已附上：{size} 字节 · {lines} 行（Ctrl+R 重新读取文件）",
+    ),
+    "exam-lab-readable": L(
+        "Python can read it. It is checked after you submit.", "Python 能读懂它。交卷后才检查对错。"
+    ),
+    "exam-lab-kept": L("The file attached before is kept.", "之前附上的文件仍然保留。"),
+    "exam-lab-function": L("Write: {signature}", "要写的函数：{signature}"),
+    "exam-enter-lab": L(
+        "Enter: attach · Ctrl+R: re-read · PgDn/PgUp: question · Ctrl+S: submit",
+        "回车：附上文件 · Ctrl+R：保存后重新读取 · PgDn/PgUp：换题 · Ctrl+S：交卷",
+    ),
+    "exam-lab-checking": L(
+        "Checking your code-lab files in the sandbox…", "正在沙箱里检查你的代码实验文件……"
+    ),
+    "key-recheck": L("Re-read file", "重读文件"),
+    "quiz-lab-rule": L("q{n}: {rule}", "第{n}题：{rule}"),
+    "quiz-grace-bad": L(
+        "the grace must be a number of minutes from 0 to 1440, not {value!r}",
+        "宽限必须是 0 到 1440 之间的分钟数，而不是 {value!r}",
+    ),
+    "exam-result-line": L("{n}. {title}: {score}", "{n}. {title}：{score}"),
+    "exam-result-part": L("{label}: {feedback}", "{label}：{feedback}"),
+    # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
+    "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
+    "key-predict": L("Predict", "预测"),
+    "predict-title": L("Predict, then reveal", "先预测，再揭晓"),
+    "predict-enter": L("Enter: reveal · Esc: skip", "回车：揭晓 · Esc：跳过"),
+    "predict-yours": L("your guess", "你的预测"),
+    "predict-guess": L("your guess: {guess}", "你的预测：{guess}"),
+    "predict-skip": L("Skip", "跳过"),
+    "predict-placeholder": L("your prediction…", "你的预测…"),
+    "predict-missed": L("in the loss", "参与损失"),
+    "predict-column": L("guess", "预测"),
+    "predict-cells": L(
+        "Your guess, cell by cell: ! you said it sees a blocked position, ? you left out a visible one.",
+        "逐格对照你的预测：! 表示你说能看到但其实被遮盖，? 表示能看到但你漏掉了。",
+    ),
+    "progress-predicted": L(" · predicted {right}/{made}", " · 预测 {right}/{made}"),
+    "when-today": L("later today", "今天晚些时候"),
+    "when-tomorrow": L("tomorrow", "明天"),
+    "when-days": L("in {days} days", "{days} 天后"),
+    "review-schedule-now": L("Due now: {n}", "现在到期：{n} 题"),
+    "review-schedule-later": L("{when}: {n}", "{when}：{n} 题"),
+    "review-schedule-none-now": L("Nothing due now", "现在没有到期的题"),
+    "review-try": L(
+        "Enter or t: a new variant now, due or not (it counts in the schedule)",
+        "回车或 t：现在就做一道新变体，不必等到期（计入复习计划）",
+    ),
+    "key-try-now": L("Try another now", "现在再试"),
+    "theme-search": L("Search for a theme…", "搜索配色主题…"),
+    "home-review-next": L(
+        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
     ),
     # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
     "class-made": L(

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FILE_NAME = "progress.db"
 BUSY_TIMEOUT_S = 10.0
 # What a reset erases: the learner's work. ``lab_runs`` is the code lab's (exercises.lab.record
@@ -48,7 +48,12 @@ MIGRATIONS: dict[int, Sequence[str]] = {
         "CREATE INDEX attempts_by_exercise ON attempts (exercise, at)",
         "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    # h3 (issue 11): what an attempt answered. Rows of version 1 were all exercises.
+    2: ("ALTER TABLE attempts ADD COLUMN kind TEXT NOT NULL DEFAULT 'exercise'",),
 }
+# An attempt at an exercise, or a prediction made on a live figure before it showed
+# the engine's answer (counts toward a lesson's progress, never toward mastery or review).
+EXERCISE, PREDICTION = "exercise", "prediction"
 
 
 def default_home() -> Path:
@@ -85,6 +90,7 @@ class Attempt:
     seconds: float = 0.0
     at: float = field(default_factory=time.time)
     app_version: str = field(default_factory=app_version)
+    kind: str = EXERCISE
 
 
 class ProgressStore:
@@ -213,7 +219,7 @@ class ProgressStore:
         try:
             rows = self._db.execute(
                 "SELECT exercise, objective, seed, answer, score, valid, graded, correct, diagnoses, hints_used, "
-                "seconds, at, app_version FROM attempts ORDER BY at, id"
+                "seconds, at, app_version, kind FROM attempts ORDER BY at, id"
             ).fetchall()
         except sqlite3.Error as error:
             self.notices.append(f"could not read progress ({error})")
@@ -233,6 +239,7 @@ class ProgressStore:
                 seconds=row[10],
                 at=row[11],
                 app_version=row[12],
+                kind=row[13],
             )
             for row in rows
         ]

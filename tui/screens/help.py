@@ -67,8 +67,10 @@ def app_sections(lang: str) -> list[Section]:
     from tui.figures.base import Figure
     from tui.screens.lab import OPEN_LAB, LabScreen
     from tui.screens.lesson import LessonScreen
+    from tui.screens.pages import ReviewScreen
     from tui.widgets.exercise_panel import ExercisePanel
     from tui.widgets.matrix_editor import MatrixEditor
+    from tui.widgets.prediction_box import PredictionBox
 
     sections = [
         Section(t("help-everywhere", lang), everywhere(TutorApp, Screen), "help-home"),
@@ -81,7 +83,8 @@ def app_sections(lang: str) -> list[Section]:
             (own_bindings(ExercisePanel), own_bindings(MatrixEditor)),
             "help-practice-note",
         ),
-        Section(t("help-figures", lang), (), "help-figure-note"),  # a heading over the figures' tables
+        # every figure's keys (predict mode's box too), then each figure's own table
+        Section(t("help-figures", lang), (own_bindings(PredictionBox),), "help-figure-note"),
     ]
     figures: dict[type, str] = {}
     for objective in OBJECTIVES:  # each figure once, under the first lesson that shows it
@@ -89,6 +92,7 @@ def app_sections(lang: str) -> list[Section]:
             figures.setdefault(type(figure_for(objective.figure)), pick(objective.title, lang))
     for cls, title in figures.items():
         sections.append(Section(t("help-figure", lang, title=title), (own_bindings(cls),)))
+    sections.append(Section(t("help-review", lang), (own_bindings(ReviewScreen),)))
     sections.append(Section(t("help-lab", lang), (own_bindings(LabScreen),)))
     return sections
 

@@ -321,7 +321,11 @@ def test_lab_record_survives_an_unwritable_home(tmp_path, monkeypatch):
     record = LabRecord()
     assert record.runs() == [] and record.done() == set()
     result = run_check("causal_mask", _write(tmp_path, "ok.py", solution(BY_ID["causal_mask"])))
-    assert record.record(result) is False and record.notice
+    assert record.record(result) is False
+    assert (
+        str(blocked / "home") in record.notice["en"]
+        and "无法写入 " + str(blocked / "home") in record.notice["zh"]
+    )
 
 
 def test_sandbox_processes_are_gone_after_a_check(tmp_path):

@@ -673,11 +673,14 @@ def test_an_attempts_kind_is_kept_and_a_version_1_database_is_upgraded(open_stor
     ]
     with store.backend.write() as tx:  # back to what version 1 wrote
         tx.run("ALTER TABLE attempts DROP COLUMN kind")
+        if store.kind == "sqlite":
+            tx.run("DROP TRIGGER answer_logged_on_insert")
+            tx.run("DROP TRIGGER answer_logged_on_update")
         tx.run("UPDATE class_meta SET value = '1' WHERE key = 'schema'")
     store.close()
     again = open_store(create=False)
     with again.backend.read() as tx:
-        assert tx.one("SELECT value FROM class_meta WHERE key = 'schema'")[0] == "2"
+        assert tx.one("SELECT value FROM class_meta WHERE key = 'schema'")[0] == "3"
     progress = signed_in(again, "alice", T0 + 1).learner_store()
     assert [a.kind for a in progress.attempts()] == ["exercise", "exercise"]
 
@@ -709,3 +712,19 @@ def test_saves_and_tokens_from_the_network_never_raise_anything_else(store, key,
         assert ended.reason == "unknown"
     else:  # pragma: no cover - a random text is never a live token
         raise AssertionError(f"{token!r} opened {other!r}")
+
+
+def test_the_quiz_files_closing_time_caps_the_deadline(store):
+    from dataclasses import replace
+
+    quiz = replace(new_quiz("Quiz", ["clm-shift"], 10), closes_at=T0 + 120)
+    store.open_quiz(dump_toml(quiz), T0)
+    alice = signed_in(store, "alice")
+    assert alice.start_exam(T0).deadline == T0 + 120  # earlier than the start + 10 minutes
+    alice.save_answer(answer_key(0, "labels"), "in time", T0 + 100)
+    with pytest.raises(ExamClosed) as closed:
+        alice.save_answer(answer_key(0, "labels"), "too late", T0 + 120 + GRACE_SECONDS + 1)
+    assert closed.value.reason == "time-up"
+    store.extend_time("alice", 60)
+    alice.save_answer(answer_key(0, "labels"), "extended", T0 + 120 + GRACE_SECONDS + 1)
+    assert alice.exam().answers == {answer_key(0, "labels"): "extended"}

@@ -194,7 +194,8 @@ class HistoryScreen(Page):
 
     def _misconceptions(self, codes: list[str]) -> str:
         text = misconception_words(codes, self.app.lang)
-        return text if cell_len(text) <= 44 else set_cell_size(text, 43) + "…"  # Enter shows it all
+        room = max(44, self.app.size.width - 64)  # a wide terminal shows more of it
+        return text if cell_len(text) <= room else set_cell_size(text, room - 1) + "…"  # Enter shows it all
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row: the attempt in full (needs the engine for the solution)."""

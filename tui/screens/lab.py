@@ -21,7 +21,7 @@ from textual.widgets import Button, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from exercises.lab.tasks import TASKS, Task
-from exercises.text import pick
+from exercises.text import Bilingual, pick
 from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
 
@@ -308,11 +308,13 @@ class LabScreen(Screen):
             notice = None
         self.app.call_from_thread(self._checked, task, result, notice)
 
-    def _checked(self, task: Task, result, notice: str | None) -> None:
+    def _checked(self, task: Task, result, notice: Bilingual | None) -> None:
         self.checking.discard(task.id)
         self.results[task.id] = result
         if notice:
-            self.app.notify(t("lab-not-saved", self.app.lang, why=notice), severity="warning")
+            self.app.notify(
+                t("lab-not-saved", self.app.lang, why=pick(notice, self.app.lang)), severity="warning"
+            )
         self._fill_list()
         self._show()
         if task is self.current and result.failure is not None:

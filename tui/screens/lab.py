@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, OptionList, Static
+from textual.widgets import Button, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from exercises.lab.tasks import TASKS, Task
 from exercises.text import Bilingual, pick
 from tui.i18n import t
+from tui.widgets.fitting_footer import FittingFooter
 
 TASK_IDS = {task.id for task in TASKS}  # a run of a task that no longer exists does not count as done
 
@@ -125,7 +126,7 @@ class LabScreen(Screen):
                 yield Static(id="lab-statement", markup=False)
                 yield Static(id="lab-result", markup=False)
                 yield Static(id="lab-extra", markup=False)
-        yield Footer()
+        yield FittingFooter()  # h3: fits 80 columns in zh (Textual's Footer cut ^l English)
 
     # -- state ---------------------------------------------------------------------
 

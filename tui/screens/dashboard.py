@@ -85,6 +85,16 @@ def class_rows(store, now: float) -> tuple[list[StudentRow], object, dict[str, i
     return rows, quiz, counts
 
 
+def _fit(text: str, cells: int) -> str:
+    """At most ``cells`` terminal cells (a Chinese character takes two), "…" when cut:
+    the table fits the screen instead of scrolling sideways."""
+    from rich.cells import cell_len, set_cell_size
+
+    if cell_len(text) <= cells:
+        return text
+    return set_cell_size(text, cells - 1).rstrip() + "…"
+
+
 def _clock_text(seconds: float | None) -> str:
     if seconds is None:
         return ""
@@ -255,8 +265,8 @@ class DashboardScreen(Screen):
             table.add_row(
                 str(len(fault.students)),
                 str(fault.attempts),
-                plain(title, 30),
-                plain(pick(explain(fault.code), lang), 90),
+                _fit(plain(title, 60), 24),
+                _fit(plain(pick(explain(fault.code), lang), 300), max(20, self.size.width - 52)),
             )
 
     # -- the teacher's actions -------------------------------------------------------

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from class_web_helpers import PINS, make_class, open_quiz, quiz_text
@@ -153,3 +155,14 @@ async def test_opening_a_quiz_from_the_dashboard_and_the_chinese_labels(classroo
         assert len(store.questions(opened.quiz_id, "s1")) == 2  # rendered for every student
         line = str(app.screen.query_one("#quiz-line").render())
         assert "限时 15 分钟" in line and "已开始 0/2" in line
+
+
+@given(st.text(max_size=200), st.integers(min_value=2, max_value=120))
+def test_cut_text_fits_its_cells_and_keeps_its_start(text, cells):
+    from rich.cells import cell_len
+
+    from tui.screens.dashboard import _fit
+
+    fitted = _fit(text, cells)
+    assert cell_len(fitted) <= cells
+    assert fitted == text or (fitted.endswith("…") and text.startswith(fitted[:-1].rstrip()))

@@ -106,7 +106,7 @@ def classroom(tmp_path_factory):
         assert "Students open" in line, line
         url = wait_for(lambda: server.stdout.readline().strip(), 10, "the URL")
         assert url == f"http://127.0.0.1:{port}/"
-        yield store, folder, url, opened
+        yield store, folder, url, opened, server.pid
     finally:
         server.send_signal(signal.SIGINT)
         try:
@@ -168,6 +168,24 @@ def type_keys(driver, *keys: str) -> None:
         time.sleep(0.15)
 
 
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def exam_of(store, quiz_id: int, student: str):
     return next((exam for exam in store.exams(quiz_id) if exam.student == student), None)
 
@@ -175,9 +193,11 @@ def exam_of(store, quiz_id: int, student: str):
 def test_a_student_answers_reloads_finds_the_answers_submits_and_is_graded(classroom, browser):
     from selenium.webdriver.common.keys import Keys
 
-    store, folder, url, opened = classroom
+    store, folder, url, opened, server_pid = classroom
     sign_in(browser, url, "s1")
     wait_for(lambda: "Question 1 of 2" in screen_text(browser), 60, "the exam's first question")
+    warm = [pid for pid in children(server_pid) if "tui.classweb.warm" in command_line(pid)]
+    assert len(warm) == 1 and children(warm[0]), "the session was not forked from the warm process"
     text = screen_text(browser)
     assert "Self-supervision" not in text  # the exam only: no lessons
     type_keys(browser, "13.579", Keys.PAGE_DOWN)
@@ -216,7 +236,7 @@ def test_a_student_answers_reloads_finds_the_answers_submits_and_is_graded(class
 
 
 def test_a_second_student_sees_only_their_own_exam(classroom, browser):
-    store, _folder, url, opened = classroom
+    store, _folder, url, opened, _server = classroom
     sign_in(browser, url, "s2")
     wait_for(lambda: "Question 1 of 2" in screen_text(browser), 60, "s2's exam")
     time.sleep(1.0)

@@ -184,3 +184,17 @@ async def test_a_quiz_opened_without_rendered_questions_is_shown_once_the_engine
         app.engine_loaded = True
         await pilot.pause(0.5)
         assert len(app.screen.query(QuestionView)) == 2
+
+
+async def test_the_code_lab_stays_on_the_learners_own_machine(store):
+    """Its files would be the server's, shared by every session: refused with a message."""
+    from tui.screens.lab import LabScreen
+
+    clock = Clock()
+    app = app_for(signed_in(store, "s1", clock.now), clock, lang="zh")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.push_screen(LabScreen(Path("/tmp"), None))
+        await pilot.pause()
+        assert not isinstance(app.screen, LabScreen)
+        assert any("代码实验" in str(n.message) for n in app._notifications)

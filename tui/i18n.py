@@ -785,6 +785,10 @@ MESSAGES: dict[str, Bilingual] = {
         "警告：正在监听 {host}：能访问本机的任何人都能打开登录页",
     ),
     "class-serve-stop": L("Press Ctrl+C to stop the server.", "按 Ctrl+C 停止服务器。"),
+    "class-no-lab": L(
+        "The code lab checks files on your own computer: install the app there and run objectives-tutor lab init.",
+        "代码实验检查的是你自己电脑上的文件：请在自己电脑上安装本应用并运行 objectives-tutor lab init。",
+    ),
     "dash-title": L("Class dashboard", "课堂看板"),
     "dash-col-student": L("Student", "学号"),
     "dash-col-name": L("Name", "姓名"),

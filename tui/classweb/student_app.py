@@ -24,7 +24,7 @@ from pathlib import Path
 from exercises.classdb import ClassStoreError, ExamClosed, SessionEnded
 from tui.app import TutorApp
 from tui.classweb.server import CLASS_DB_ENV, CLASS_DIR_ENV, TOKEN_ENV
-from tui.i18n import LANGUAGES
+from tui.i18n import LANGUAGES, t
 
 HEARTBEAT_SECONDS = 2.0
 ENDED_EXIT_SECONDS = 8.0  # the ended message stays this long, then the process ends
@@ -55,6 +55,16 @@ class ClassTutorApp(TutorApp):
             store=session.learner_store(),
             exam=exam,
         )
+
+    def push_screen(self, screen, *args, **kwargs):
+        """The code lab checks files the learner edits on their own disk; in a browser the
+        files would be the server's, shared by every session: it stays on the learner's machine."""
+        from tui.screens.lab import LabScreen
+
+        if isinstance(screen, LabScreen):
+            self.notify(t("class-no-lab", self.lang), severity="warning", timeout=10)
+            return None
+        return super().push_screen(screen, *args, **kwargs)
 
     def _exam_to_take(self):
         """The open quiz as an exam, unless this student has submitted it already."""

@@ -788,3 +788,18 @@ def test_every_concept_question_reads_the_right_option_however_it_is_typed(templ
 def test_mask_rows_written_as_bit_strings_between_commas_read(text):
     exercise = get("mask-matrix")
     assert exercise.grade(exercise.generate(0), {"matrix": text}).correct
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0: -100, 1: B, 2: -100, 3: -100, 4: E",  # every position, -100 off the loss (a dict as HF prints it)
+        '{0: -100, 1: "B", 2: -100, 3: -100, 4: "E"}',
+        "B（位置1），E（位置4）",  # was misread, and marked wrong at 1 and 4
+        "B (position 1), E (position 4)",
+    ],
+)
+def test_mlm_labels_with_every_position_spelt_out_or_the_position_after_the_token(text):
+    exercise = get("mlm-abcde")
+    variant = exercise.generate(0)
+    assert exercise.grade(variant, {**exercise.solve(variant), "labels": text}).correct

@@ -238,15 +238,22 @@ _SPOKEN_POSITION = re.compile(
     r"|\bpos(?:ition)?\s*(-?\d{1,9})(?:'s)?\s*(?:label)?\s*(?:is|:|=|->)",
     re.IGNORECASE,
 )
+_TOKEN_AT_POSITION = re.compile(
+    r"([^\s,;:()]{1,40})\s*\(\s*(?:位置|第|position|pos\.?)?\s*(\d{1,9})\s*(?:位)?\s*\)", re.IGNORECASE
+)
+_OFF_THE_LOSS = re.compile(r"(?<!\d)(\d{1,9})\s*(?::|=|->|→|=>|是|为)\s*-100(?![\w])")
 IGNORED_LABELS = frozenset({"-100", "none", "null", "_", "-", "·"})
 
 
 def mapping(text: str) -> dict[int, str] | None:
     """Position -> token pairs: "1: B, 4: E", "1→B 4→E", "{1: 'B', 4: 'E'}",
-    "位置1是B，位置4是E", "位置 1 的标签是 B", "position 1 is B"."""
+    "位置1是B，位置4是E", "位置 1 的标签是 B", "position 1 is B", "B（位置 1）", and
+    pairs that spell out the positions off the loss ("0: -100, 1: B")."""
     cleaned = without_trailing_punctuation(clean(text)).replace("{", " ").replace("}", " ")
+    cleaned = _TOKEN_AT_POSITION.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
     cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
     cleaned = re.sub(r"\[\s*([A-Z]+)\s*\]", r"[\1]", cleaned)
+    cleaned = _OFF_THE_LOSS.sub(lambda m: f"{m.group(1)}: \x01", cleaned)  # "0: -100": no label at 0
     if re.search(r"(?<![\w:])-100(?![\w:])", cleaned):
         return None  # a label row (of the wrong length), not pairs
     pairs = _PAIR.findall(cleaned)
@@ -255,7 +262,7 @@ def mapping(text: str) -> dict[int, str] | None:
     result: dict[int, str] = {}
     for key, value in pairs:
         value = without_trailing_punctuation(value.strip())
-        if not value:
+        if not value or value == "\x01":
             continue
         if int(key) in result and result[int(key)] != value:
             return None  # one position given two labels: no single reading

@@ -148,6 +148,22 @@ def labels_counted_from_one(given: Mapping[int, str], expected: Mapping[int, str
     )
 
 
+def grade_label_map(
+    given: Mapping[int, str],
+    expected: Mapping[int, str],
+    diagnose: Callable[[LabelComparison], list[str]],
+    rule: Bilingual | None = None,
+    one_place_late: Callable[[], tuple[PartResult, list[str]]] = counted_from_one,
+) -> tuple[PartResult, list[str]]:
+    """Labels at positions (mlm-abcde, prefix-lm-labels): every label one place late is
+    ``one_place_late`` (counting from 1 unless the exercise knows better); otherwise the
+    share right, what is wrong, missing or extra, and the exercise's own ``diagnose``."""
+    if labels_counted_from_one(given, expected):
+        return one_place_late()
+    found = compare_labels(given, expected)
+    return label_result(found, rule), diagnose(found)
+
+
 def label_result(found: LabelComparison, rule: Bilingual | None = None) -> PartResult:
     """Full marks, or which labels are wrong, missing or extra (never what they should be)."""
     if found.score == 1.0:

@@ -48,11 +48,8 @@ class ClmRun:
     counted_positions: int
 
 
-def clm_run(
-    seed: int = 0, batch: int = 2, seq_len: int = 8, vocab_size: int = 10000, hidden_dim: int = 64
-) -> ClmRun:
-    """The CLM demo of "Self-supervision and LM objectives": random ids, a random projection scaled by 1/sqrt(d),
-    random hidden states, shifted cross-entropy."""
+def _clm_draws(seed: int, batch: int, seq_len: int, vocab_size: int, hidden_dim: int):
+    """The CLM demo's random draws, in the lesson's order: ids, projection, hidden states."""
     _check_size("batch", batch, 1)
     _check_size("seq_len", seq_len, 2)
     _check_size("vocab_size", vocab_size, 2)
@@ -61,9 +58,32 @@ def clm_run(
     input_ids = torch.randint(0, vocab_size, (batch, seq_len), generator=generator)
     raw_projection = torch.randn(hidden_dim, vocab_size, generator=generator)
     hidden = torch.randn(batch, seq_len, hidden_dim, generator=generator)
+    return input_ids, raw_projection, hidden
+
+
+def _clm_logits(hidden: torch.Tensor, raw_projection: torch.Tensor, scaled: bool) -> torch.Tensor:
+    projection = raw_projection / hidden.shape[-1] ** 0.5 if scaled else raw_projection
+    return torch.matmul(hidden, projection)[:, :-1, :]
+
+
+def clm_demo_loss(seed: int = 0, vocab_size: int = 10000, scaled: bool = True) -> float:
+    """``clm_run(seed, vocab_size=...).loss`` (or ``.loss_unscaled``), bit for bit, without the
+    other half of the run: a quiz regenerates one per student (loss-sanity), and the unused
+    matmul and variance were half of that question's cost."""
+    input_ids, raw_projection, hidden = _clm_draws(seed, 2, 8, vocab_size, 64)
     _, labels = shift_for_next_token(input_ids)
-    logits = torch.matmul(hidden, raw_projection / hidden_dim**0.5)[:, :-1, :]
-    logits_unscaled = torch.matmul(hidden, raw_projection)[:, :-1, :]
+    return float(causal_lm_loss(_clm_logits(hidden, raw_projection, scaled), labels))
+
+
+def clm_run(
+    seed: int = 0, batch: int = 2, seq_len: int = 8, vocab_size: int = 10000, hidden_dim: int = 64
+) -> ClmRun:
+    """The CLM demo of "Self-supervision and LM objectives": random ids, a random projection scaled by 1/sqrt(d),
+    random hidden states, shifted cross-entropy."""
+    input_ids, raw_projection, hidden = _clm_draws(seed, batch, seq_len, vocab_size, hidden_dim)
+    _, labels = shift_for_next_token(input_ids)
+    logits = _clm_logits(hidden, raw_projection, scaled=True)
+    logits_unscaled = _clm_logits(hidden, raw_projection, scaled=False)
     return ClmRun(
         input_ids=input_ids,
         labels=labels,

@@ -365,3 +365,56 @@ async def test_results_scroll_by_keys(tmp_path):
         await pilot.press("home", "down", "down")
         await pilot.pause()
         assert results.scroll_y == 2
+
+
+LAB_QUIZ = Quiz("quiz-exam-lab", "Lab week", "lab-salt", ("lab:causal_mask", "mask-matrix"), 30)
+
+
+async def test_a_lab_question_attaches_the_file_rereads_it_and_grades_it_after_submitting(tmp_path):
+    """The student types the path and Enter: the pane says what is attached (size, lines,
+    whether Python can read it); Ctrl+R reads the saved file again; a wrong path says why
+    and keeps the file attached before; after submitting, the file runs in the sandbox."""
+    from exercises.lab.tasks import BY_ID
+    from exercises.lab.tasks import solution as reference
+
+    draft = tmp_path / "10_causal_mask.py"
+    draft.write_text("def causal_mask(n):\n    return (\n", encoding="utf-8")
+    session = ExamSession.open(LAB_QUIZ, "kim", tmp_path / "out")
+    app = TutorApp(lang="en", still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(600):
+            if app.engine_loaded and app.screen.query("LabQuestionView"):
+                break
+            await asyncio.sleep(0.05)
+        await pilot.pause(0.2)
+        status = app.screen.query_one("#lab-status")
+        assert "No file attached yet" in str(status.content)
+        assert "Ctrl+R: re-read" in str(app.screen.query_one("#exam-help").content)
+        box = app.screen.query_one("#lab-path")
+        assert app.focused is box and box.value == BY_ID["causal_mask"].file_name
+        await pilot.press("ctrl+a", "ctrl+k", *str(draft), "enter")
+        await pilot.pause()
+        shown = str(status.content)
+        assert "Attached: …" in shown and f"{draft.name} · 33 bytes · 2 lines" in shown
+        assert "never closed" in shown
+        draft.write_text(reference(BY_ID["causal_mask"]), encoding="utf-8")
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        shown = str(status.content)
+        assert f"{draft.stat().st_size} bytes" in shown and "Python can read it" in shown
+        assert session.answers[0]["source"] == draft.read_text(encoding="utf-8")
+        await pilot.press("ctrl+a", "ctrl+k", *"nowhere.py", "enter")
+        await pilot.pause()
+        shown = str(status.content)
+        assert "there is no file nowhere.py" in shown and "attached before is kept" in shown
+        assert app.screen.query_one("#q0").label.plain == "1 ✓"
+        await pilot.press("ctrl+s", "ctrl+s")
+        for _ in range(600):
+            if "Every rule holds" in str(app.screen.query_one("#results-text").content):
+                break
+            await asyncio.sleep(0.05)
+        text = str(app.screen.query_one("#results-text").content)
+        assert "Code lab: The causal mask: 100%" in text and "Your file: Every rule holds." in text
+    submitted = json.loads(session.submission_path.read_text(encoding="utf-8"))
+    assert submitted["answers"]["0"]["parts"]["source"] == draft.read_text(encoding="utf-8")
+    assert submitted["answers"]["0"]["parts"]["file"] == str(draft)

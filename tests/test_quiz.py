@@ -848,3 +848,279 @@ def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, st
     exercise = get(exercise_id)
     variant = exercise.generate(seed_for(EVERYTHING, student, index))
     assert exercise.variant_is_fair(variant), (exercise_id, variant.seed)
+
+
+# -- speed: the fast path grades exactly as the plain one ----------------------------------------
+
+SPEED_QUIZ = Quiz(
+    "quiz-speed",
+    "Speed",
+    "speed-salt",
+    ("mask-matrix", "concept-task", "clm-shift", "loss-sanity", "visibility"),
+    None,
+    (1.0, 2.0, 1.0, 1.5, 1.0),
+)
+
+
+def _speed_class(folder: Path, size: int) -> list[Path]:
+    """Right, one slip, blank, unreadable and half-answered, so both memo hits (same variant,
+    same answer) and misses happen; a duplicate and a tampered file among them."""
+    paths = []
+    for number in range(size):
+        student = f"v{number:03d}"
+        answers = right(SPEED_QUIZ, student)
+        kind = number % 5
+        if kind == 1:
+            answers = {i: {p: t + " 1" for p, t in parts.items()} for i, parts in answers.items()}
+        elif kind == 2:
+            answers = {0: answers[0]}
+        elif kind == 3:
+            answers = {i: {p: "？？【】" for p in parts} for i, parts in answers.items()}
+        elif kind == 4:
+            answers[3] = {"baseline": "", "verdict": "B"}
+        paths.append(write(folder, f"{student}.json", payload(SPEED_QUIZ, student, answers)))
+    paths.append(write(folder, "dup.json", payload(SPEED_QUIZ, "v001", right(SPEED_QUIZ, "v001"))))
+    forged = {
+        **payload(SPEED_QUIZ, "v002", right(SPEED_QUIZ, "v002")),
+        "student": "x999",
+    }  # not x999's questions
+    paths.append(write(folder, "forged.json", forged))
+    paths.append(write(folder, "v003b.json", payload(SPEED_QUIZ, "v003", {0: {"matrix": "0"}})))
+    return paths
+
+
+def test_the_fast_path_writes_the_plain_paths_gradebook_byte_for_byte(tmp_path):
+    """Memo, warm fork and chunked workers change the time, never a grade: 300 students."""
+    paths = _speed_class(tmp_path, 300)
+    plain = grade_class(SPEED_QUIZ, paths, now=NOW, workers=1, fast=False)
+    fast = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2, fast=True)
+    assert len(plain.graded) == 298 and len(plain.rejected) == 1 and len(plain.conflicts) == 2
+    assert gradebook_csv(SPEED_QUIZ, fast.grades) == gradebook_csv(SPEED_QUIZ, plain.grades)
+    assert report_markdown(SPEED_QUIZ, fast, "zh", True) == report_markdown(SPEED_QUIZ, plain, "zh", True)
+    assert fast.grades == plain.grades  # feedback and diagnoses too, not only what the CSV shows
+
+
+def test_shared_results_are_placed_at_each_students_own_question(tmp_path):
+    """Two students with the same mask-matrix variant and answer share one grading, and each
+    grade still carries that student's seed and the question's points."""
+    from exercises.classroom.grading import grade_all
+    from exercises.classroom.submission import parse_submission
+
+    quiz = Quiz("quiz-share", "Share", "share-salt", ("mask-matrix",), None, (3.0,))
+    key = get("mask-matrix").question_key
+    by_key: dict[str, list[str]] = {}
+    for number in range(200):
+        student = f"m{number}"
+        by_key.setdefault(key(questions_for(quiz, student)[0].seed), []).append(student)
+    twins = next(group for group in by_key.values() if len(group) >= 2)[:2]
+    subs = [parse_submission(payload(quiz, s, right(quiz, s))) for s in twins]
+    grades = grade_all(quiz, subs, workers=1)
+    assert [g.questions[0].seed for g in grades] == [questions_for(quiz, s)[0].seed for s in twins]
+    assert [g.questions[0].points for g in grades] == [3.0, 3.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), vocab=st.sampled_from((2, 7, 1000, 5000, 10000)), scaled=st.booleans())
+def test_the_lean_loss_is_the_runs_loss_bit_for_bit(seed, vocab, scaled):
+    """loss-sanity's variant uses clm_demo_loss; it must equal the lesson run's own loss exactly."""
+    from engine.textbook import clm_demo_loss, clm_run
+
+    run = clm_run(seed=seed, vocab_size=vocab)
+    assert clm_demo_loss(seed, vocab, scaled) == (run.loss if scaled else run.loss_unscaled)
+
+
+# -- a lab task in a quiz (issue 13) --------------------------------------------------------------
+
+LAB_ROSTER = "id,name\nalice,Alice\nbob,Bob\ncarol,Carol\ndan,Dan\nerin,Erin\n"
+
+
+def _lab_files() -> dict[str, str]:
+    from exercises.lab.tasks import BY_ID
+    from exercises.lab.tasks import solution as reference
+
+    right_file = reference(BY_ID["causal_mask"])
+    assert "diagonal=1" in right_file
+    return {
+        "alice": right_file,
+        "bob": right_file.replace("diagonal=1", "diagonal=0"),  # the diagonal blocked: a rule broken
+        "carol": "import torch\n\ndef causal_mask(n):\n    while True:\n        pass\n",
+        "dan": "def causal_mask(n):\n    return (\n",
+    }
+
+
+def test_a_lab_task_round_trip_attach_submit_sign_grade_report(tmp_path, capsys):
+    """quiz new accepts lab:<task> in any spelling; each student attaches a file in the exam;
+    quiz grade runs it in the sandbox: pass, a rule, stopped, invalid; did-not-submit;
+    a file whose source was changed after signing is rejected; the report counts rules."""
+    (tmp_path / "roster.csv").write_text(LAB_ROSTER, encoding="utf-8")
+    quiz_file = tmp_path / "quiz.toml"
+    roster = str(tmp_path / "roster.csv")
+    new = ["quiz", "new", "--title", "Lab", "--exercises", "LAB：10，mask-matrix", "--roster", roster]
+    code = main(["--lang", "en", *new, "-o", str(quiz_file)])
+    assert code == 0
+    quiz = loads(quiz_file.read_text(encoding="utf-8"))
+    assert quiz.exercises == ("lab:causal_mask", "mask-matrix") and 'exercise = "lab:causal_mask"' in (
+        quiz_file.read_text(encoding="utf-8")
+    )
+    pins = {s.id: s.pin for s in load_teacher_file(tmp_path / "quiz.teacher.toml", quiz)}
+    folder = tmp_path / "subs"
+    for student, text in _lab_files().items():
+        (tmp_path / f"{student}.py").write_text(text, encoding="utf-8")
+        session = ExamSession.open(quiz, student, folder, pin=pins[student], now=time.time())
+        attached = session.attach(0, str(tmp_path / f"{student}.py"))
+        assert attached.size == len(text.encode()) and (attached.problem is None) == (student != "dan")
+        session.submit()
+        session.close()
+    submitted = {p.name.split("-")[0]: p for p in folder.glob("*.submission.json")}
+    data = json.loads(submitted["bob"].read_text(encoding="utf-8"))
+    assert data["answers"]["0"]["parts"]["source"] == _lab_files()["bob"] and data["signature"]
+    forged = dict(data, answers={"0": dict(data["answers"]["0"], parts={"source": _lab_files()["alice"]})})
+    write(folder, "bob-forged.json", forged)  # the right file swapped in after signing
+    csv_path, report_path = tmp_path / "grades.csv", tmp_path / "report.md"
+    capsys.readouterr()
+    teacher = ["--teacher", str(tmp_path / "quiz.teacher.toml")]
+    outputs = ["--csv", str(csv_path), "--report", str(report_path)]
+    code = main(["--lang", "en", "quiz", "grade", str(quiz_file), str(folder), *teacher, *outputs])
+    out, err = capsys.readouterr()
+    assert code == 1 and "bob-forged.json" in err and "signature" in err
+    rows = {row[0]: row for row in rows_of(csv_path.read_text(encoding="utf-8"))}
+    header = rows["student_id"]
+    rule = header.index("q1 rule")
+    assert {s: rows[s][rule] for s in ("alice", "bob", "carol", "dan", "erin")} == {
+        "alice": "pass",
+        "bob": "diagonal-visible",
+        "carol": "stopped",
+        "dan": "invalid",
+        "erin": "",
+    }
+    assert rows["alice"][header.index("q1 lab:causal_mask")] == "1.00" and rows["erin"][5] == "did not submit"
+    assert rows["bob"][5] == "graded"  # the real file is graded, the forged one rejected
+    report = report_path.read_text(encoding="utf-8")
+    assert "Files that pass every rule: 1 of 4 handed in" in report
+    for line in ("**diagonal-visible** × 1 (bob)", "**stopped** × 1 (carol)", "**invalid** × 1 (dan)"):
+        assert line in report
+    assert "mask-blocks-diagonal" in report  # the misconception named by the broken rule
+    table = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert "q1: passed" in table["alice"] and "q1: diagonal-visible" in table["bob"]
+    assert "q1: stopped" in table["carol"] and "q1: cannot be run" in table["dan"]
+
+
+def test_a_lab_answer_claiming_another_task_version_is_rejected(tmp_path):
+    quiz = Quiz("quiz-labv", "Lab", "labv-salt", ("lab:causal_mask",))
+    question = questions_for(quiz, "ann")[0]
+    data = payload(quiz, "ann", {})
+    data["answers"] = {
+        "0": {
+            "exercise": question.exercise,
+            "seed": question.seed,
+            "variant": "0" * 16,
+            "parts": {"source": "x"},
+        }
+    }
+    result = grade_class(quiz, [write(tmp_path, "ann.json", data)], now=NOW)
+    assert result.rejected and "changed since" in result.rejected[0][1]
+
+
+@pytest.mark.parametrize(
+    "make, fragment",
+    [
+        (lambda d: d / "missing.py", "there is no file"),
+        (lambda d: d, "is a folder"),
+        (lambda d: _file(d, "e.py", b"  \n"), "is empty"),
+        (lambda d: _file(d, "gbk.py", "# 注释\n".encode("gbk")), "not UTF-8"),
+        (lambda d: _file(d, "big.py", b"#" * 100_001), "longer than 100000"),
+        (lambda d: _file(d, "wide.py", "的".encode() * 100_001), "longer than 100000"),
+    ],
+)
+def test_attaching_what_is_not_a_usable_file_says_why_and_keeps_the_earlier_file(tmp_path, make, fragment):
+    quiz = Quiz("quiz-laba", "Lab", "laba-salt", ("lab:causal_mask",))
+    good = _file(tmp_path, "good.py", b"def causal_mask(n):\n    return None\n")
+    session = ExamSession.open(quiz, "ann", tmp_path / "out", now=time.time())
+    session.attach(0, str(good))
+    with pytest.raises(ExamError, match=fragment) as caught:
+        session.attach(0, str(make(tmp_path)))
+    assert caught.value.text["zh"] and "\n" not in caught.value.text["en"]
+    assert (
+        session.answers[0]["source"] == good.read_text() and session.attached(0).size == good.stat().st_size
+    )
+    session.close()
+
+
+def _file(folder: Path, name: str, data: bytes) -> Path:
+    path = folder / name
+    path.write_bytes(data)
+    return path
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=300))
+def test_describing_any_file_never_raises(text):
+    from exercises.classroom.exam import describe_source
+
+    described = describe_source(text)
+    assert described.size == len(text.encode()) and described.lines >= 0
+
+
+def test_deeply_nested_source_is_described_not_crashed():
+    from exercises.classroom.exam import describe_source
+
+    assert describe_source("x = " + "(" * 100_000 + ")" * 100_000).problem is not None
+
+
+def test_a_quiz_that_cannot_open_leaves_no_lock_behind(tmp_path):
+    """Opening fails (closed quiz): trying again gives the same reason, not 'open in another window'."""
+    closed = Quiz("quiz-closed", "Closed", "closed-salt", ("clm-shift",), closes_at=NOW - 60)
+    with pytest.raises(ExamError, match="closed at") as first:
+        ExamSession.open(closed, "ann", tmp_path, now=NOW)
+    with pytest.raises(ExamError, match="closed at"):  # while the first failure (and its frames) lives on
+        ExamSession.open(closed, "ann", tmp_path, now=NOW)
+    assert first.value.text["zh"]
+
+
+@pytest.mark.parametrize("grace", ["abc", "-1", "1441", "nan", "inf", ""])
+def test_a_bad_grace_is_one_line_in_the_users_language(tmp_path, grace, capsys):
+    quiz_file = write(tmp_path, "q.toml", dump_toml(QUIZ))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--lang", "zh", "quiz", "grade", str(quiz_file), str(tmp_path), "--grace", grace])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "宽限必须是" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "lab:causal_mask",
+        "lab:10",
+        "LAB：10",
+        "lab:１０",
+        " lab: 10_causal_mask.py ",
+        "Lab:10_causal_mask",
+        "lab:causal_mask.py",
+    ],
+)
+def test_a_lab_task_is_named_the_ways_teachers_type_it(typed):
+    from exercises.classroom.quiz import canonical_exercise
+
+    assert new_quiz("L", [typed, "clm-shift"]).exercises == ("lab:causal_mask", "clm-shift")
+    assert canonical_exercise(typed) == "lab:causal_mask"
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["lab:", "lab:99", "lab:../../etc/passwd", "lab:causal_mask; rm -rf ~", "lab:=1+1", "lab:\x1b[31m"],
+)
+def test_an_unknown_lab_task_is_refused_in_both_languages(typed):
+    with pytest.raises(QuizFileError, match="unknown lab task") as error:
+        new_quiz("L", [typed])
+    assert "没有代码实验题" in error.value.text["zh"]
+
+
+def test_a_quiz_file_with_a_lab_task_names_the_line_of_an_unknown_one():
+    text = 'id = "q"\ntitle = "t"\nsalt = "s"\n[[questions]]\nexercise = "lab:nothing"\n'
+    with pytest.raises(QuizFileError, match="line 5: unknown lab task"):
+        loads(text)
+    ok = loads(text.replace("lab:nothing", "LAB：13"))
+    assert (
+        ok.exercises == ("lab:prefix_lm_mask",)
+        and ok.question_hash == loads(text.replace("lab:nothing", "lab:prefix_lm_mask")).question_hash
+    )

@@ -10,6 +10,7 @@ first plausible time on record, never from now."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -25,8 +26,8 @@ from exercises.classroom.quiz import (
     Question,
     Quiz,
     plausible_time,
+    question_fingerprint,
     questions_for,
-    variant_fingerprint,
 )
 from exercises.classroom.submission import SubmissionError, parse_submission, read_json
 from exercises.text import Bilingual, L
@@ -48,6 +49,72 @@ def _write_atomically(path: Path, payload: dict) -> None:
 
 def _when(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(epoch))
+
+
+@dataclass(frozen=True)
+class Attached:
+    """What the exam says about a lab file: its size and whether Python can read it."""
+
+    size: int  # bytes (UTF-8)
+    lines: int
+    problem: Bilingual | None = None  # None: Python can read it (it is not run here)
+
+
+def read_source(path: str) -> str:
+    """A student's lab file, size-capped and UTF-8; ExamError in words otherwise."""
+    from exercises.lab.grading import MAX_SOURCE_CHARS
+
+    target = Path(os.path.expanduser(path.strip()))
+    if not path.strip():
+        raise ExamError(L("type the path of your file first", "请先输入你的文件路径"))
+    try:
+        if target.is_dir():
+            raise ExamError(
+                L(f"{path.strip()} is a folder, not a file", f"{path.strip()} 是文件夹，不是文件")
+            )
+        with open(target, "rb") as handle:
+            data = handle.read(4 * MAX_SOURCE_CHARS + 1)
+    except FileNotFoundError:
+        where = Path.cwd()
+        raise ExamError(
+            L(f"there is no file {path.strip()} (in {where})", f"没有文件 {path.strip()}（在 {where} 下）")
+        ) from None
+    except PermissionError:
+        raise ExamError(L(f"not allowed to read {path.strip()}", f"没有权限读取 {path.strip()}")) from None
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ExamError(
+            L(f"cannot read {path.strip()}: {reason}", f"无法读取 {path.strip()}：{reason}")
+        ) from None
+    try:
+        source = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ExamError(L(f"{path.strip()} is not UTF-8 text", f"{path.strip()} 不是 UTF-8 文本")) from None
+    if len(data) > 4 * MAX_SOURCE_CHARS or len(source) > MAX_SOURCE_CHARS:
+        raise ExamError(
+            L(
+                f"{path.strip()} is longer than {MAX_SOURCE_CHARS} characters",
+                f"{path.strip()} 超过 {MAX_SOURCE_CHARS} 个字符",
+            )
+        )
+    if not source.strip():
+        raise ExamError(L(f"{path.strip()} is empty", f"{path.strip()} 是空文件"))
+    return source
+
+
+def describe_source(source: str) -> Attached:
+    """Size, lines, and Python's own syntax check (parsing only: nothing is run)."""
+    problem = None
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        problem = L(
+            f"Python cannot read it (line {error.lineno}): {error.msg}",
+            f"Python 读不懂它（第 {error.lineno} 行）：{error.msg}",
+        )
+    except (ValueError, RecursionError, MemoryError):  # a null byte, absurd nesting
+        problem = L("Python cannot read it", "Python 读不懂它")
+    return Attached(len(source.encode("utf-8")), source.count("\n") + (not source.endswith("\n")), problem)
 
 
 class _Lock:
@@ -110,14 +177,16 @@ class ExamSession:
         session = cls(quiz, student, Path(folder), started_at=now, pin=pin)
         session.folder.mkdir(parents=True, exist_ok=True)
         session.lock = _Lock(session.path("lock"))
+        opened = False
         try:
             resumed = session._resume(now)
             if not resumed:
                 session._check_window(now)
                 session._autosave()  # the clock started: on disk at once
-        except BaseException:
-            session.close()
-            raise
+            opened = True
+        finally:
+            if not opened:  # whatever stopped it (an ExamError, a full disk, Ctrl+C): no lock left held
+                session.close()
         return session
 
     def close(self) -> None:
@@ -250,10 +319,27 @@ class ExamSession:
         )
         self._autosave()
 
-    def _fingerprint(self, question: Question) -> str:
-        from exercises.catalogue import get
+    def attach(self, index: int, path: str) -> Attached:
+        """A lab question's answer is the student's file: read it now (the path as typed,
+        relative to where the quiz was started), keep its text (signed with the rest)
+        and its path, and say what was attached. ExamError when there is nothing to attach."""
+        from exercises.lab.grading import FILE_PART, SOURCE_PART
 
-        return variant_fingerprint(get(question.exercise).generate(question.seed))
+        source = read_source(path)
+        if self.submitted_at is None:
+            self.set_answer(index, FILE_PART, path.strip())
+            self.set_answer(index, SOURCE_PART, source)
+        return describe_source(source)
+
+    def attached(self, index: int) -> Attached | None:
+        """What is attached to a lab question (after a resume too), or None."""
+        from exercises.lab.grading import SOURCE_PART
+
+        source = self.answers.get(index, {}).get(SOURCE_PART)
+        return describe_source(source) if source else None
+
+    def _fingerprint(self, question: Question) -> str:
+        return question_fingerprint(question.exercise, question.seed)
 
     def _payload(self, kind: str) -> dict:
         from exercises.learner.store import app_version

@@ -31,6 +31,9 @@ class ClassroomError(ValueError):
         super().__init__(text["en"])
         self.text = text
 
+    def __reduce__(self):  # rebuilt from both languages when a grading worker sends it back
+        return type(self), (self.text,)
+
 
 class QuizFileError(ClassroomError):
     """A quiz definition that cannot be used; the message names the line where it can."""
@@ -116,6 +119,7 @@ def new_quiz(
 ) -> Quiz:
     """A quiz with a fresh random id and salt (the salt decides every student's variants)."""
     _check_exercises(exercise_ids)
+    exercise_ids = [canonical_exercise(exercise_id) for exercise_id in exercise_ids]
     if time_limit_minutes is not None:
         check_time_limit(time_limit_minutes)
     return Quiz(
@@ -129,6 +133,45 @@ def new_quiz(
     )
 
 
+def is_lab(exercise_id: str) -> bool:
+    """A code-lab task in a quiz (``lab:<task>``): the student hands in a file, not text."""
+    from exercises.lab.grading import PREFIX, lab_form
+
+    return lab_form(exercise_id).startswith(PREFIX)
+
+
+def canonical_exercise(exercise_id: str) -> str:
+    """The id a quiz file keeps: a catalogue id as it is, a lab task by its id whichever
+    way the teacher named it (``lab:6``, ``lab:06_bert_mask.py`` -> ``lab:bert_mask``)."""
+    if is_lab(exercise_id):
+        from exercises.lab.grading import PREFIX, is_lab_question, task_of
+
+        return PREFIX + task_of(exercise_id).id if is_lab_question(exercise_id) else exercise_id
+    return exercise_id
+
+
+def question_title(exercise_id: str) -> Bilingual:
+    if is_lab(exercise_id):
+        from exercises.lab.grading import task_of
+
+        task = task_of(exercise_id)
+        return L(f"Code lab: {task.title['en']}", f"代码实验：{task.title['zh']}")
+    from exercises.catalogue import get
+
+    return get(exercise_id).title
+
+
+def question_fingerprint(exercise_id: str, seed: int) -> str:
+    """What the student was shown, for a catalogue exercise or a lab task."""
+    if is_lab(exercise_id):
+        from exercises.lab.grading import task_fingerprint
+
+        return task_fingerprint(exercise_id)
+    from exercises.catalogue import get
+
+    return variant_fingerprint(get(exercise_id).generate(seed))
+
+
 def _check_exercises(exercise_ids: Sequence[str], where: Sequence[str] = ()) -> None:
     if not exercise_ids:
         raise QuizFileError(
@@ -139,6 +182,18 @@ def _check_exercises(exercise_ids: Sequence[str], where: Sequence[str] = ()) -> 
         )
     for number, exercise_id in enumerate(exercise_ids):
         at = where[number] if number < len(where) else ""
+        if is_lab(exercise_id):
+            from exercises.lab.grading import is_lab_question
+            from exercises.lab.tasks import TASKS
+
+            if not is_lab_question(exercise_id):
+                raise QuizFileError(
+                    L(
+                        f"{at}unknown lab task {exercise_id!r} (tasks: {', '.join('lab:' + t.id for t in TASKS)})",
+                        f"{at}没有代码实验题 {exercise_id!r}（可用：{', '.join('lab:' + t.id for t in TASKS)}）",
+                    )
+                )
+            continue
         if exercise_id not in BY_ID:
             raise QuizFileError(
                 L(
@@ -364,6 +419,7 @@ def loads(text: str) -> Quiz:
         places.append(where.key("exercise", number))
         points.append(_points(question.get("points", 1), where.key("points", number), "points"))
     _check_exercises(exercise_ids, places)
+    exercise_ids = [canonical_exercise(exercise_id) for exercise_id in exercise_ids]
     max_points = data.get("max_points")
     if max_points is not None:
         max_points = _points(max_points, where.key("max_points"), "max_points")

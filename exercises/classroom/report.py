@@ -9,8 +9,8 @@ import io
 from collections import Counter
 from collections.abc import Sequence
 
-from exercises.classroom.grading import CONFLICT, GRADED, MISSING, ClassResult, StudentGrade
-from exercises.classroom.quiz import Quiz, iso_time
+from exercises.classroom.grading import CONFLICT, GRADED, MISSING, ClassResult, QuestionGrade, StudentGrade
+from exercises.classroom.quiz import Quiz, is_lab, iso_time, question_title
 from exercises.classroom.safe import csv_cell, markdown
 from exercises.text import L, pick
 
@@ -69,6 +69,14 @@ WORDS = {
     "skipped": L("Autosave files skipped (not submissions)", "跳过的自动保存文件（不是提交）"),
     "missing": L("Did not submit", "未提交"),
     "none": L("none", "无"),
+    "lab-passed": L(
+        "Files that pass every rule: {passed} of {files} handed in ({total} students graded)",
+        "满足全部规则的文件：{passed} / {files} 份（评分学生 {total} 人）",
+    ),
+    "lab-rules": L(
+        "First rule broken (stopped: time or memory limit; invalid: Python cannot read the file; not-started: the starter left as it was):",
+        "最先违反的规则（stopped：超出时间或内存限制；invalid：Python 读不懂文件；not-started：起始文件原样未改）：",
+    ),
 }
 
 
@@ -92,6 +100,7 @@ def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
             "status",
             "flags",
             *(f"q{i + 1} {exercise}" for i, exercise in enumerate(quiz.exercises)),
+            *(f"q{i + 1} rule" for i in _lab_indexes(quiz)),
             "started_at",
             "submitted_at",
             "files",
@@ -109,12 +118,25 @@ def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
                 grade.status,
                 " ".join(grade.flags),
                 *((f"{q.points:.2f}" if graded else "") for q in grade.questions),
+                *(lab_outcome(grade.questions[i]) if graded else "" for i in _lab_indexes(quiz)),
                 _iso(grade.started_at),
                 _iso(grade.submitted_at),
                 csv_cell(" ".join(grade.files)),
             ]
         )
     return out.getvalue()
+
+
+def _lab_indexes(quiz: Quiz) -> list[int]:
+    return [index for index, exercise in enumerate(quiz.exercises) if is_lab(exercise)]
+
+
+def lab_outcome(question: QuestionGrade) -> str:
+    """A lab question in one word: "pass", the first rule the file broke, "stopped"
+    (time or memory), "invalid" (Python cannot read it), or "" when no file was handed in."""
+    if not question.answered:
+        return ""
+    return "pass" if question.score >= 1.0 else question.rule or "fail"
 
 
 def discrimination(scores_by_student: Sequence[tuple[float, float]]) -> float | None:
@@ -133,6 +155,24 @@ def _names(students: list[str], show_all: bool, lang: str) -> str:
     if len(students) > len(shown):
         text += ", " + pick(WORDS["more-names"], lang).format(n=len(students) - len(shown))
     return text
+
+
+def _lab_rules(answers: list[tuple[StudentGrade, QuestionGrade]], show_all: bool, lang: str) -> list[str]:
+    """A lab question: how many files passed, and each rule broken first, with who."""
+    handed_in = [(g, q) for g, q in answers if q.answered]
+    passed = sum(1 for _, q in handed_in if lab_outcome(q) == "pass")
+    broken: dict[str, list[str]] = {}
+    for grade, question in handed_in:
+        outcome = lab_outcome(question)
+        if outcome != "pass":
+            broken.setdefault(outcome, []).append(grade.student)
+    lines = [pick(WORDS["lab-passed"], lang).format(passed=passed, files=len(handed_in), total=len(answers))]
+    ranked = sorted(broken.items(), key=lambda item: (-len(item[1]), item[0]))
+    if ranked:
+        lines += ["", pick(WORDS["lab-rules"], lang)]
+    for rule, students in ranked:
+        lines.append(f"- **{markdown(rule, 60)}** × {len(students)} ({_names(students, show_all, lang)})")
+    return [*lines, ""]
 
 
 def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all: bool = False) -> str:
@@ -181,7 +221,8 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
     sections: list[str] = []
     wrong_counts = []
     for index, exercise_id in enumerate(quiz.exercises):
-        exercise = get(exercise_id)
+        lab = is_lab(exercise_id)
+        exercise = None if lab else get(exercise_id)
         worth = quiz.points_of(index)
         answers = [(g, g.questions[index]) for g in graded]
         right = sum(1 for _, q in answers if q.score >= 1.0 - 1e-9)
@@ -198,12 +239,14 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
             + w(
                 "question",
                 n=index + 1,
-                exercise=f"{exercise_id} · {markdown(pick(exercise.title, lang))}",
+                exercise=f"{exercise_id} · {markdown(pick(question_title(exercise_id), lang))}",
                 points=worth,
             ),
             "",
         ]
-        if exercise.kind == "choice":
+        if lab:
+            sections += _lab_rules([(g, q) for g, q in answers], show_all, lang)
+        if exercise is not None and exercise.kind == "choice":
             picked = Counter(q.choice or "–" for _, q in answers)
             letters = sorted(k for k in picked if k != "–") + (["–"] if "–" in picked else [])
             sections.append(

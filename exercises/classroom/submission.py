@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from exercises.classroom.quiz import ClassroomError
+from exercises.lab.grading import MAX_SOURCE_CHARS, SOURCE_PART
 from exercises.text import L
 
 MAX_BYTES = 2_000_000
 MAX_QUESTIONS = 200
 MAX_PARTS = 20
-MAX_TEXT = 20_000
+MAX_TEXT = 20_000  # an answer's part; a lab task's file (part "source") may hold MAX_SOURCE_CHARS
 MAX_EVENTS = 20_000
 QUESTION_KEY = re.compile(r"[0-9]{1,3}")  # ASCII digits only: not '²', '①' or 5,000 digits
 KINDS = ("submission", "autosave")
@@ -76,7 +77,7 @@ def _parts(key: str, parts: object) -> dict[str, str]:
                 f"answer {key}: part {_short(name)} must be text",
                 f"第 {key} 题答案：部分 {_short(name)} 必须是文本",
             )
-        if len(text) > MAX_TEXT:
+        if len(text) > (MAX_SOURCE_CHARS if name == SOURCE_PART else MAX_TEXT):
             raise _error(
                 f"answer {key}: part {_short(name)} is too long", f"第 {key} 题答案：部分 {_short(name)} 太长"
             )
@@ -184,6 +185,12 @@ def read_json(path: Path) -> object:
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise _error("there is no such file", "没有这个文件") from None
+    except IsADirectoryError:
+        raise _error("it is a folder", "这是文件夹") from None
+    except PermissionError:
+        raise _error("not allowed to read it", "没有读取权限") from None
     except OSError as error:
         raise _error(
             f"cannot read it: {error.strerror or error}", f"无法读取：{error.strerror or error}"

@@ -78,16 +78,16 @@ def _draw(seed: int) -> dict:
 
 @functools.lru_cache(maxsize=1024)
 def _generate(seed: int) -> Variant:
-    from engine.textbook import clm_run  # the engine (torch) only where it computes
+    from engine.clm import uniform_baseline  # the engine (torch) only where it computes
+    from engine.textbook import clm_demo_loss  # clm_run's loss alone: a quiz makes one per student
 
     params = _draw(seed)
     vocab = params["vocab"]
-    run = clm_run(seed=params["run_seed"], vocab_size=vocab)
-    loss = run.loss if params["scaled"] else run.loss_unscaled
+    loss = clm_demo_loss(seed=params["run_seed"], vocab_size=vocab, scaled=params["scaled"])
     data = {
         **params,
         "loss": round(loss, 4),
-        "baseline": round(run.baseline, 4),
+        "baseline": round(uniform_baseline(vocab), 4),
         "verdict": verdict(loss, vocab),
     }
     prompt = L(

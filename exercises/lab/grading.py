@@ -16,19 +16,39 @@ from exercises.lab.tasks import BY_ID, find_task
 from exercises.text import Bilingual, L
 
 PREFIX = "lab:"
-SOURCE_PART = "source"
+SOURCE_PART = "source"  # the file's text, as handed in
+FILE_PART = "file"  # its path as the student typed it (shown, never read by grading)
 MAX_SOURCE_CHARS = 100_000
 
 
+def lab_form(exercise_id: str) -> str:
+    """'LAB：06' as typed on a Chinese keyboard reads as 'lab:06'."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", exercise_id).strip().lower()
+
+
 def is_lab_question(exercise_id: str) -> bool:
-    return exercise_id.startswith(PREFIX) and find_task(exercise_id[len(PREFIX) :]) is not None
+    form = lab_form(exercise_id)
+    return form.startswith(PREFIX) and find_task(form[len(PREFIX) :]) is not None
 
 
 def task_of(exercise_id: str):
-    task = find_task(exercise_id.removeprefix(PREFIX))
+    task = find_task(lab_form(exercise_id).removeprefix(PREFIX))
     if task is None:
         raise KeyError(exercise_id)
     return task
+
+
+def task_fingerprint(exercise_id: str) -> str:
+    """What a student saw of a lab task (its function and statement), in 16 hex digits:
+    a submission records it, so a task changed since the quiz was taken is detected."""
+    import hashlib
+    import json
+
+    task = task_of(exercise_id)
+    canonical = json.dumps([task.id, task.function, task.signature, task.statement], sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

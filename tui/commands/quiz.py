@@ -15,34 +15,40 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.errors import UsageError
-from tui.i18n import t
+from tui.i18n import MESSAGES, t
 from tui.render import emit_json
 
 STATUS_KEYS = {"did not submit": "quiz-status-did-not-submit", "conflict": "quiz-status-conflict"}
 
 
-def _minutes(text: str) -> int:
-    """--time-limit: exactly what a quiz file's time_limit_minutes accepts."""
+def _minutes(text: str | None, lang: str) -> int | None:
+    """--time-limit: exactly what a quiz file's time_limit_minutes accepts (checked after
+    parsing, so that the message is in the user's language)."""
     import unicodedata
 
     from exercises.classroom.quiz import QuizFileError, check_time_limit
 
+    if text is None:
+        return None
     value = unicodedata.normalize("NFKC", text).strip()
     try:
         return check_time_limit(int(value) if value.isascii() and value.isdigit() else value)
     except QuizFileError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        raise UsageError(f"objectives-tutor quiz new: --time-limit: {error.text[lang]}") from None
 
 
-def _grace(text: str) -> float:
+def _grace(text: str, lang: str) -> float:
+    import math
     import unicodedata
 
     try:
         value = float(unicodedata.normalize("NFKC", text).strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of minutes: {text[:20]!r}") from None
+        value = math.nan
     if not 0 <= value <= 24 * 60:
-        raise argparse.ArgumentTypeError("the grace must be from 0 to 1440 minutes")
+        raise UsageError(
+            "objectives-tutor quiz grade: --grace: " + t("quiz-grace-bad", lang, value=text[:20])
+        )
     return value
 
 
@@ -55,7 +61,7 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     new = actions.add_parser("new", parents=[common], help="write a quiz definition (TOML)")
     new.add_argument("--title", required=True)
     new.add_argument("--exercises", required=True, help="exercise ids, comma-separated")
-    new.add_argument("--time-limit", type=_minutes, help="minutes, a whole number from 1 to 1440")
+    new.add_argument("--time-limit", help="minutes, a whole number from 1 to 1440")
     new.add_argument("--roster", help="CSV of student id,name: writes the teacher file with a PIN each")
     new.add_argument("--teacher", help="where the teacher file goes (default: <output>.teacher.toml)")
     new.add_argument(
@@ -85,7 +91,7 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     grade.add_argument("--db", help="with --class: postgresql://... when the class is in PostgreSQL")
     grade.add_argument("--number", type=int, help="with --class: the quiz's number (default: the latest)")
     grade.add_argument("--teacher", help="the teacher file: roster and PINs (signatures checked)")
-    grade.add_argument("--grace", type=_grace, default=1.0, help="minutes of grace before 'late' (default 1)")
+    grade.add_argument("--grace", default="1", help="minutes of grace before 'late' (default 1)")
     grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
     grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
     grade.add_argument("--all", action="store_true", help="every misconception and every name in the report")
@@ -129,7 +135,7 @@ def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
         if target.exists() and not args.force:
             raise UsageError("objectives-tutor quiz new: " + t("quiz-exists", lang, path=target))
     ids = [part.strip() for part in args.exercises.replace("，", ",").split(",") if part.strip()]
-    quiz = new_quiz(args.title, ids, args.time_limit, args.results)
+    quiz = new_quiz(args.title, ids, _minutes(args.time_limit, lang), args.results)
     students = None
     if args.roster:
         try:
@@ -181,7 +187,7 @@ def _take(args: argparse.Namespace, lang: str, console: Console) -> int:
 
 def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.catalogue import get
-    from exercises.classroom.quiz import load, questions_for
+    from exercises.classroom.quiz import is_lab, load, questions_for
     from exercises.classroom.safe import plain
     from exercises.text import pick
 
@@ -189,6 +195,21 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
     student = args.student.strip()
     rows = []
     for question in questions_for(quiz, student):
+        if is_lab(question.exercise):
+            from exercises.lab.grading import SOURCE_PART, task_of
+            from exercises.lab.tasks import solution
+
+            task = task_of(question.exercise)
+            rows.append(
+                {
+                    "index": question.index,
+                    "exercise": question.exercise,
+                    "seed": question.seed,
+                    "prompt": pick(task.statement, lang),
+                    "solution": {SOURCE_PART: solution(task)},
+                }
+            )
+            continue
         exercise = get(question.exercise)
         variant = exercise.generate(question.seed)
         rows.append(
@@ -208,6 +229,10 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
         console.print(Text(f"\n{row['index'] + 1}. {row['exercise']} (seed {row['seed']})", style="bold"))
         console.print(Text(row["prompt"]))
         for part, text in row["solution"].items():
+            if "\n" in text.strip():  # a lab task's reference file: as a file
+                console.print(Text(f"  {part}:", style="green"))
+                console.print(Text(text))
+                continue
             console.print(Text.assemble((f"  {part}: ", "green"), text.replace("\n", " / ")))
     return 0
 
@@ -224,8 +249,8 @@ def _submission_paths(arguments: list[str]) -> list[Path]:
 def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classroom.grading import GRADED, grade_class
     from exercises.classroom.identity import load_teacher_file
-    from exercises.classroom.quiz import load
-    from exercises.classroom.report import gradebook_csv, points_text, report_markdown
+    from exercises.classroom.quiz import is_lab, load
+    from exercises.classroom.report import gradebook_csv, lab_outcome, points_text, report_markdown
     from exercises.classroom.safe import plain
     from exercises.text import pick
 
@@ -240,7 +265,8 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
         roster = load_teacher_file(Path(args.teacher), quiz) if args.teacher else None
         if quiz.signed and roster is None:
             sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-unverified", lang) + "\n")
-        result = grade_class(quiz, _submission_paths(args.submissions), roster, args.grace)
+        grace = _grace(args.grace, lang)
+        result = grade_class(quiz, _submission_paths(args.submissions), roster, grace)
     for path in result.skipped:
         sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-skipped", lang, path=plain(path)) + "\n")
     for path, why in result.rejected_text:
@@ -277,12 +303,17 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
                 )
                 for q in grade.questions
             ]
+            labs = [
+                t("quiz-lab-rule", lang, n=q.index + 1, rule=_outcome_words(lab_outcome(q), lang))
+                for q in grade.questions
+                if is_lab(q.exercise) and q.answered
+            ]
             table.add_row(
                 Text(plain(grade.student, 60)),
                 *cells,
                 f"{points_text(grade.total)}/{points_text(grade.maximum)}",
                 f"{grade.percent:.0f}",
-                Text(" ".join(grade.flags), style="magenta"),
+                Text(" ".join([*grade.flags, *labs]), style="magenta"),
             )
         else:
             table.add_row(
@@ -307,6 +338,13 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
         )
     )
     return 1 if result.rejected or result.conflicts else 0
+
+
+def _outcome_words(outcome: str, lang: str) -> str:
+    """A lab outcome for the teacher's table: the lab's own words for pass, stopped,
+    invalid and not-started; a rule by its stable code (the report explains each)."""
+    key = f"lab-status-{outcome}"
+    return t(key, lang) if outcome != "fail" and key in MESSAGES else outcome
 
 
 def _release(args: argparse.Namespace, lang: str, console: Console) -> int:

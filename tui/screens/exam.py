@@ -12,6 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer, Header, Input, RadioSet, Static, Tab, Tabs
 
+from exercises.classroom.quiz import is_lab, question_title
 from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
@@ -73,6 +74,113 @@ class QuestionView(VerticalScroll):
             event.stop()
 
 
+class LabQuestionView(VerticalScroll):
+    """A code-lab task: its statement, and the student's file attached by path (read
+    again on Ctrl+R after each save). Nothing is run before submitting: the exam
+    only says whether Python can read the file."""
+
+    DEFAULT_CSS = """
+    LabQuestionView { padding: 0 1; }
+    LabQuestionView .prompt { margin-bottom: 1; }
+    LabQuestionView .part-label { color: $accent; }
+    LabQuestionView Input { border: none; height: 1; padding: 0 1; background: $boost; }
+    LabQuestionView Input:focus { border: none; background: $primary 30%; }
+    LabQuestionView #lab-attach { border: none; height: 1; min-width: 10; padding: 0 1; margin-top: 1; }
+    LabQuestionView #lab-status { margin-top: 1; }
+    """
+
+    def __init__(self, session, question, **kwargs) -> None:
+        super().__init__(**kwargs)
+        from exercises.lab.grading import task_of
+
+        self.session, self.question = session, question
+        self.lab_task = task_of(question.exercise)
+
+    def compose(self) -> ComposeResult:
+        from exercises.lab.grading import FILE_PART
+
+        lang = self.app.lang
+        total = len(self.session.quiz.exercises)
+        yield Static(
+            t("exam-question", lang, n=self.question.index + 1, total=total), markup=False, classes="heading"
+        )
+        yield Static(Text(pick(question_title(self.question.exercise), lang), style="bold"), classes="prompt")
+        yield Static(pick(self.lab_task.statement, lang), markup=False, classes="prompt")
+        yield Static(
+            t("exam-lab-function", lang, signature=self.lab_task.signature), markup=False, classes="prompt"
+        )
+        yield Static(t("exam-lab-file", lang), markup=False, classes="part-label")
+        saved = self.session.answers.get(self.question.index, {}).get(FILE_PART)
+        yield Input(value=saved or self.lab_task.file_name, id="lab-path")
+        yield Button(t("exam-lab-attach", lang), id="lab-attach")
+        yield Static(markup=False, id="lab-status")
+
+    def on_mount(self) -> None:
+        lang = self.app.lang
+        attached = self.session.attached(self.question.index)
+        if attached is None:
+            self._show(Text(t("exam-lab-none", lang), style="dim"))
+        else:
+            self._show(
+                self._describe(t("exam-lab-saved", lang, size=attached.size, lines=attached.lines), attached)
+            )
+
+    def _describe(self, head: str, attached) -> Text:
+        lang = self.app.lang
+        out = Text(head + "\n", style="green" if attached.problem is None else "yellow")
+        if attached.problem is None:
+            out.append(t("exam-lab-readable", lang), style="dim")
+        else:
+            out.append(pick(attached.problem, lang), style="yellow")
+        return out
+
+    def _show(self, text: Text) -> None:
+        status = self.query_one("#lab-status", Static)
+        status.update(text)
+        self.call_after_refresh(status.scroll_visible, animate=False)  # below the fold at 80x24
+
+    def attach(self) -> None:
+        """Read the file at the typed path now (Enter, the button, or Ctrl+R)."""
+        import time
+
+        from exercises.classroom.exam import ExamError
+        from exercises.classroom.safe import plain
+
+        lang = self.app.lang
+        path = self.query_one("#lab-path", Input).value
+        try:
+            attached = self.session.attach(self.question.index, path)
+        except ExamError as error:
+            out = Text(pick(error.text, lang), style="bold red")
+            if self.session.attached(self.question.index) is not None:
+                out.append("\n" + t("exam-lab-kept", lang), style="dim")
+            self._show(out)
+            return
+        head = t(
+            "exam-lab-attached",
+            lang,
+            path=_tail(plain(path.strip(), 1000), 50),
+            size=attached.size,
+            lines=attached.lines,
+            at=time.strftime("%H:%M:%S"),
+        )
+        self._show(self._describe(head, attached))
+        self.screen.mark_answered(self.question.index)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.attach()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.attach()
+
+
+def _tail(text: str, width: int) -> str:
+    """A long path keeps its end (the file's name) and loses its start."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
 class ExamScreen(Screen):
     DEFAULT_CSS = """
     ExamScreen Tabs { height: 2; }
@@ -87,10 +195,12 @@ class ExamScreen(Screen):
         Binding("pagedown", "move(1)", "next", show=False, priority=True),
         Binding("pageup", "move(-1)", "previous", show=False, priority=True),
         Binding("ctrl+s", "submit", "submit"),
+        Binding("ctrl+r", "recheck", "re-read file"),
         # Enter in an answer box moves on at once, in the app's own key handling: keys typed
         # ahead (a burst over SSH) then land in the box they were typed for.
         Binding("enter", "enter", show=False, priority=True),
     ]
+    ACTION_KEYS = {"recheck": "key-recheck"}  # the help and footer label of Ctrl+R (tui/bindings.py)
 
     def __init__(self, session) -> None:
         super().__init__()
@@ -136,7 +246,10 @@ class ExamScreen(Screen):
             self.show_results()
             return
         switcher = self.query_one(ContentSwitcher)
-        views = [QuestionView(self.session, q, id=f"view-q{q.index}") for q in self.session.questions()]
+        views = [
+            (LabQuestionView if is_lab(q.exercise) else QuestionView)(self.session, q, id=f"view-q{q.index}")
+            for q in self.session.questions()
+        ]
         for view in views[1:]:
             view.display = False  # ContentSwitcher shows one child; it only hides on a change
         await switcher.mount(*views)
@@ -163,13 +276,31 @@ class ExamScreen(Screen):
         if self.session.submitted_at is not None:
             return
 
-        kind = get(self.session.quiz.exercises[index]).kind
-        key = {"choice": "exam-enter-choice", "matrix": "exam-enter-matrix"}.get(kind, "exam-enter-parts")
+        exercise_id = self.session.quiz.exercises[index]
+        kind = "lab" if is_lab(exercise_id) else get(exercise_id).kind
+        key = {"choice": "exam-enter-choice", "matrix": "exam-enter-matrix", "lab": "exam-enter-lab"}.get(
+            kind, "exam-enter-parts"
+        )
         self.query_one("#exam-help", Static).update(t(key, self.app.lang))
+        self.refresh_bindings()  # Ctrl+R shows on a lab question only
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Once submitted, Ctrl+S leaves the footer: there is nothing left to hand in.
+        if action == "recheck":
+            return self.session.submitted_at is None and self._current_lab() is not None
         return not (action == "submit" and self.session.submitted_at is not None)
+
+    def _current_lab(self) -> LabQuestionView | None:
+        if not self.is_mounted:
+            return None
+        switcher = self.query_one(ContentSwitcher)
+        view = next((child for child in switcher.children if child.id == switcher.current), None)
+        return view if isinstance(view, LabQuestionView) else None
+
+    def action_recheck(self) -> None:
+        view = self._current_lab()
+        if view is not None:
+            view.attach()
 
     def on_unmount(self) -> None:
         self.session.close()  # the lock goes with the window
@@ -265,10 +396,8 @@ class ExamScreen(Screen):
     def show_results(self) -> None:
         """After submitting: the grade and the grader's feedback for every question
         (carried by the grade: nothing is graded twice), or a note that the teacher
-        releases results later."""
-        from exercises.catalogue import get
-        from exercises.grading.diagnoses import explain
-
+        releases results later. Lab files run in the sandbox (seconds each): in a
+        thread, so the screen keeps answering keys meanwhile."""
         lang = self.app.lang
         for widget_id in ("#questions", "#switcher", "#exam-buttons", "#exam-status"):
             self.query_one(widget_id).display = False
@@ -280,24 +409,38 @@ class ExamScreen(Screen):
             self.query_one("#results-text", Static).update(Text(t("exam-results-held", lang), style="bold"))
             self.refresh_bindings()
             return
+        self.refresh_bindings()
+        if any(is_lab(exercise_id) for exercise_id in self.session.quiz.exercises):
+            self.query_one("#results-text", Static).update(Text(t("exam-lab-checking", lang), style="bold"))
+            self.run_worker(self._grade_in_thread, thread=True, group="exam-results", exclusive=True)
+        else:
+            self._show_grade(self.session.results())
+
+    def _grade_in_thread(self) -> None:
         grade = self.session.results()
+        self.app.call_from_thread(self._show_grade, grade)
+
+    def _show_grade(self, grade) -> None:
+        from exercises.grading.diagnoses import explain
+
+        lang = self.app.lang
         out = Text(
             t("exam-results", lang, total=grade.total, count=grade.maximum, percent=grade.percent) + "\n",
             style="bold",
         )
         for question in grade.questions:
-            exercise = get(question.exercise)
             style = "green" if question.score >= 1 else "yellow" if question.score > 0 else "red"
-            out.append(
-                f"\n{question.index + 1}. {pick(exercise.title, lang)}: {question.score:.0%}\n",
-                style="bold " + style,
+            title = pick(question_title(question.exercise), lang)
+            line = t(
+                "exam-result-line", lang, n=question.index + 1, title=title, score=f"{question.score:.0%}"
             )
+            out.append(f"\n{line}\n", style="bold " + style)
             if not question.answered:
                 out.append("   " + t("exam-unanswered", lang) + "\n", style="dim")
                 continue
             for label, feedback in question.feedback:
-                out.append(f"   {pick(label, lang)}: {pick(feedback, lang)}\n")
+                part = t("exam-result-part", lang, label=pick(label, lang), feedback=pick(feedback, lang))
+                out.append(f"   {part}\n")
             for code in question.diagnoses:
                 out.append(f"   ! {pick(explain(code), lang)}\n", style="magenta")
         self.query_one("#results-text", Static).update(out)
-        self.refresh_bindings()

@@ -263,6 +263,9 @@ learner_text = st.lists(
         list("0123456789-+*/^().,;:=~ \n[]{}<>'\"abeglnpx")
         + list("到至和是的位置标签，。：【】（）−≈")
         + ["ln", "exp", "MASK"]
+        # forms read since the session-3 walkthrough: powers, Chinese numbers, "all except", -100 pairs
+        + list("⁰¹²³⁴⁻万千百一二两零%×V")
+        + ["except", "除了", "以外", "所有位置", "全部", "-100", "(位置", "[CLS]", "10 000"]
     ),
     max_size=40,
 ).map("".join)

@@ -665,6 +665,9 @@ def test_prefix_labels_one_place_late_is_the_late_start_not_counting_from_one(pa
         ("除了 [CLS] 和 [SEP] 以外的所有位置", [1, 2, 3, 4, 6, 7, 8]),
         ("除特殊符号外都可以", [1, 2, 3, 4, 6, 7, 8]),
         ("everything except the special tokens.", [1, 2, 3, 4, 6, 7, 8]),
+        ("1到8，除了5", [1, 2, 3, 4, 6, 7, 8]),  # a range, then what it leaves out
+        ("位置1到8，5除外", [1, 2, 3, 4, 6, 7, 8]),
+        ("1-8 except 5", [1, 2, 3, 4, 6, 7, 8]),
     ],
 )
 def test_all_except_reads_as_the_complement(text, expected):

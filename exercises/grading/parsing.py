@@ -172,26 +172,52 @@ _SPECIALS_WORDS = re.compile(
 )
 
 
-def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
-    """ "all except 0, 5 and 9", "除了 [CLS]、[SEP] 以外的所有位置", "除特殊符号外都可以":
-    every position but the ones named (by number, by special token, or "special tokens");
-    None when the length is unknown or nothing named can be excluded."""
-    length = n if n is not None else len(tokens) if tokens else None
-    if length is None:
-        return None
-    expanded = _expand_ranges(cleaned)
+_EXCLUDED_BETWEEN = re.compile(r"(?:除了|除去|除开|除)(?!外)(?P<out>.*?)(?:以外|之外|外)")  # 除了 0、5 以外
+_EXCLUDED_BEFORE = re.compile(r"(?P<out>[^,;]*?)(?:以外|之外|除外)")  # 0到3以外, 5除外
+_EXCLUDED_AFTER = re.compile(r"(?:除了|除去|除开|除)(?P<out>.*)$")  # 1到8，除了5
+
+
+def _split_exclusion(cleaned: str) -> tuple[str, str]:
+    """(the base, the excluded part) of "1到8，除了5", "除了 0、5 以外的所有位置",
+    "0到3以外", "all except 0 and 5": Chinese names what is left out after 除 or before
+    以外, English after "except"."""
+    for pattern in (_EXCLUDED_BETWEEN, _EXCLUDED_BEFORE, _EXCLUDED_AFTER):
+        match = pattern.search(cleaned)
+        if match:
+            return cleaned[: match.start()] + " " + cleaned[match.end() :], match.group("out")
+    match = _EXCEPT.search(cleaned)
+    assert match is not None  # the caller found one
+    return cleaned[: match.start()], cleaned[match.end() :]
+
+
+def _named_positions(text: str, tokens: Sequence[str] | None) -> set[int] | None:
+    expanded = _expand_ranges(text)
     if expanded is None:
         return None
     named = {int(match) for match in _NUMBER.findall(expanded)}
     if tokens:
         normalised = [normalise_token(token) for token in tokens]
-        words = set(re.findall(r"\[[A-Z]+\]|<[^<>\s]+>", cleaned))
+        words = set(re.findall(r"\[[A-Z]+\]|<[^<>\s]+>", text))
         named |= {i for i, token in enumerate(normalised) if token in words}
-        if _SPECIALS_WORDS.search(cleaned):
+        if _SPECIALS_WORDS.search(text):
             named |= {i for i, token in enumerate(normalised) if is_special(token)}
-    if not named or any(i < 0 or i >= length for i in named):
+    return named
+
+
+def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
+    """ "all except 0, 5 and 9", "除了 [CLS]、[SEP] 以外的所有位置", "除特殊符号外都可以",
+    "1到8，除了5": the positions named first (all of them when none are) but the ones left
+    out (by number, by special token, or "special tokens"); None when the length is
+    unknown or nothing left out can be placed."""
+    length = n if n is not None else len(tokens) if tokens else None
+    if length is None:
         return None
-    return [i for i in range(length) if i not in named]
+    base_text, out_text = _split_exclusion(cleaned)
+    left_out = _named_positions(out_text, tokens)
+    base = _named_positions(base_text, None)
+    if not left_out or base is None or any(i < 0 or i >= length for i in left_out | base):
+        return None
+    return sorted((base or set(range(length))) - left_out)
 
 
 def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = None) -> list[int] | None:

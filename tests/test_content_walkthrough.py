@@ -278,3 +278,9 @@ def test_check_on_a_reflection_says_what_self_mark_it_read(capsys, mark, line):
         "--answer", "answer=空位两边都能看到", "--answer", f"self_mark={mark}",
     )  # fmt: skip
     assert out.splitlines()[0].startswith(line), out
+
+
+def test_no_exercise_title_states_its_answer():
+    """mlm-eligible was titled "[CLS] and [SEP] are never masked": the answer, above the question."""
+    title = get("mlm-eligible").title
+    assert "[CLS]" not in title["en"] and "[CLS]" not in title["zh"]

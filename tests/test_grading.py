@@ -809,3 +809,19 @@ def test_mlm_labels_with_every_position_spelt_out_or_the_position_after_the_toke
     exercise = get("mlm-abcde")
     variant = exercise.generate(0)
     assert exercise.grade(variant, {**exercise.solve(variant), "labels": text}).correct
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "part", "text"),
+    [
+        ("mlm-abcde", "inputs", "a [mask] c d x"),
+        ("bart-vs-t5", "targets", "Transformer models learn patterns from large text corpora."),  # a sentence
+        ("prefix-lm-labels", "labels", "-100 -100 -100 -100 -100 -100 Guten morgen"),
+        ("clm-shift", "labels", "Models learn patterns from large text corpora"),
+    ],
+)
+def test_case_does_not_make_a_token_wrong(exercise_id, part, text):
+    """A capital at the start of a sentence cost a position; "Guten morgen" scored 0."""
+    exercise = get(exercise_id)
+    variant = exercise.generate(0)
+    assert exercise.grade(variant, {**exercise.solve(variant), part: text}).correct

@@ -213,7 +213,10 @@ def sequence_score(given: Sequence[str], expected: Sequence[str]) -> float:
 
 
 def same_token(given: str, expected: str) -> bool:
-    return normalise_token(given) == normalise_token(expected)
+    """Equal as written by a learner: full-width forms, special-token spellings and case
+    ("Transformer" at the start of a sentence, "a b c" for "A B C") do not matter here:
+    the exercises ask where tokens go, not how they are spelt."""
+    return normalise_token(given).casefold() == normalise_token(expected).casefold()
 
 
 def best_candidate(candidates: Sequence[Sequence[str]], expected: Sequence[str]) -> list[str]:
@@ -237,7 +240,7 @@ def read_tokens_certain(
     text has such a word."""
     from exercises.grading.parsing import token_list_candidates
 
-    known = {normalise_token(token) for token in (*expected, *vocabulary)}
+    known = {normalise_token(token).casefold() for token in (*expected, *vocabulary)}
     bare_mask_is_special = not ({"mask", "MASK", "Mask"} & known)
     candidates = [
         [MASK if bare_mask_is_special and token.lower() == "mask" else token for token in candidate]
@@ -246,7 +249,7 @@ def read_tokens_certain(
     if not candidates:
         return None, False
     best = best_candidate(candidates, expected)
-    if not any(normalise_token(token) in known for token in best):
+    if not any(normalise_token(token).casefold() in known for token in best):
         return None, False
     top = sequence_score(best, expected)
     rivals = [c for c in candidates if sequence_score(c, expected) == top and not _same_tokens(c, best)]

@@ -825,3 +825,14 @@ def test_case_does_not_make_a_token_wrong(exercise_id, part, text):
     exercise = get(exercise_id)
     variant = exercise.generate(0)
     assert exercise.grade(variant, {**exercise.solve(variant), part: text}).correct
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1,2,3,4,6,7,8（0、5、9 是特殊符号）", "1-4, 6-8 (0, 5 and 9 are [CLS]/[SEP])", "(1, 2, 3, 4, 6, 7, 8)"],
+)
+def test_a_bracketed_remark_is_not_part_of_the_positions(text):
+    """The remark named 0, 5 and 9: read as chosen, the answer was told it had selected the specials."""
+    exercise = get("mlm-eligible")
+    result = exercise.grade(exercise.generate(0), {"positions": text})
+    assert result.correct and result.diagnoses == []

@@ -162,6 +162,7 @@ def _expand_ranges(cleaned: str) -> str | None:
     return None if broken else expanded
 
 
+_ASIDE = re.compile(r"\((?=[^()]*[^\d\s,;.()~-])[^()]*\)")  # a bracketed remark with words in it
 _EXCEPT = re.compile(
     r"\b(?:except(?:\s+for)?|all\s+but|but\s+not|other\s+than|apart\s+from|excluding|not\s+counting)\b"
     r"|除了|除去|除开|除|以外|之外|不包括|不含|排除",
@@ -227,6 +228,9 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     and "all except 0 and 5" / "除了 [CLS] 和 [SEP] 以外的所有位置".
     """
     cleaned = without_trailing_punctuation(clean(text))
+    aside = _ASIDE.sub(" ", cleaned)
+    if aside != cleaned and _NUMBER.search(aside) and not re.search(r"[\[(<]\s*$", aside):
+        cleaned = aside  # "1, 2, 4 (0 and 3 are [CLS] and [SEP])": the remark in brackets names no answer
     if _EXCEPT.search(cleaned):
         return _all_except(cleaned, tokens, n)
     expanded = _expand_ranges(cleaned)

@@ -9,11 +9,12 @@ PINS = {"s1": "pin-one-1", "s2": "pin-two-2", "t1": "teach-3"}
 QUIZ_EXERCISES = ("perplexity", "expected-counts")
 
 
-def make_class(folder: Path, now: float = 1_000.0):
-    """The class store, created with cheap PIN hashing (tests sign in many times)."""
+def make_class(folder: Path, now: float = 1_000.0, db_url: str | None = None):
+    """The class store (SQLite in ``folder``, or PostgreSQL at ``db_url``), created with
+    cheap PIN hashing (tests sign in many times)."""
     from exercises.classdb import Student, open_class_store
 
-    store = open_class_store(folder, create=True, pin_cost=2**4)
+    store = open_class_store(folder, db_url, create=True, pin_cost=2**4)
     store.add_student(Student("s1", "李明", "student"), PINS["s1"], now)
     store.add_student(Student("s2", "Ada", "student"), PINS["s2"], now)
     store.add_student(Student("t1", "王老师", "teacher"), PINS["t1"], now)

@@ -37,13 +37,47 @@ def store(tmp_path):
     store.close()
 
 
+@pytest.fixture(scope="module")
+def postgres_url():
+    """tests/pg_server.py's PostgreSQL (CI's, or a throwaway cluster); CI never skips."""
+    import os
+
+    import pg_server
+
+    url, cluster, why = pg_server.server_url()
+    if url is None and (os.environ.get("CI") or os.environ.get(pg_server.ENV)):
+        pytest.fail(f"the class server must be tried on PostgreSQL: {why}")
+    if url is None:
+        pytest.skip(f"no PostgreSQL: {why}")
+    yield url
+    if cluster is not None:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request, tmp_path):
+    """The same class on either database."""
+    if request.param == "sqlite":
+        store = make_class(tmp_path / "class")
+        yield store
+        store.close()
+        return
+    import pg_server
+
+    with pg_server.fresh_url(request.getfixturevalue("postgres_url")) as url:
+        store = make_class(tmp_path / "class", db_url=url)
+        yield store
+        store.close()
+
+
 def app_for(session, clock, lang="en"):
     from tui.classweb.student_app import ClassTutorApp
 
     return ClassTutorApp(session, lang=lang, clock=clock, load_engine=False, still=True)
 
 
-async def test_a_quiz_opened_mid_lesson_takes_over_and_answers_reach_the_server(store):
+async def test_a_quiz_opened_mid_lesson_takes_over_and_answers_reach_the_server(any_store):
+    store = any_store
     from tui.screens.exam import ExamScreen, QuestionView
 
     clock = Clock()
@@ -75,7 +109,8 @@ async def test_a_quiz_opened_mid_lesson_takes_over_and_answers_reach_the_server(
         assert exam.answers_by_question() == {0: {next(iter(exam.answers_by_question()[0])): "12.5"}}
 
 
-async def test_the_exam_resumes_from_the_server_after_a_dropped_connection(store):
+async def test_the_exam_resumes_from_the_server_after_a_dropped_connection(any_store):
+    store = any_store
     from tui.screens.exam import ExamScreen, QuestionView
 
     clock = Clock()
@@ -102,7 +137,8 @@ async def test_the_exam_resumes_from_the_server_after_a_dropped_connection(store
         assert left == pytest.approx(20 * 60 - 60)
 
 
-async def test_the_server_clock_ends_the_exam_and_a_late_answer_is_refused(store):
+async def test_the_server_clock_ends_the_exam_and_a_late_answer_is_refused(any_store):
+    store = any_store
     from exercises.classdb import GRACE_SECONDS
 
     clock = Clock()
@@ -126,7 +162,8 @@ async def test_the_server_clock_ends_the_exam_and_a_late_answer_is_refused(store
     assert session.exam().answers_by_question()[0]  # what was saved in time counts
 
 
-async def test_a_student_signed_in_twice_keeps_one_session_the_older_one_says_so(store):
+async def test_a_student_signed_in_twice_keeps_one_session_the_older_one_says_so(any_store):
+    store = any_store
     from tui.screens.session_ended import SessionEndedScreen
 
     clock = Clock()

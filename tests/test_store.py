@@ -13,7 +13,10 @@ import pytest
 
 from exercises.learner import review
 from exercises.learner.progress import Progress
-from exercises.learner.store import FILE_NAME, MIGRATIONS, SCHEMA_VERSION, Attempt, ProgressStore
+from exercises.learner.store import FILE_NAME, MIGRATIONS, PREDICTION, SCHEMA_VERSION, Attempt, ProgressStore
+from tui.i18n import notice_text
+
+UNWRITABLE = Path("/proc/objectives-tutor-cannot-write-here")
 
 
 def attempt(
@@ -76,9 +79,12 @@ def test_migrations_take_every_earlier_schema_to_the_current_one(tmp_path):
 def test_a_corrupt_file_is_reported_kept_and_replaced(tmp_path):
     (tmp_path / FILE_NAME).write_bytes(b"this is not sqlite" * 100)
     store = ProgressStore(tmp_path)
-    assert len(store.notices) == 1 and "not a readable progress file" in store.notices[0]
     kept = list(tmp_path.glob(f"{FILE_NAME}.*.bad"))
     assert len(kept) == 1 and kept[0].read_bytes() == b"this is not sqlite" * 100
+    (notice,) = store.notices
+    english, chinese = notice_text(notice, "en"), notice_text(notice, "zh")
+    assert "not a readable progress file" in english and kept[0].name in english
+    assert "不是可读的进度文件" in chinese and kept[0].name in chinese and "kept as" not in chinese
     assert store.record(attempt()) and len(store.attempts()) == 1
 
 
@@ -91,15 +97,22 @@ def test_a_newer_schema_is_moved_aside_not_overwritten(tmp_path):
     db.commit()
     db.close()
     fresh = ProgressStore(tmp_path)
-    assert "newer objectives-tutor" in fresh.notices[0]
     assert fresh.attempts() == []
     (kept,) = tmp_path.glob(f"{FILE_NAME}.*.bad")
+    (notice,) = fresh.notices
+    schemas = f"{SCHEMA_VERSION + 1} > {SCHEMA_VERSION}"
+    assert f"newer objectives-tutor (schema {schemas})" in notice_text(notice, "en")
+    assert f"更新版本的 objectives-tutor 写入（格式 {schemas}）" in notice_text(notice, "zh")
+    assert kept.name in notice_text(notice, "en") and kept.name in notice_text(notice, "zh")
     assert sqlite3.connect(kept).execute("SELECT count(*) FROM attempts").fetchone()[0] == 1
 
 
 def test_an_unwritable_place_means_working_without_saving(tmp_path):
-    store = ProgressStore(Path("/proc/objectives-tutor-cannot-write-here"))
-    assert not store.saving and "working without saving" in store.notices[0]
+    store = ProgressStore(UNWRITABLE)
+    assert not store.saving and "working without saving" in notice_text(store.notices[0], "en")
+    assert "本次不保存" in notice_text(store.notices[0], "zh") and str(UNWRITABLE) in notice_text(
+        store.notices[0], "zh"
+    )
     progress = Progress(store)
     assert progress.record(attempt(correct=True)) is False
     assert progress.solved() == {"mlm-abcde"}  # the session still counts it
@@ -121,7 +134,10 @@ def test_a_full_disk_is_reported_once_and_the_attempt_is_kept_in_memory(tmp_path
 
     store._db = FullDisk()
     assert progress.record(attempt()) is False
-    assert not store.saving and "disk is full" in store.notices[-1]
+    assert not store.saving and len(store.notices) == 1
+    assert "disk is full" in notice_text(store.notices[0], "en") and "无法在" in notice_text(
+        store.notices[0], "zh"
+    )
     assert len(progress.attempts) == 1
 
 
@@ -133,7 +149,7 @@ store = ProgressStore(Path(sys.argv[1]))
 for i in range(int(sys.argv[2])):
     ok = store.record(Attempt("clm-shift", "clm", i, {"inputs": "x"}, 1.0, True, True, True))
     if not ok:
-        raise SystemExit("not saved: " + "; ".join(store.notices))
+        raise SystemExit("not saved: " + "; ".join(map(str, store.notices)))
     print(i, flush=True)
 """
 
@@ -365,3 +381,69 @@ def test_progress_reset_clears_the_code_lab_and_the_training_lab_too(capsys, tmp
     (kept,) = home.glob("training-lab.*.backup")
     assert (kept / "last-run.pt").read_bytes() == b"weights"
     assert str(kept) in said and str(backup) in said
+
+
+def test_a_notice_reaches_the_command_line_in_the_learners_language(capsys, monkeypatch):
+    """`check --record` and `progress` where nothing can be saved: one line on stderr, in zh
+    with --lang zh and in en with --lang en, never the other language."""
+    from tui.cli import main
+
+    monkeypatch.setenv("OBJECTIVES_TUTOR_HOME", str(UNWRITABLE))
+    check = ["check", "visibility", "--answer", "visible=0", "--record"]
+    for lang, said, not_said in (("zh", "无法在", "cannot be saved"), ("en", "cannot be saved", "无法")):
+        for command in (check, ["progress"]):
+            main(["--lang", lang, *command])
+            lines = capsys.readouterr().err.strip().splitlines()
+            assert len(lines) == 1 and said in lines[0] and not_said not in lines[0], (lang, command, lines)
+            assert str(UNWRITABLE) in lines[0]
+
+
+def prediction(objective, correct, exercise="predict-x"):
+    return Attempt(
+        exercise, objective, 0, {"prediction": "1"}, float(correct), True, True, correct, kind=PREDICTION
+    )
+
+
+def test_progress_csv_says_the_kind_of_every_row(capsys):
+    """Issue 11 follow-up: predictions and exercise attempts share the file; the CSV's
+    `kind` column tells them apart (a row per attempt, in the order they were made)."""
+    from tui.cli import main
+
+    main(["check", "visibility", "--answer", "visible=0", "--record"])
+    progress = Progress(ProgressStore())
+    progress.record(prediction("clm", True))
+    capsys.readouterr()
+    main(["progress", "--csv"])
+    import csv as csv_module
+
+    rows = list(csv_module.DictReader(capsys.readouterr().out.splitlines()))
+    assert [(row["exercise"], row["kind"]) for row in rows] == [
+        ("visibility", "exercise"),
+        ("predict-x", "prediction"),
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_progress_table_counts_predictions_apart_from_attempts(capsys, lang):
+    """Two predictions on the CLM lesson (one right) and one on MLM (wrong), one exercise
+    attempt on visibility: the table's last column shows right/made per lesson, and the
+    attempts column counts the exercise attempt only."""
+    from exercises.curriculum import OBJECTIVES
+    from exercises.text import pick
+    from tui.cli import main
+    from tui.i18n import t
+
+    main(["check", "visibility", "--answer", "visible=0", "--record"])
+    progress = Progress(ProgressStore())
+    for objective, correct in (("clm", True), ("clm", False), ("mlm", False)):
+        progress.record(prediction(objective, correct))
+    capsys.readouterr()
+    main(["--lang", lang, "progress"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == t("progress-predictions", lang).split()[-1]
+    expected = {"clm": ("0", "1/2"), "mlm": ("0", "0/1"), "visibility": ("1", "0/0")}
+    for objective in OBJECTIVES:
+        (line,) = [line for line in lines if line.startswith(pick(objective.title, lang) + " ")]
+        cells = line.split()
+        attempts, predicted = expected.get(objective.id, ("0", "0/0"))
+        assert (cells[-5], cells[-1]) == (attempts, predicted), (objective.id, line)

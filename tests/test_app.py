@@ -1,12 +1,12 @@
 """The app as a learner uses it, through Textual's Pilot."""
 
-import asyncio
 import subprocess
 import sys
 
 import pytest
 
 from exercises.curriculum import BY_ID as CURRICULUM
+from tests.pilot import engine_ready
 from tui.app import TutorApp
 from tui.figures.clm import ClmFigure
 from tui.figures.visibility import VisibilityFigure
@@ -17,14 +17,6 @@ from tui.screens.too_small import TooSmallScreen
 from tui.widgets.exercise_panel import ExercisePanel
 from tui.widgets.mask_view import MaskView
 from tui.widgets.matrix_editor import MatrixEditor
-
-
-async def engine_ready(app: TutorApp) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 def text_of(widget) -> str:

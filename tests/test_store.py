@@ -447,3 +447,20 @@ def test_progress_table_counts_predictions_apart_from_attempts(capsys, lang):
         cells = line.split()
         attempts, predicted = expected.get(objective.id, ("0", "0/0"))
         assert (cells[-5], cells[-1]) == (attempts, predicted), (objective.id, line)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said", "not_said"),
+    [("zh", "不是可读的进度文件", "readable"), ("en", "is not a readable progress file", "进度")],
+)
+async def test_the_app_reports_a_store_notice_in_its_language(tmp_path, lang, said, not_said):
+    """A corrupt progress file met at start: the app's toast says so in the app's language."""
+    from tui.app import TutorApp
+
+    (tmp_path / FILE_NAME).write_bytes(b"\x00garbage" * 64)
+    app = TutorApp(lang=lang, load_engine=False, still=True, store=ProgressStore(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        (toast,) = [notification.message for notification in app._notifications]
+    (kept,) = tmp_path.glob(f"{FILE_NAME}.*.bad")
+    assert said in toast and not_said not in toast and kept.name in toast

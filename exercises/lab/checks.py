@@ -461,7 +461,7 @@ LABELS_NEXT = Rule(
     "labels-next-token",
     L(
         "The label of position t is token t+1: labels = tokens[..., 1:].",
-        "位置 t 的标签是第 t+1 个 token：labels = tokens[..., 1:]。",
+        "位置 t 的标签是位置 t+1 上的 token：labels = tokens[..., 1:]。",
     ),
     "labels-not-shifted",
 )

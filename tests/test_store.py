@@ -118,20 +118,22 @@ def test_an_unwritable_place_means_working_without_saving(tmp_path):
     assert progress.solved() == {"mlm-abcde"}  # the session still counts it
 
 
+class FullDisk:
+    """A connection on a full disk: every statement fails as SQLite says it then."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, *args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+
 def test_a_full_disk_is_reported_once_and_the_attempt_is_kept_in_memory(tmp_path):
     store = ProgressStore(tmp_path)
     progress = Progress(store)
-
-    class FullDisk:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def execute(self, *args, **kwargs):
-            raise sqlite3.OperationalError("database or disk is full")
-
     store._db = FullDisk()
     assert progress.record(attempt()) is False
     assert not store.saving and len(store.notices) == 1
@@ -464,3 +466,43 @@ async def test_the_app_reports_a_store_notice_in_its_language(tmp_path, lang, sa
         (toast,) = [notification.message for notification in app._notifications]
     (kept,) = tmp_path.glob(f"{FILE_NAME}.*.bad")
     assert said in toast and not_said not in toast and kept.name in toast
+
+
+def test_a_failed_read_is_a_notice_in_both_languages(tmp_path):
+    """The fourth notice: progress that cannot be read leaves the learner with an empty
+    history and a line that says why (the sqlite error kept as it is)."""
+    store = ProgressStore(tmp_path)
+    store.record(attempt())
+
+    class Unreadable:
+        def execute(self, *args, **kwargs):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+    store._db = Unreadable()
+    assert store.attempts() == []
+    (notice,) = store.notices
+    assert notice_text(notice, "en") == "could not read progress (database disk image is malformed)"
+    assert notice_text(notice, "zh") == "无法读取进度（database disk image is malformed）"
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", "本次不保存"), ("en", "working without saving")])
+async def test_the_app_says_once_in_its_language_when_an_attempt_cannot_be_saved(tmp_path, lang, said):
+    """The disk fills up mid-session: the next graded attempt brings one error toast, in
+    the app's language; the attempt after it brings none (the learner was told)."""
+    from exercises.catalogue import get
+    from tui.app import TutorApp
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    exercise = get("visibility")
+    variant = exercise.generate(0)
+    answer = {"visible": "0"}
+    result = exercise.grade(variant, answer)
+    store = ProgressStore(tmp_path)
+    app = TutorApp(lang=lang, load_engine=False, still=True, store=store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        store._db = FullDisk()
+        for _ in range(2):
+            app.on_exercise_panel_graded(ExercisePanel.Graded(exercise, variant, answer, result, 0, 1.0))
+            await pilot.pause()
+        toasts = [n.message for n in app._notifications if n.severity == "error"]
+    assert len(toasts) == 1 and said in toasts[0] and "disk is full" in toasts[0]

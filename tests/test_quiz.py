@@ -1124,3 +1124,19 @@ def test_a_quiz_file_with_a_lab_task_names_the_line_of_an_unknown_one():
         ok.exercises == ("lab:prefix_lm_mask",)
         and ok.question_hash == loads(text.replace("lab:nothing", "lab:prefix_lm_mask")).question_hash
     )
+
+
+def test_the_key_of_a_lab_question_is_the_reference_file(tmp_path, capsys):
+    from exercises.lab.tasks import BY_ID
+    from exercises.lab.tasks import solution as reference
+
+    quiz_file = write(
+        tmp_path, "q.toml", dump_toml(Quiz("quiz-k", "K", "k-salt", ("clm-shift", "lab:causal_mask")))
+    )
+    capsys.readouterr()
+    assert main(["--lang", "zh", "quiz", "key", str(quiz_file), "--student", "ann", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["questions"]
+    assert rows[1]["exercise"] == "lab:causal_mask" and rows[1]["solution"] == {
+        "source": reference(BY_ID["causal_mask"])
+    }
+    assert "因果掩码" in rows[1]["prompt"]

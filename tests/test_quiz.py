@@ -1026,6 +1026,8 @@ def test_a_lab_answer_claiming_another_task_version_is_rejected(tmp_path):
     [
         (lambda d: d / "missing.py", "there is no file"),
         (lambda d: d, "is a folder"),
+        (lambda d: _fifo(d), "not a plain file"),
+        (lambda d: Path("/dev/zero"), "not a plain file"),
         (lambda d: _file(d, "e.py", b"  \n"), "is empty"),
         (lambda d: _file(d, "gbk.py", "# 注释\n".encode("gbk")), "not UTF-8"),
         (lambda d: _file(d, "big.py", b"#" * 100_001), "longer than 100000"),
@@ -1044,6 +1046,12 @@ def test_attaching_what_is_not_a_usable_file_says_why_and_keeps_the_earlier_file
         session.answers[0]["source"] == good.read_text() and session.attached(0).size == good.stat().st_size
     )
     session.close()
+
+
+def _fifo(folder: Path) -> Path:
+    path = folder / "pipe.py"
+    os.mkfifo(path)  # opening it would wait for a writer: the exam must not
+    return path
 
 
 def _file(folder: Path, name: str, data: bytes) -> Path:

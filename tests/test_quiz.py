@@ -1148,3 +1148,17 @@ def test_the_key_of_a_lab_question_is_the_reference_file(tmp_path, capsys):
         "source": reference(BY_ID["causal_mask"])
     }
     assert "因果掩码" in rows[1]["prompt"]
+
+
+@pytest.mark.parametrize("exercise_id", QUIZZABLE)
+def test_seeds_with_the_same_shown_question_show_the_same_question(one_thread, exercise_id):
+    """The grading memo keys a variant by shown_question: two seeds that share it must show
+    the same content (data and prompt), or one student's grade would be another's."""
+    from exercises.classroom.grading import shown_question
+
+    exercise = get(exercise_id)
+    seen: dict[str, str] = {}
+    for seed in range(0, 400 if exercise_id == "loss-sanity" else 1500):
+        variant = exercise.generate(seed)
+        content = json.dumps([variant.data, variant.prompt], sort_keys=True, default=str)
+        assert seen.setdefault(shown_question(exercise, variant), content) == content, (exercise_id, seed)

@@ -109,6 +109,13 @@ def objective_of(exercise_id: str) -> str:
     return _OBJECTIVE_OF[exercise_id]
 
 
+def next_objective(objective_id: str) -> Objective | None:
+    """The lesson taught after ``objective_id`` (None after the last one)."""
+    ids = [objective.id for objective in OBJECTIVES]
+    index = ids.index(objective_id) + 1
+    return OBJECTIVES[index] if index < len(OBJECTIVES) else None
+
+
 def lesson_text(objective_id: str, lang: str) -> str:
     """The lesson's Markdown in ``lang`` (shipped in the package, read on demand)."""
     from importlib import resources

@@ -52,6 +52,12 @@ async def test_every_footer_fits_80_columns(lang):
             for tab in ("f5", "f6"):
                 await pilot.press(tab)
                 await check(f"{objective.id} {tab}")
+            figure = next(iter(app.screen.query("Figure")), None)
+            if figure is not None and figure.PREDICTS:  # predict, then reveal: asking, then answered
+                await pilot.press("g")
+                await check(f"{objective.id} predicting ({type(app.focused).__name__})")
+                await pilot.press("escape")
+                await pilot.pause()
             for exercise in objective.exercises:
                 await app.screen.show_exercise(exercise)
                 await pilot.pause()
@@ -60,6 +66,10 @@ async def test_every_footer_fits_80_columns(lang):
                 await check(f"{objective.id} practice {exercise} after Esc ({type(app.focused).__name__})")
             app.pop_screen()
             await pilot.pause()
+        if not app.progress.queue():  # a missed exercise: the review page offers "try another now"
+            from tests.test_app_course import attempt
+
+            attempt(app, "clm-shift", right=False)
         for page in ("review", "history", "settings"):
             app.open_page(page)
             await check(page)

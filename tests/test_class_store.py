@@ -469,7 +469,8 @@ def test_a_bad_quiz_is_refused_in_one_line(store, text):
 
 
 @pytest.mark.parametrize(
-    "key", ["", "labels", "x:labels", "１:labels", "5000:labels", "0:", "9" * 5000 + ":a", None, 3]
+    "key",
+    ["", "labels", "2:labels", "x:labels", "１:labels", "5000:labels", "0:", "9" * 5000 + ":a", None, 3],
 )
 def test_save_refuses_boxes_that_do_not_exist(store, key):
     store.open_quiz(quiz_text(), T0, questions=_rendered())

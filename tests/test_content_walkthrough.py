@@ -260,3 +260,21 @@ def test_the_nsp_misconception_does_not_quote_the_right_option():
             and "紧跟" not in explain("nsp-is-generation")[lang]
         )
         assert right.text[lang] not in explain("nsp-is-generation")[lang]
+
+
+@pytest.mark.parametrize(
+    ("mark", "line"),
+    [
+        ("有一半", "你的自评：50%"),
+        ("答对了。", "你的自评：100%"),
+        ("x", "你的自评：0%"),
+        ("基本对", "读不懂你的自评"),
+    ],
+)
+def test_check_on_a_reflection_says_what_self_mark_it_read(capsys, mark, line):
+    """It used to answer every self-mark, read or not, with "mark yourself (--answer self_mark=…)"."""
+    out = run(
+        capsys, "--lang", "zh", "check", "reflect-mlm-fill", "--seed", "0",
+        "--answer", "answer=空位两边都能看到", "--answer", f"self_mark={mark}",
+    )  # fmt: skip
+    assert out.splitlines()[0].startswith(line), out

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import time
+import types
 from fractions import Fraction
 from pathlib import Path
 
@@ -340,6 +341,27 @@ def test_sandbox_processes_are_gone_after_a_check(tmp_path):
     assert alive == []
 
 
+def t5_reference(
+    tokens: list[int], spans: list[tuple[int, int]], sentinels: list[int], eos: int
+) -> tuple[list[int], list[int]]:
+    """T5's format, written out plainly: an independent reference for the engine the span task grades with."""
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and merged[-1][1] == start:
+            merged[-1][1] = end
+        else:
+            merged.append([start, end])
+    inputs, targets, kept = [], [], 0
+    for k, (start, end) in enumerate(merged):
+        inputs += [*tokens[kept:start], sentinels[k]]
+        targets += [sentinels[k], *tokens[start:end]]
+        kept = end
+    inputs += tokens[kept:]
+    if kept < len(tokens):
+        targets.append(sentinels[len(merged)])
+    return [*inputs, eos], [*targets, eos]
+
+
 @given(
     st.integers(2, 12).flatmap(
         lambda n: st.tuples(
@@ -353,7 +375,7 @@ def test_engine_t5_matches_an_independent_transcription(case):
     """The span task is graded against the engine; the engine must agree with T5's
     format written out plainly (touching spans merged, closing sentinel only before
     kept text, </s> on both)."""
-    from exercises.lab.checks import EOS, SENTINELS, engine_t5, t5_reference
+    from exercises.lab.checks import EOS, SENTINELS, engine_t5
 
     n, cuts, data = case
     spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
@@ -408,3 +430,123 @@ def test_watch_round_shows_progress_statement_and_first_failure(tmp_path):
     following = _watch_round(tmp_path, {task.file_name}, "zh", console)
     assert following is BY_ID["clm_shift"]
     assert "已完成 1 / 13" in out.getvalue() and "02_clm_shift.py" in out.getvalue()
+
+
+def _odd_outputs():
+    """What can come back from a learner's function (exercises.lab.child.decode's types)."""
+    import torch
+
+    from exercises.lab.child import Opaque
+
+    dtypes = [torch.bool, torch.int8, torch.int64, torch.float32, torch.float64, torch.complex64, torch.uint8]
+    tensors = st.builds(
+        lambda dtype, shape, fill: torch.full(shape, fill).to(dtype),
+        st.sampled_from(dtypes),
+        st.lists(st.integers(0, 4), max_size=3).map(tuple),
+        st.integers(-3, 3),
+    )
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**63), 2**63),
+        st.floats(allow_nan=True),
+        st.text(max_size=5),
+        st.just(Opaque({"$repr": "object: <x>"})),
+        st.just(Opaque({"$toolarge": [10**6]})),
+        tensors,
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.lists(inner, max_size=4).map(tuple),
+            st.dictionaries(st.one_of(st.integers(0, 3), st.text(max_size=2)), inner, max_size=3),
+        ),
+        max_leaves=8,
+    )
+
+
+@pytest.mark.parametrize("task_id", sorted(CHECKERS))
+@given(out=_odd_outputs())
+def test_any_output_gets_a_verdict_never_an_exception(task_id, out):
+    """The judges' errors on odd outputs are narrowed (issue 10) to what an output of
+    the wrong shape raises: every such output is a verdict (the shape rule), never a crash."""
+    from exercises.lab.checks import judge_output
+
+    checker = CHECKERS[task_id]()
+    failure = judge_output(checker, checker.smoke(), out)
+    assert failure is not None and failure.rule.code  # none of these is a right answer
+
+
+def _mutated(value, rnd):
+    """A near miss of a right output: another dtype, an element out of range, a
+    dimension more or less, a part dropped or added, a list instead of a tensor."""
+    import torch
+
+    roll = rnd.random()
+    if isinstance(value, torch.Tensor):
+        if roll < 0.2:
+            return value.to(rnd.choice([torch.float32, torch.int8, torch.bool, torch.int64]))
+        if roll < 0.4 and value.numel():
+            changed = value.clone().to(torch.float64 if value.dtype.is_floating_point else torch.int64)
+            changed.view(-1)[rnd.randrange(value.numel())] = rnd.choice([-5, -1, 10**6, 2**40, 3])
+            return changed
+        if roll < 0.5:
+            return value.unsqueeze(0)
+        if roll < 0.6 and value.dim():
+            return value[..., :-1]
+        if roll < 0.7:
+            return value.tolist()
+        return value
+    if isinstance(value, (tuple, list)):
+        items = [_mutated(item, rnd) for item in value]
+        if roll < 0.15 and items:
+            items.pop()
+        elif roll < 0.3:
+            items.append(items[0] if items else 1)
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        return {key: _mutated(item, rnd) for key, item in value.items()}
+    if isinstance(value, str):
+        return rnd.choice([value + "x", "", value.upper(), "<extra_id_0>"])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return rnd.choice([value + 1, -value, float("nan"), 10**30])
+    return value
+
+
+@pytest.mark.parametrize("task_id", sorted(CHECKERS))
+@given(rnd=st.randoms(use_true_random=False))
+def test_a_near_miss_of_the_reference_output_gets_a_verdict(task_id, rnd):
+    from exercises.lab.checks import judge_output
+    from exercises.lab.child import decode, encode
+    from exercises.lab.sandbox import _wire
+
+    task = BY_ID[task_id]
+    namespace: dict = {}
+    exec(compile(solution(task), task_id, "exec"), namespace)  # our own reference file
+    checker = CHECKERS[task_id]()
+    case = checker.smoke()
+    args = decode(json.loads(json.dumps(_wire(tuple(checker.args(case))))))  # as the child receives them
+    out = decode(json.loads(json.dumps(encode(namespace[task.function](*args)))))
+    verdict = judge_output(checker, case, _mutated(out, rnd))
+    assert verdict is None or verdict.rule.code
+
+
+def test_only_an_unreadable_output_is_a_shape_failure_and_a_bug_of_ours_is_not_hidden():
+    from exercises.lab.checks import SHAPE, judge_output
+
+    class Judge:
+        error: Exception
+
+        def judge(self, case, out):
+            raise self.error
+
+        def fail(self, rule, case, yours, required):
+            return types.SimpleNamespace(rule=rule, yours=yours)
+
+    judge = Judge()
+    judge.error = IndexError("index 7 is out of bounds")
+    assert judge_output(judge, 0, None).rule is SHAPE
+    judge.error = NameError("name 'rows' is not defined")  # a typo in a judge: must be seen
+    with pytest.raises(NameError):
+        judge_output(judge, 0, None)

@@ -145,3 +145,18 @@ def test_visibility_figure_at_64_row_40(snap_compare, lang):
 def test_glossary(snap_compare, lang):
     app = TutorApp(lang=lang, still=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("mlm", ("f9",)))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_prediction_asked_on_the_span_figure(snap_compare, lang):
+    """Predict, then reveal: the question, the box, the target hidden."""
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("span", ("f6", "g")))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_prediction_revealed_on_the_visibility_figure(snap_compare, lang):
+    """A wrong guess (0-3 for row 1 of a causal mask), marked cell by cell."""
+    keys = ("f6", "g", "0", "minus", "3", "enter")
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("visibility", keys))

@@ -325,3 +325,43 @@ def test_progress_json_reports_the_same_counts(capsys):
     payload = json.loads(capsys.readouterr().out)
     expected = {key: vars(value) for key, value in Progress(ProgressStore()).per_objective().items()}
     assert payload["objectives"] == expected and payload["objectives"]["visibility"]["attempts"] == 1
+
+
+def test_progress_reset_clears_the_code_lab_and_the_training_lab_too(capsys, tmp_path):
+    """Issue 10: `progress --reset` erases everything the learner did: graded attempts,
+    code-lab runs (a task done counts no more), and the training lab's last run (its
+    exercises fall back to the reference table); settings stay; all kept in a backup."""
+    from exercises.lab.checks import LabResult
+    from exercises.lab.record import LabRecord
+    from exercises.training.runs import lab_dir, last_table
+    from tui.cli import main
+
+    home = Path(os.environ["OBJECTIVES_TUTOR_HOME"])
+    main(["check", "clm-shift", "--answer", "inputs=a b", "--answer", "labels=b c", "--record"])
+    store = ProgressStore(home)
+    store.set_setting("lang", "zh")
+    store.close()
+    record = LabRecord(home)
+    assert record.record(LabResult("causal_mask", "pass"))
+    assert record.done() == {"causal_mask"}
+    runs = lab_dir(home)
+    runs.mkdir(parents=True)
+    (runs / "last-run.pt").write_bytes(b"weights")
+    (runs / "last-run.json").write_text('{"objectives": {}, "settings": {}}', encoding="utf-8")
+    assert last_table(home) is not None
+    capsys.readouterr()
+
+    assert main(["progress", "--reset", "--yes"]) == 0
+    said = capsys.readouterr().out
+
+    assert LabRecord(home).done() == set() and LabRecord(home).runs() == []
+    assert not (runs / "last-run.pt").exists() and last_table(home) is None
+    reopened = ProgressStore(home)
+    assert reopened.attempts() == [] and reopened.settings()["lang"] == "zh"
+    (backup,) = home.glob("progress.db.*.backup")
+    saved = sqlite3.connect(backup)
+    assert saved.execute("SELECT count(*) FROM lab_runs").fetchone()[0] == 1
+    assert saved.execute("SELECT count(*) FROM attempts").fetchone()[0] == 1
+    (kept,) = home.glob("training-lab.*.backup")
+    assert (kept / "last-run.pt").read_bytes() == b"weights"
+    assert str(kept) in said and str(backup) in said

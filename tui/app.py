@@ -129,10 +129,29 @@ class TutorApp(App[None]):
             from engine.textbook import three_samples
 
             three_samples()
-        except Exception as error:  # shown on the home screen; the app stays usable
+            self._preload_lesson_modules()
+        except (ImportError, OSError, RuntimeError) as error:
+            # Shown on the home screen; the app stays usable. A missing or broken torch
+            # (ImportError), a shared library that will not load (OSError), torch failing
+            # to start (RuntimeError); anything else is a bug and is not hidden.
             self._from_import_thread(setattr, self, "engine_state", f"{type(error).__name__}: {error}")
             return
         self._from_import_thread(self._engine_arrived)
+
+    @staticmethod
+    def _preload_lesson_modules() -> None:
+        """While the learner reads the home screen: the modules a lesson's first opening
+        would otherwise import then (its screen, figures, Markdown, Pygments' lexers for
+        the lessons' code blocks), so that Enter on a lesson only builds widgets."""
+        import importlib
+
+        from textual.highlight import highlight
+
+        for module in ("tui.screens.lesson", "tui.screens.glossary", "tui.screens.pages"):
+            importlib.import_module(module)
+        for figure in ("clm", "mlm", "prefix", "samples", "span", "visibility", "train_lab"):
+            importlib.import_module(f"tui.figures.{figure}")
+        highlight("x = 1\nprint(x)\n", language=None)  # the lexer guess loads Pygments' lexers
 
     def _from_import_thread(self, callback, *args) -> None:
         # RuntimeError: the app ended while the engine was loading: nobody to tell.
@@ -145,7 +164,11 @@ class TutorApp(App[None]):
 
     # -- navigation --------------------------------------------------------
 
-    def open_lesson(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
+    def open_lesson(
+        self, objective_id: str, exercise_id: str | None = None, seed: int = 0, tab: str | None = None
+    ) -> None:
+        """The lesson's screen (one per lesson, kept for the session), on ``exercise_id``'s
+        variant ``seed`` and on ``tab`` when they are given."""
         from tui.screens.lesson import LessonScreen
 
         if self.exam is not None:  # exam mode: no way out to lessons (issue 12)
@@ -155,12 +178,25 @@ class TutorApp(App[None]):
         self.progress.last_objective = objective_id
         name = f"lesson-{objective_id}"
         if not self.is_screen_installed(name):  # one per lesson: answers and controls survive a visit home
-            self.install_screen(LessonScreen(objective_id, exercise_id, seed), name)
+            self.install_screen(LessonScreen(objective_id, exercise_id, seed, tab), name)
             self.push_screen(name)
         else:
             self.push_screen(name)
             if exercise_id is not None:
-                self.call_later(self.get_screen(name).show_exercise, exercise_id, seed)
+                self.call_later(self.get_screen(name).show_exercise, exercise_id, seed, tab)
+            elif tab is not None:
+                self.call_later(self.get_screen(name).action_tab, tab)
+
+    def continue_course(self) -> None:
+        """Back to the exact place: the lesson, its tab and the exercise variant. A lesson
+        visited this session is still as the learner left it, answers typed included."""
+        place = self.progress.place
+        if place is None:
+            return
+        if self.is_screen_installed(f"lesson-{place.objective}"):
+            self.open_lesson(place.objective)
+        else:
+            self.open_lesson(place.objective, place.exercise, place.seed, place.tab)
 
     def open_page(self, page: str) -> None:
         """The review queue, the history or the settings."""
@@ -197,8 +233,10 @@ class TutorApp(App[None]):
         """Every graded attempt (posted up by the practice panel) is stored here;
         if it cannot be saved, say so once. The attempt that completes a lesson
         offers the next one."""
+        from exercises.curriculum import next_objective
+
         exercise = graded.exercise
-        was_done = self.lesson_done(exercise.objective)
+        was_done = self.progress.lesson_done(exercise.objective)
         was_saving = self.progress.store.saving
         self.progress.record_result(
             graded.exercise.id,
@@ -211,25 +249,10 @@ class TutorApp(App[None]):
         )
         if was_saving and not self.progress.store.saving:
             self.notify(self.progress.notices[-1], severity="error", timeout=15)
-        following = self.next_objective(exercise.objective)
-        if not was_done and self.lesson_done(exercise.objective) and following is not None:
+        following = next_objective(exercise.objective)
+        if not was_done and self.progress.lesson_done(exercise.objective) and following is not None:
             self.notify(t("lesson-done", self.lang, title=pick(following.title, self.lang)), timeout=10)
         self.screen.refresh_bindings()
-
-    def lesson_done(self, objective_id: str) -> bool:
-        """Every exercise of the lesson tried at least once (solved, missed or skipped)."""
-        from exercises.curriculum import BY_ID
-
-        tried = {attempt.exercise for attempt in self.progress.attempts}
-        return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
-
-    @staticmethod
-    def next_objective(objective_id: str):
-        from exercises.curriculum import OBJECTIVES
-
-        ids = [objective.id for objective in OBJECTIVES]
-        index = ids.index(objective_id) + 1
-        return OBJECTIVES[index] if index < len(OBJECTIVES) else None
 
     @property
     def hint_policy(self) -> str:
@@ -256,6 +279,17 @@ class TutorApp(App[None]):
         if self.use_command_palette and not CommandPalette.is_open(self):
             self.push_screen(
                 CommandPalette(placeholder=t("palette-placeholder", self.lang), id="--command-palette")
+            )
+
+    def search_themes(self) -> None:
+        """Ctrl+T: Textual's theme picker, its prompt in the learner's language (Textual's
+        own said "Search for themes…" in the Chinese app too)."""
+        from textual.command import CommandPalette
+        from textual.theme import ThemeProvider
+
+        if not CommandPalette.is_open(self):
+            self.push_screen(
+                CommandPalette(providers=[ThemeProvider], placeholder=t("theme-search", self.lang))
             )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

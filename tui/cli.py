@@ -8,78 +8,102 @@ one line on stderr; nothing here ever shows a traceback.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+import re
 import sys
-import unicodedata
 from collections.abc import Sequence
 from typing import NoReturn
 
+from tui.commands.arguments import names, number, positions, probability, spans, whole_number
 from tui.errors import UsageError
-from tui.i18n import LANGUAGES, detect_language, error_text, t
+from tui.i18n import LANGUAGES, MESSAGES, detect_language, error_text, t
 
 PROG = "objectives-tutor"
 
 
+class ArgumentsError(UsageError):
+    """argparse could not read the command line. Its English sentence is kept as it
+    is, so that ``main`` can say it in the learner's language (``usage_line``)."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(f"{prog}: {message} (see --help)")
+        self.prog, self.message = prog, message
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """argparse prints the usage and the error on two lines; we print one."""
+    """argparse prints the usage and the error on two lines, in English; we print one,
+    in the learner's language."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (see --help)")
+        raise ArgumentsError(self.prog, message)
 
 
-def _normalise(text: str) -> str:
-    """Full-width digits and punctuation (２：５，７) read as their ASCII twins."""
-    return unicodedata.normalize("NFKC", text).strip()
+# argparse's sentences (and our argument types'), most specific first; "usage-argument"
+# is the frame the others fit in, its detail read again.
+USAGE_KEYS = (
+    "usage-required",
+    "usage-unrecognised",
+    "usage-one-of",
+    "usage-ambiguous",
+    "usage-choice",
+    "usage-expected-one",
+    "usage-expected-some",
+    "usage-not-with",
+    "usage-no-value",
+    "usage-bad-value",
+    "usage-argument",
+    "usage-whole-number",
+    "usage-number",
+    "usage-positions",
+    "usage-spans",
+    "usage-minutes",
+    "usage-grace",
+)
 
 
-def _integer(text: str) -> int:
-    try:
-        return int(_normalise(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+@functools.cache
+def _pattern(key: str) -> re.Pattern[str]:
+    """The English template of ``key`` as a pattern that captures its fields."""
+    parts = re.split(r"\{(\w+)\}", MESSAGES[key]["en"])
+    literal = [re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)]
+    return re.compile("".join(literal), re.DOTALL)
 
 
-def _probability(text: str) -> float:
-    value = _normalise(text)
-    try:
-        return float(value[:-1]) / 100 if value.endswith("%") else float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+def translate_usage(message: str, lang: str) -> str:
+    """argparse's English ``message`` in ``lang``; a sentence we do not know stays English."""
+    if lang == "en":
+        return message
+    for key in USAGE_KEYS:
+        match = _pattern(key).fullmatch(message)
+        if match:
+            fields = match.groupdict()
+            if "detail" in fields:
+                fields["detail"] = translate_usage(fields["detail"], lang)
+            return t(key, lang, **fields)
+    return message
 
 
-def _number(text: str) -> float:
-    try:
-        return float(_normalise(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+def usage_line(error: ArgumentsError, lang: str) -> str:
+    return t("usage-line", lang, prog=error.prog, message=translate_usage(error.message, lang))
 
 
-def _int_list(text: str) -> list[int]:
-    parts = [part for part in _normalise(text).replace("、", ",").split(",") if part.strip()]
-    try:
-        return [int(part) for part in parts]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected positions like 2,5, got {text!r}") from None
-
-
-def _name_list(text: str) -> list[str]:
-    return [part.strip().lower() for part in _normalise(text).replace("、", ",").split(",") if part.strip()]
-
-
-def _span_list(text: str) -> list[tuple[int, int]]:
-    spans = []
-    for part in _normalise(text).replace("、", ",").split(","):
-        if not part.strip():
+def requested_language(argv: Sequence[str]) -> str:
+    """The language asked for on the command line (``--lang zh`` or ``--lang=zh``, anywhere),
+    else the locale's: known before argparse reads the line, so its errors speak it too."""
+    words = list(argv)
+    for index, word in enumerate(words):
+        if word == "--":  # what follows is not an option
+            break
+        if word == "--lang" and index + 1 < len(words):
+            value = words[index + 1]
+        elif word.startswith("--lang="):
+            value = word.removeprefix("--lang=")
+        else:
             continue
-        bounds = part.replace("-", ":").split(":")
-        try:
-            start, end = (int(bound) for bound in bounds)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected spans like 2:5,7:8 (end exclusive), got {text!r}"
-            ) from None
-        spans.append((start, end))
-    return spans
+        if value in LANGUAGES:
+            return value
+    return detect_language()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,8 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
         "mask", parents=[common], help="an attention mask: causal | bidirectional | prefix"
     )
     mask.add_argument("kind", choices=("causal", "bidirectional", "prefix"))
-    mask.add_argument("--n", type=_integer, default=8, help="sequence length (default 8)")
-    mask.add_argument("--prefix", type=_integer, help="prefix length for the prefix-LM mask (default n/2)")
+    mask.add_argument("--n", type=whole_number, default=8, help="sequence length (default 8)")
+    mask.add_argument(
+        "--prefix", type=whole_number, help="prefix length for the prefix-LM mask (default n/2)"
+    )
     mask.add_argument("--json", action="store_true", help="print JSON: key 'mask', 1 = blocked")
 
     sample = show_kinds.add_parser(
@@ -111,34 +137,32 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument(
         "--text", help="the sentence (English words or Chinese characters; default: the lesson's)"
     )
-    sample.add_argument("--seed", type=_integer, default=0, help="seed for every random draw (default 0)")
+    sample.add_argument("--seed", type=whole_number, default=0, help="seed for every random draw (default 0)")
     sample.add_argument(
-        "--p", type=_probability, default=0.15, help="mlm: selection probability (default 0.15)"
+        "--p", type=probability, default=0.15, help="mlm: selection probability (default 0.15)"
     )
-    sample.add_argument("--positions", type=_int_list, help="mlm: select exactly these positions, e.g. 1,4")
-    sample.add_argument(
-        "--fates", type=_name_list, help="mlm: the fate of each given position: mask,random,keep"
-    )
+    sample.add_argument("--positions", type=positions, help="mlm: select exactly these positions, e.g. 1,4")
+    sample.add_argument("--fates", type=names, help="mlm: the fate of each given position: mask,random,keep")
     sample.add_argument("--whole-word", action="store_true", help="mlm: select all pieces of a word together")
     sample.add_argument("--cls-sep", action="store_true", help="mlm: wrap the text in [CLS] ... [SEP]")
+    sample.add_argument("--spans", type=spans, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)")
     sample.add_argument(
-        "--spans", type=_span_list, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)"
+        "--density", type=probability, default=0.15, help="span: noise density (default 0.15)"
     )
+    sample.add_argument("--mean-span", type=number, default=3.0, help="span: mean span length (default 3)")
     sample.add_argument(
-        "--density", type=_probability, default=0.15, help="span: noise density (default 0.15)"
+        "--prefix", type=whole_number, help="prefix: prefix length (default: half the tokens)"
     )
-    sample.add_argument("--mean-span", type=_number, default=3.0, help="span: mean span length (default 3)")
-    sample.add_argument("--prefix", type=_integer, help="prefix: prefix length (default: half the tokens)")
     sample.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
     textbook = commands.add_parser(
         "textbook", parents=[common], help="the lessons' code runs, reproduced by the engine"
     )
     textbook.add_argument("run", choices=("clm", "mlm", "visibility", "three-samples"))
-    textbook.add_argument("--seed", type=_integer, default=0, help="torch seed (default 0, the lessons')")
-    textbook.add_argument("--batch", type=_integer, help="batch size (clm 2, mlm 4)")
-    textbook.add_argument("--seq-len", type=_integer, help="sequence length (clm 8, mlm 8, visibility 6)")
-    textbook.add_argument("--p", type=_probability, help="mlm: mask probability (default 0.15)")
+    textbook.add_argument("--seed", type=whole_number, default=0, help="torch seed (default 0, the lessons')")
+    textbook.add_argument("--batch", type=whole_number, help="batch size (clm 2, mlm 4)")
+    textbook.add_argument("--seq-len", type=whole_number, help="sequence length (clm 8, mlm 8, visibility 6)")
+    textbook.add_argument("--p", type=probability, help="mlm: mask probability (default 0.15)")
     textbook.add_argument("--text", help="three-samples: the sentence (default: the lesson's)")
     textbook.add_argument("--json", action="store_true", help="print JSON instead of the lesson's layout")
     catalogue = commands.add_parser("exercises", parents=[common], help="list the exercises")
@@ -151,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     exercise = commands.add_parser("exercise", parents=[common], help="show one variant of an exercise")
     exercise.add_argument("id", help="exercise id (see `objectives-tutor exercises`)")
-    exercise.add_argument("--seed", type=_integer, default=0, help="which variant (default 0, the lesson's)")
+    exercise.add_argument(
+        "--seed", type=whole_number, default=0, help="which variant (default 0, the lesson's)"
+    )
     exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
     exercise.add_argument("--rubric", action="store_true", help="print how the exercise is scored")
     exercise.add_argument("--hints", action="store_true", help="also print the hints, in order")
@@ -159,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")
     check.add_argument("id", help="exercise id")
-    check.add_argument("--seed", type=_integer, default=0, help="which variant (default 0)")
+    check.add_argument("--seed", type=whole_number, default=0, help="which variant (default 0)")
     check.add_argument(
         "--answer", action="append", metavar="PART=TEXT", help="one part's answer; repeat per part"
     )
@@ -184,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
     )
-    serve.add_argument("--port", type=_integer, default=8000, help="port (default 8000)")
+    serve.add_argument("--port", type=whole_number, default=8000, help="port (default 8000)")
     serve.add_argument(
         "--public-url", help="the URL browsers use to reach this server (default: from --host)"
     )
@@ -198,9 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_class_parser(commands, common, OneLineParser)
 
     from tui.commands import lab as lab_commands  # the code lab's subcommands live with their commands
+    from tui.commands import train as train_commands  # the training lab's too
 
     lab_commands.add_parser(commands, common)
-    __import__("tui.commands.train").commands.train.add_parser(commands, common)  # h7: the training lab
+    train_commands.add_parser(commands, common)
     return parser
 
 
@@ -210,15 +237,13 @@ def _console():
     from tui import cjk_wrap
 
     cjk_wrap.install()
-
-    return Console(
-        highlight=False, soft_wrap=False, markup=False
-    )  # "[transformer, ...]" is text, not a style
+    # markup off: "[transformer, ...]" is text, not a style
+    return Console(highlight=False, soft_wrap=False, markup=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    lang = detect_language()
+    lang = requested_language(argv)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -257,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.lab import run_lab
 
             return run_lab(args, lang, _console(), args.lang)
-        elif args.command in ("train", "probe"):  # h7: the training lab
+        elif args.command in ("train", "probe"):  # the training lab
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
@@ -270,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_quiz(args, lang, _console())
         return 0
+    except ArgumentsError as error:
+        _fail(usage_line(error, lang))
     except UsageError as error:
         _fail(str(error))
     except ValueError as error:  # the engine's InvalidInput, or a bad value met later
@@ -279,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `| head`: stop quietly, and keep Python from complaining at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as error:  # never a traceback for the user
+    except Exception as error:  # the last resort, a bug of ours: one line (exit 1), never a traceback
         if os.environ.get("OBJECTIVES_TUTOR_DEBUG"):
             raise
         _fail(

@@ -138,7 +138,6 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "review-last": L("; last time: {code}", "；上次：{code}"),
     "review-due-now": L("now", "现在"),
-    "review-due-in": L("in {days:.1f} days", "{days:.1f} 天后"),
     "history-title": L("History", "答题记录"),
     "history-empty": L("No attempts yet.", "还没有答题记录。"),
     "history-when": L("when", "时间"),
@@ -157,7 +156,13 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "reset-kept": L("Nothing erased.", "未清空任何内容。"),
     "reset-nothing": L("There is no progress to erase.", "没有可清空的进度。"),
-    "reset-done": L("Progress erased; the backup is {backup}", "进度已清空；备份在 {backup}"),
+    "reset-done": L(
+        "Progress erased (exercises and code lab); the backup is {backup}",
+        "进度已清空（练习和代码实验）；备份在 {backup}",
+    ),
+    "reset-training-done": L(
+        "The training lab's last run was moved to {backup}", "训练实验的上一次结果已移到 {backup}"
+    ),
     "recorded": L("recorded in {path}", "已记录到 {path}"),
     "settings-language": L("Language", "语言"),
     "settings-theme": L("Theme", "主题"),
@@ -342,6 +347,10 @@ MESSAGES: dict[str, Bilingual] = {
     # -- h4 content (session 3): the exercise command's own words --
     "part-format": L("{label} (format: {example})", "{label}（格式：{example}）"),
     "self-marked-title": L("{title} (self-marked)", "{title}（自评）"),
+    "self-mark-unread": L(
+        "Could not read your self-mark: write yes, partly or no (--answer self_mark=yes|partly|no).",
+        "读不懂你的自评：请写 是、部分 或 否（--answer self_mark=是|部分|否）。",
+    ),
     "hints-heading": L("Hints (try the first before reading the next):", "提示（先试第一条，再看下一条）："),
     # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
     "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
@@ -561,6 +570,119 @@ MESSAGES: dict[str, Bilingual] = {
         "本课练习都做过了。Ctrl+N：下一课，{title}",
     ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
+    # -- h1, session 3 (issue 10): the help screen's tables, made from the bindings --
+    "help-title": L("Keys", "按键"),
+    "help-exam-title": L("Exam keys", "考试按键"),
+    "help-key": L("key", "按键"),
+    "help-does": L("what it does", "作用"),
+    "help-everywhere": L("Everywhere", "任何地方"),
+    "help-home": L(
+        "On the home screen ↑ ↓ choose a lesson and Enter opens it.", "在首页用 ↑ ↓ 选择一课，回车打开。"
+    ),
+    "help-lessons": L("In a lesson (and its pages)", "在课程中（及其各页面）"),
+    "help-practice": L("Practice", "练习"),
+    "help-practice-note": L(
+        "Type each part; Enter moves to the next empty part and checks when all are filled. "
+        "The letter keys work once Esc has left the text box. Multiple choice: type the letter. "
+        "A wrong cell of a mask matrix shows your value and the right one (1→0). Reflection: "
+        "write, press Enter, then mark yourself with y / p / x.",
+        "逐项填写；回车跳到下一个空项，全部填完后提交。按 Esc 离开输入框后字母键才起作用。"
+        "选择题直接输入字母。掩码矩阵中错的格子会显示你的值和正确的值（1→0）。"
+        "反思题：写完按回车，再用 y / p / x 给自己打分。",
+    ),
+    "help-figures": L("Live figures", "实时图"),
+    "help-figure": L("Live figure: {title}", "实时图：{title}"),
+    "help-figure-note": L(
+        "Each figure lists its keys on its first line. Positions count from 0, as in the lessons; "
+        "in masks 1 = blocked. Predict, then reveal: the figure first asks what it is about to show "
+        "(which positions a row sees, which enter the loss, how a target starts, where the loss "
+        "begins), hides it, and marks your answer when you press Enter (Esc skips).",
+        "每个图的第一行都列出了它的按键。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。"
+        "先预测再揭晓：图先问你它马上要显示什么（某一行能看到哪些位置、哪些位置参与损失、"
+        "目标序列怎样开头、损失从哪里开始），先把答案藏起来，按回车后对照标出你的预测（Esc 跳过）。",
+    ),
+    "help-lab": L("Code lab", "代码实验"),
+    "help-review": L("Review", "复习"),
+    "help-exam": L("In the exam", "考试中"),
+    "help-exam-note": L(
+        "Multiple choice: type the letter. Answers are saved as you type; quitting keeps them and "
+        "the clock keeps running. There is no feedback, hint or solution until you submit.",
+        "选择题直接输入字母。答案随输随存；退出后答案仍在，计时继续。交卷前没有反馈、提示或答案。",
+    ),
+    "key-name-enter": L("Enter", "回车"),
+    "key-name-space": L("Space", "空格"),
+    "key-theme": L("Theme", "主题"),
+    "key-focus-next": L("Next box or button", "下一个输入框或按钮"),
+    "key-focus-previous": L("Previous box or button", "上一个输入框或按钮"),
+    "key-code-lab": L("Code lab: write this lesson in torch", "代码实验：用 torch 写出本课"),
+    "key-move-cell": L("Move between cells", "在格子之间移动"),
+    "key-exam-enter": L("Next part; after the last part, the next question", "下一项；最后一项之后到下一题"),
+    "key-length": L("Sequence length − / +", "序列长度 − / +"),
+    "key-scaling": L("The 1/√d scaling on / off", "开关 1/√d 缩放"),
+    "key-reseed": L("Another seed", "换一个种子"),
+    "key-p": L("Masking probability p − / +", "遮盖概率 p − / +"),
+    "key-batch": L("Batch size − / +", "批大小 − / +"),
+    "key-resample": L("Draw again", "重新抽样"),
+    "key-wrap": L("Wrap in [CLS] … [SEP]", "加上 [CLS] … [SEP]"),
+    "key-density": L("Noise density − / +", "噪声比例 − / +"),
+    "key-mean": L("Mean span length − / +", "平均片段长度 − / +"),
+    "key-kind-causal": L("Causal mask", "因果掩码"),
+    "key-kind-bidirectional": L("Bidirectional mask", "双向掩码"),
+    "key-kind-prefix": L("Prefix-LM mask", "前缀 LM 掩码"),
+    "key-prefix": L("Prefix length − / +", "前缀长度 − / +"),
+    "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
+    "key-train": L("Train", "训练"),
+    "key-cancel": L("Cancel", "取消"),
+    # -- h1, session 3 (issue 11.9): argparse's usage errors in the learner's language.
+    # The English side is argparse's own sentence (Python 3.11+), read back to translate it.
+    "usage-line": L("{prog}: {message} (see --help)", "{prog}：{message}（见 --help）"),
+    "usage-required": L("the following arguments are required: {names}", "缺少必需的参数：{names}"),
+    "usage-unrecognised": L("unrecognized arguments: {words}", "无法识别的参数：{words}"),
+    "usage-one-of": L("one of the arguments {names} is required", "以下参数必须给出其一：{names}"),
+    "usage-ambiguous": L(
+        "ambiguous option: {option} could match {matches}", "选项 {option} 有歧义，可能是 {matches}"
+    ),
+    "usage-choice": L(
+        "argument {argument}: invalid choice: {value} (choose from {choices})",
+        "参数 {argument}：无效的选择 {value}（可选：{choices}）",
+    ),
+    "usage-expected-one": L("argument {argument}: expected one argument", "参数 {argument}：后面需要一个值"),
+    "usage-expected-some": L(
+        "argument {argument}: expected at least one argument", "参数 {argument}：后面至少需要一个值"
+    ),
+    "usage-not-with": L(
+        "argument {argument}: not allowed with argument {other}", "参数 {argument} 不能与 {other} 同时使用"
+    ),
+    "usage-no-value": L(
+        "argument {argument}: ignored explicit argument {value}", "参数 {argument}：不接受值 {value}"
+    ),
+    "usage-bad-value": L(
+        "argument {argument}: invalid {kind} value: {value}", "参数 {argument}：无效的 {kind} 值 {value}"
+    ),
+    "usage-argument": L("argument {argument}: {detail}", "参数 {argument}：{detail}"),
+    "usage-whole-number": L("not a whole number: {value}", "不是整数：{value}"),
+    "usage-number": L("not a number: {value}", "不是数：{value}"),
+    "usage-positions": L("expected positions like 2,5, got {value}", "应为像 2,5 这样的位置，收到 {value}"),
+    "usage-spans": L(
+        "expected spans like 2:5,7:8 (end exclusive), got {value}",
+        "应为像 2:5,7:8 这样的片段（不含结尾），收到 {value}",
+    ),
+    "usage-minutes": L("not a number of minutes: {value}", "不是分钟数：{value}"),
+    "usage-grace": L("the grace must be from 0 to 1440 minutes", "宽限时间必须在 0 到 1440 分钟之间"),
+    # -- h1, session 3 (issue 11.9): the command line's own refusals in the learner's language
+    "train-bad-device": L("--device must be cpu or cuda", "--device 只能是 cpu 或 cuda"),
+    "probe-empty": L("the prompt is empty", "提示为空"),
+    "probe-too-long": L(
+        "the prompt is too long (at most {limit} characters)", "提示太长（最多 {limit} 个字符）"
+    ),
+    "lab-unknown-action": L("unknown action {action}; use {actions}", "未知操作 {action}；可用 {actions}"),
+    "lab-name-the-task": L(
+        "name the task, e.g. `lab {action} bert_mask`", "请指明题目，例如 `lab {action} bert_mask`"
+    ),
+    "progress-one-output": L("choose one of --json, --csv, --reset", "--json、--csv、--reset 只能选一个"),
+    "progress-reset-needs-yes": L(
+        "confirm with --yes (there is no terminal to ask)", "请加 --yes 确认（没有终端可以询问）"
+    ),
     # -- classroom: a lab task in a quiz (h2, issue 13) ----------------------------------------------
     "exam-lab-file": L("Your file (path, then Enter):", "你的文件（输入路径后回车）："),
     "exam-lab-attach": L("Attach / re-check", "附上 / 重新读取"),
@@ -596,6 +718,37 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "exam-result-line": L("{n}. {title}: {score}", "{n}. {title}：{score}"),
     "exam-result-part": L("{label}: {feedback}", "{label}：{feedback}"),
+    # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
+    "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
+    "key-predict": L("Predict", "预测"),
+    "predict-title": L("Predict, then reveal", "先预测，再揭晓"),
+    "predict-enter": L("Enter: reveal · Esc: skip", "回车：揭晓 · Esc：跳过"),
+    "predict-yours": L("your guess", "你的预测"),
+    "predict-guess": L("your guess: {guess}", "你的预测：{guess}"),
+    "predict-skip": L("Skip", "跳过"),
+    "predict-placeholder": L("your prediction…", "你的预测…"),
+    "predict-missed": L("in the loss", "参与损失"),
+    "predict-column": L("guess", "预测"),
+    "predict-cells": L(
+        "Your guess, cell by cell: ! you said it sees a blocked position, ? you left out a visible one.",
+        "逐格对照你的预测：! 表示你说能看到但其实被遮盖，? 表示能看到但你漏掉了。",
+    ),
+    "progress-predicted": L(" · predicted {right}/{made}", " · 预测 {right}/{made}"),
+    "when-today": L("later today", "今天晚些时候"),
+    "when-tomorrow": L("tomorrow", "明天"),
+    "when-days": L("in {days} days", "{days} 天后"),
+    "review-schedule-now": L("Due now: {n}", "现在到期：{n} 题"),
+    "review-schedule-later": L("{when}: {n}", "{when}：{n} 题"),
+    "review-schedule-none-now": L("Nothing due now", "现在没有到期的题"),
+    "review-try": L(
+        "Enter or t: a new variant now, due or not (it counts in the schedule)",
+        "回车或 t：现在就做一道新变体，不必等到期（计入复习计划）",
+    ),
+    "key-try-now": L("Try another now", "现在再试"),
+    "theme-search": L("Search for a theme…", "搜索配色主题…"),
+    "home-review-next": L(
+        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
+    ),
     # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
     "class-made": L(
         "{count} people added to the class in {path} (database: {db})",

@@ -27,5 +27,5 @@ class PromptExitDriver(LinuxDriver):
             self._disable_mouse_support()
             self.exit_event.set()  # left set: the input thread stops at its next poll
             termios.tcflush(self.fileno, termios.TCIFLUSH)
-        except Exception:  # as Textual's: a half-closed terminal must not stop the exit
+        except (OSError, ValueError, termios.error):  # a half-closed terminal must not stop the exit
             pass

@@ -12,8 +12,10 @@ all writers, PostgreSQL takes a transaction-scoped advisory lock."""
 from __future__ import annotations
 
 import contextlib
+import random
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,25 @@ class _PerThread:
         self._local = threading.local()
 
 
+def _begin_writing(db: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, retried every ~1 ms while another process writes. SQLite's own busy
+    handler backs off to 100 ms sleeps, so with many processes a waiting writer kept losing
+    the lock to newcomers (benchmarks/class_server.py, 60 processes)."""
+    db.execute("PRAGMA busy_timeout = 0")
+    try:
+        give_up = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                if ("locked" not in str(error) and "busy" not in str(error)) or time.monotonic() > give_up:
+                    raise
+            time.sleep(random.uniform(0.0005, 0.0015))
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+
+
 class SQLiteBackend(Backend):
     kind = "sqlite"
     serial = "INTEGER PRIMARY KEY AUTOINCREMENT"
@@ -137,7 +158,10 @@ class SQLiteBackend(Backend):
     def _transaction(self, begin: str) -> Iterator[Tx]:
         try:
             db = self.connection()
-            db.execute(begin)
+            if begin == "BEGIN IMMEDIATE":
+                _begin_writing(db)
+            else:
+                db.execute(begin)
         except sqlite3.Error as error:
             raise self.failure(error) from None
         try:
@@ -230,6 +254,16 @@ class PostgresBackend(Backend):
 
     def write(self, lock: str | None = None):
         return self._transaction(lock)
+
+    @contextlib.contextmanager
+    def statement(self) -> Iterator[Tx]:
+        """One statement in its own transaction (autocommit): no BEGIN, no COMMIT round trips."""
+        connection = self.connection()
+        try:
+            with connection.cursor() as cursor:
+                yield Tx(cursor, convert=True)
+        except self.psycopg.Error as error:
+            raise self.failure(error) from None
 
     def close(self) -> None:
         self._connections.close()

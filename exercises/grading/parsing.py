@@ -671,14 +671,57 @@ def judgement(text: str, good: Sequence[str], bad: Sequence[str]) -> bool | None
     return verdicts.pop() if len(verdicts) == 1 else None
 
 
+_SELF_MARKS = (
+    (
+        1.0,
+        ("yes", "y", "是", "对", "会", "full", "1", "答对了", "对了", "全对", "had it", "i had it", "right"),
+    ),
+    (
+        0.5,
+        (
+            "partly",
+            "partial",
+            "part",
+            "p",
+            "half",
+            "部分",
+            "一半",
+            "有一半",
+            "部分对",
+            "对了一半",
+            "半对",
+            "0.5",
+            "50%",
+        ),
+    ),
+    (
+        0.0,
+        (
+            "no",
+            "n",
+            "x",
+            "否",
+            "不",
+            "不会",
+            "0",
+            "没答对",
+            "答错了",
+            "错了",
+            "不对",
+            "没对",
+            "missed",
+            "missed it",
+            "wrong",
+        ),
+    ),
+)
+
+
 def self_mark(text: str) -> float | None:
-    """A reflection's self-assessment: yes / partly / no (or 是 / 部分 / 否)."""
-    word = clean(text).lower()
-    for score, words in (
-        (1.0, ("yes", "y", "是", "对", "会", "full", "1")),
-        (0.5, ("partly", "partial", "part", "部分", "一半", "0.5")),
-        (0.0, ("no", "n", "否", "不", "不会", "0")),
-    ):
+    """A reflection's self-assessment: yes / partly / no (是 / 部分 / 否), the app's keys
+    y / p / x, and how people say it ("答对了", "有一半", "没答对", "Yes.")."""
+    word = re.sub(r"\s+", " ", without_trailing_punctuation(clean(text)).lower())
+    for score, words in _SELF_MARKS:
         if word in words:
             return score
     return None

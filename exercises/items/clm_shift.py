@@ -310,7 +310,7 @@ EXERCISES = (
             L(
                 "At position t the model has read the tokens up to t; its guess is scored against the "
                 "token that comes next in the sentence.",
-                "在位置 t，模型读过的是到 t 为止的 token；它的猜测要和句子里紧接着的那个 token 比。",
+                "模型在位置 t 读过了位置 0 到 t 的 token；它的猜测要和句子里紧随其后的那个 token 比较。",
             ),
             L(
                 "Ask where the shift by one happens: in the lists you build (data-side), or inside the "

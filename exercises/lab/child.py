@@ -136,7 +136,7 @@ def serve(path: str, function: str, shown_name: str) -> None:
     namespace = {"__name__": "lab_task", "__file__": shown_name}
     try:
         exec(code, namespace)
-    except BaseException as error:  # the file itself crashed on import
+    except BaseException as error:  # the sandbox's edge: the learner's file crashed on import (exit() too)
         kind = "import" if isinstance(error, ImportError) else "crash"
         send(
             {
@@ -166,7 +166,7 @@ def serve(path: str, function: str, shown_name: str) -> None:
                 "message": str(error),
                 "line": _learner_line(error, shown_name),
             }
-        except BaseException as error:
+        except BaseException as error:  # the sandbox's edge: whatever the learner's code raises is reported
             reply = {
                 "error": type(error).__name__,
                 "message": str(error)[:300],
@@ -231,7 +231,7 @@ def zygote(socket_fd: int) -> None:
                 sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
                 sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
                 serve(request["path"], request["function"], request["shown"])
-            except BaseException:
+            except BaseException:  # a forked child never returns into the fork server's loop
                 pass
             finally:
                 os._exit(0)

@@ -4,14 +4,28 @@ solved, mastered and due for review, and the persisted settings."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from exercises.learner import review
-from exercises.learner.store import Attempt, ProgressStore
+from exercises.learner.store import PREDICTION, Attempt, ProgressStore
 
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
+LESSON_TABS = ("lesson", "figure", "practice")
+MAX_SEED = 2**32 - 1
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the learner was: a lesson, its tab, and the exercise variant its practice
+    tab showed. "Continue" on the home screen returns there, across restarts."""
+
+    objective: str
+    tab: str = "lesson"
+    exercise: str | None = None
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -23,6 +37,8 @@ class ObjectiveCounts:
     solved: int
     mastered: int
     due: int
+    predictions: int = 0  # made on the lesson's figure (progress, never mastery)
+    predictions_right: int = 0
 
 
 class Progress:
@@ -67,6 +83,26 @@ class Progress:
             )
         )
 
+    def record_prediction(self, objective: str, question, answer: str, verdict, seconds: float) -> bool:
+        """A prediction made on a live figure (``exercises.predictions``), kept as an
+        attempt of its own kind: it counts toward the lesson, not toward mastery."""
+        return self.record(
+            Attempt(
+                exercise=question.exercise_id,
+                objective=objective,
+                seed=question.seed,
+                answer={"prediction": answer},
+                score=1.0 if verdict.correct else 0.0,
+                valid=verdict.valid,
+                graded=True,
+                correct=verdict.correct,
+                diagnoses=list(verdict.diagnoses),
+                hints_used=0,
+                seconds=round(seconds, 3),
+                kind=PREDICTION,
+            )
+        )
+
     def solved(self) -> set[str]:
         return review.solved(self.attempts)
 
@@ -81,8 +117,12 @@ class Progress:
         solved, mastered = self.solved(), self.mastered()
         due = {item.exercise for item in self.due(now)}
         attempted: dict[str, int] = {}
+        predicted: dict[str, list[bool]] = {}
         for attempt in self.attempts:
-            attempted[attempt.exercise] = attempted.get(attempt.exercise, 0) + 1
+            if review.is_prediction(attempt):
+                predicted.setdefault(attempt.objective, []).append(attempt.correct)
+            else:
+                attempted[attempt.exercise] = attempted.get(attempt.exercise, 0) + 1
         return {
             objective.id: ObjectiveCounts(
                 exercises=len(objective.exercises),
@@ -90,9 +130,19 @@ class Progress:
                 solved=len(solved.intersection(objective.exercises)),
                 mastered=len(mastered.intersection(objective.exercises)),
                 due=len(due.intersection(objective.exercises)),
+                predictions=len(predicted.get(objective.id, [])),
+                predictions_right=sum(predicted.get(objective.id, [])),
             )
             for objective in OBJECTIVES
         }
+
+    def lesson_done(self, objective_id: str) -> bool:
+        """Every exercise of the lesson tried at least once (solved, missed or skipped):
+        the rule that offers the next lesson and counts a lesson done on the home screen."""
+        from exercises.curriculum import BY_ID
+
+        tried = {attempt.exercise for attempt in review.exercise_attempts(self.attempts)}
+        return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
 
     def due(self, now: float | None = None) -> list[review.ReviewItem]:
         return review.due_now(self.attempts, time.time() if now is None else now)
@@ -115,4 +165,34 @@ class Progress:
 
     @last_objective.setter
     def last_objective(self, objective_id: str) -> None:
-        self.set("last_objective", objective_id)
+        if self._settings.get("last_objective") != objective_id:
+            self.set("last_objective", objective_id)
+
+    @property
+    def place(self) -> Place | None:
+        """The place to continue from, read defensively: a setting written by another
+        version, or edited by hand, falls back to the lesson's first tab, never fails."""
+        from exercises.curriculum import BY_ID
+
+        objective = self.last_objective
+        if objective not in BY_ID:
+            return None
+        try:
+            saved = json.loads(self._settings.get("place", "") or "{}")
+        except ValueError:
+            saved = {}
+        if not isinstance(saved, dict) or saved.get("objective") != objective:
+            return Place(objective)
+        tab = saved.get("tab") if saved.get("tab") in LESSON_TABS else "lesson"
+        exercise = saved.get("exercise") if saved.get("exercise") in BY_ID[objective].exercises else None
+        seed = saved.get("seed")
+        if exercise is None or type(seed) is not int or not 0 <= seed <= MAX_SEED:
+            seed = 0
+        return Place(objective, tab, exercise, seed)
+
+    def remember_place(self, place: Place) -> None:
+        """Keep the place (written only when it changed: every write is a transaction)."""
+        self.last_objective = place.objective
+        encoded = json.dumps(asdict(place), sort_keys=True)
+        if self._settings.get("place") != encoded:
+            self.set("place", encoded)

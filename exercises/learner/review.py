@@ -10,10 +10,12 @@ on ``MASTERY_VARIANTS`` distinct questions (not seeds that reshuffle one).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
-from exercises.learner.store import Attempt
+from exercises.learner.store import PREDICTION, Attempt
 
 DAY = 86_400.0
 INTERVALS_DAYS = (1, 3, 7)
@@ -31,9 +33,23 @@ class ReviewItem:
     next_seed: int  # a variant the learner has not seen yet
 
 
+PREDICTION_PREFIX = "predict-"  # the ids predictions are stored under (exercises.predictions)
+
+
+def is_prediction(attempt: Attempt) -> bool:
+    """A prediction made on a figure. Told by its kind, and by its id too: a store that
+    keeps no kind (an older class database) hands it back as an exercise attempt."""
+    return attempt.kind == PREDICTION or attempt.exercise.startswith(PREDICTION_PREFIX)
+
+
+def exercise_attempts(attempts: Iterable[Attempt]) -> list[Attempt]:
+    """Attempts at exercises: predictions made on a figure are neither reviewed nor mastered."""
+    return [attempt for attempt in attempts if not is_prediction(attempt)]
+
+
 def _by_exercise(attempts: Iterable[Attempt]) -> dict[str, list[Attempt]]:
     grouped: dict[str, list[Attempt]] = {}
-    for attempt in sorted(attempts, key=lambda a: a.at):
+    for attempt in sorted(exercise_attempts(attempts), key=lambda a: a.at):
         if attempt.graded and attempt.valid:
             grouped.setdefault(attempt.exercise, []).append(attempt)
     return grouped
@@ -41,7 +57,7 @@ def _by_exercise(attempts: Iterable[Attempt]) -> dict[str, list[Attempt]]:
 
 def review_queue(attempts: Iterable[Attempt], now: float) -> list[ReviewItem]:
     """Every exercise waiting for review, soonest first (due ones have due <= now)."""
-    everything = list(attempts)
+    everything = exercise_attempts(attempts)
     seen_seeds: dict[str, set[int]] = {}
     for attempt in everything:
         seen_seeds.setdefault(attempt.exercise, set()).add(attempt.seed)
@@ -75,6 +91,25 @@ def due_now(attempts: Iterable[Attempt], now: float) -> list[ReviewItem]:
     return [item for item in review_queue(attempts, now) if item.due <= now]
 
 
+def schedule(items: Iterable[ReviewItem], now: float) -> tuple[int, list[tuple[int, int]]]:
+    """What is due now, and what comes when: (due now, [(days ahead, how many), ...]),
+    soonest first. Days are calendar days in local time: 0 is later today, 1 tomorrow
+    (whatever the hour), so "tomorrow: 3" means what the learner means by it."""
+    due_now = 0
+    later: Counter[int] = Counter()
+    for item in items:
+        if item.due <= now:
+            due_now += 1
+        else:
+            later[days_ahead(item.due, now)] += 1
+    return due_now, sorted(later.items())
+
+
+def days_ahead(when: float, now: float) -> int:
+    """Calendar days from now to ``when`` in local time (0: today, 1: tomorrow)."""
+    return max(0, (date.fromtimestamp(when) - date.fromtimestamp(now)).days)
+
+
 def question_of(exercise: str, seed: int) -> str:
     """Which question a seed asked: two seeds may ask the same one (a multiple
     choice with its options reshuffled), and mastery counts questions. Torch-free:
@@ -90,7 +125,7 @@ def mastered(attempts: Iterable[Attempt], variants: int = MASTERY_VARIANTS) -> s
     (reflections: once self-marked 'yes')."""
     seeds: dict[str, set[str]] = {}
     done: set[str] = set()
-    for attempt in attempts:
+    for attempt in exercise_attempts(attempts):
         if attempt.graded and attempt.correct and attempt.hints_used == 0:
             seeds.setdefault(attempt.exercise, set()).add(question_of(attempt.exercise, attempt.seed))
         if not attempt.graded and attempt.score == 1.0:
@@ -102,7 +137,7 @@ def solved(attempts: Iterable[Attempt]) -> set[str]:
     """Exercises answered right at least once (reflections: self-marked at all)."""
     return {
         attempt.exercise
-        for attempt in attempts
+        for attempt in exercise_attempts(attempts)
         if (attempt.graded and attempt.correct) or (not attempt.graded and attempt.score is not None)
     }
 

@@ -15,13 +15,16 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FILE_NAME = "progress.db"
 BUSY_TIMEOUT_S = 10.0
+# What a reset erases: the learner's work. ``lab_runs`` is the code lab's (exercises.lab.record
+# creates it in this file on the first check). Settings are preferences and stay.
+WORK_TABLES = ("attempts", "lab_runs")
 
 # Migrations from version N-1 to N, applied in order inside one transaction.
 MIGRATIONS: dict[int, Sequence[str]] = {
@@ -45,7 +48,12 @@ MIGRATIONS: dict[int, Sequence[str]] = {
         "CREATE INDEX attempts_by_exercise ON attempts (exercise, at)",
         "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    # h3 (issue 11): what an attempt answered. Rows of version 1 were all exercises.
+    2: ("ALTER TABLE attempts ADD COLUMN kind TEXT NOT NULL DEFAULT 'exercise'",),
 }
+# An attempt at an exercise, or a prediction made on a live figure before it showed
+# the engine's answer (counts toward a lesson's progress, never toward mastery or review).
+EXERCISE, PREDICTION = "exercise", "prediction"
 
 
 def default_home() -> Path:
@@ -59,11 +67,11 @@ def default_home() -> Path:
 
 
 def app_version() -> str:
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
         return version("objectives-tutor")
-    except Exception:  # running from a source tree that was never installed
+    except PackageNotFoundError:  # running from a source tree that was never installed
         return "unknown"
 
 
@@ -82,10 +90,7 @@ class Attempt:
     seconds: float = 0.0
     at: float = field(default_factory=time.time)
     app_version: str = field(default_factory=app_version)
-
-
-class StoreUnavailable(Exception):
-    """Nothing can be saved; the message says why in one line."""
+    kind: str = EXERCISE
 
 
 class ProgressStore:
@@ -143,7 +148,7 @@ class ProgressStore:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {int(target)}")
             db.execute("COMMIT")
-        except BaseException:
+        except BaseException:  # whatever stopped the migration (Ctrl+C too): undo it, then re-raise
             db.execute("ROLLBACK")
             raise
 
@@ -214,7 +219,7 @@ class ProgressStore:
         try:
             rows = self._db.execute(
                 "SELECT exercise, objective, seed, answer, score, valid, graded, correct, diagnoses, hints_used, "
-                "seconds, at, app_version FROM attempts ORDER BY at, id"
+                "seconds, at, app_version, kind FROM attempts ORDER BY at, id"
             ).fetchall()
         except sqlite3.Error as error:
             self.notices.append(f"could not read progress ({error})")
@@ -234,6 +239,7 @@ class ProgressStore:
                 seconds=row[10],
                 at=row[11],
                 app_version=row[12],
+                kind=row[13],
             )
             for row in rows
         ]
@@ -247,7 +253,8 @@ class ProgressStore:
             return {}
 
     def reset(self) -> Path | None:
-        """Start over, keeping a backup copy of everything first; returns the backup's path."""
+        """Start over (every table of WORK_TABLES emptied in one transaction), keeping a
+        backup copy of everything first; returns the backup's path."""
         if self._db is None or not self.path.exists():
             return None
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -258,9 +265,10 @@ class ProgressStore:
         target.close()
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("DELETE FROM attempts")
+            tables = {
+                name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            for table in WORK_TABLES:
+                if table in tables:  # lab_runs exists once the code lab has run
+                    self._db.execute(f"DELETE FROM {table}")
         return backup
-
-
-def attempts_of(attempts: Iterable[Attempt], exercise: str) -> list[Attempt]:
-    return [attempt for attempt in attempts if attempt.exercise == exercise]

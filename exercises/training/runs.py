@@ -93,6 +93,21 @@ def last_table(home: Path | None = None) -> dict | None:
     return data
 
 
+def set_aside_for_reset(home: Path | None = None) -> Path | None:
+    """`progress --reset`: the last run's folder becomes ``training-lab.<time>.backup``
+    (the exercises then grade against the reference table). None when there was no run."""
+    folder = lab_dir(home)
+    if not folder.is_dir():
+        return None
+    target = folder.with_name(f"{folder.name}.{time.strftime('%Y%m%d-%H%M%S')}.backup")
+    counter = 1
+    while target.exists():
+        target = folder.with_name(f"{folder.name}.{time.strftime('%Y%m%d-%H%M%S')}-{counter}.backup")
+        counter += 1
+    os.replace(folder, target)
+    return target
+
+
 def _set_aside(path: Path) -> Path | None:
     target = path.with_name(f"{path.stem}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}{path.suffix}")
     try:

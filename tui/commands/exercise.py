@@ -200,7 +200,12 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
         emit_json(payload)
         return
     if not result.graded:
-        console.print(Text(t("not-graded", lang), style="bold"))
+        if result.score is not None:
+            console.print(Text(t("self-marked-as", lang, mark=f"{result.score:.0%}"), style="bold"))
+        elif answers.get("self_mark", "").strip():
+            console.print(Text(t("self-mark-unread", lang), style="bold red"))
+        else:
+            console.print(Text(t("not-graded", lang), style="bold"))
         console.print(pick(result.feedback, lang))
         return
     style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"

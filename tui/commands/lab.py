@@ -65,7 +65,9 @@ def run_lab(args: argparse.Namespace, lang: str, console: Console, app_lang: str
     if action is None or action not in ACTIONS:
         folder = Path(action) if action is not None else Path(args.dir) if args.dir else default_lab_dir()
         if args.target is not None:
-            raise UsageError(f"objectives-tutor lab: unknown action {action!r}; use {', '.join(ACTIONS)}")
+            raise UsageError(
+                f"objectives-tutor lab: {t('lab-unknown-action', lang, action=repr(action), actions=', '.join(ACTIONS))}"
+            )
         from tui.screens.lab import run_lab_app
 
         run_lab_app(app_lang, folder)
@@ -78,7 +80,7 @@ def run_lab(args: argparse.Namespace, lang: str, console: Console, app_lang: str
     if action == "check":
         return _check(folder, args.target, args.json, lang, console)
     if args.target is None:
-        raise UsageError(f"objectives-tutor lab {action}: name the task, e.g. `lab {action} bert_mask`")
+        raise UsageError(f"objectives-tutor lab {action}: {t('lab-name-the-task', lang, action=action)}")
     task = _task(args.target, lang)
     if action == "hint":
         return _hint(task, lang, console)

@@ -24,7 +24,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
     from exercises.learner.store import ProgressStore
 
     if sum(map(bool, (args.json, args.csv, args.reset))) > 1:
-        raise UsageError("objectives-tutor progress: choose one of --json, --csv, --reset")
+        raise UsageError(f"objectives-tutor progress: {t('progress-one-output', lang)}")
     store = ProgressStore()
     for notice in store.notices:
         sys.stderr.write(f"objectives-tutor: {notice}\n")
@@ -96,7 +96,7 @@ def _print_summary(progress, lang: str, console: Console) -> None:
 def _reset(store, confirmed: bool, lang: str) -> None:
     if not confirmed:
         if not sys.stdin.isatty():
-            raise UsageError("objectives-tutor progress --reset: confirm with --yes (no terminal to ask)")
+            raise UsageError(f"objectives-tutor progress --reset: {t('progress-reset-needs-yes', lang)}")
         try:
             reply = input(t("reset-confirm", lang, path=store.path))
         except EOFError:  # Ctrl+D: no
@@ -104,8 +104,13 @@ def _reset(store, confirmed: bool, lang: str) -> None:
         if reply.strip().lower() not in ("yes", "y", "是"):
             sys.stdout.write(t("reset-kept", lang) + "\n")
             return
+    from exercises.training.runs import set_aside_for_reset
+
     backup = store.reset()
-    if backup is None:
+    training = set_aside_for_reset(store.path.parent)
+    if backup is None and training is None:
         sys.stdout.write(t("reset-nothing", lang) + "\n")
-    else:
+    if backup is not None:
         sys.stdout.write(t("reset-done", lang, backup=backup) + "\n")
+    if training is not None:
+        sys.stdout.write(t("reset-training-done", lang, backup=training) + "\n")

@@ -13,33 +13,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import NoReturn
 
 from rich.console import Console
 from rich.table import Table
 
 from exercises.text import pick
+from tui.commands.arguments import names, whole_number
 from tui.errors import UsageError
-from tui.i18n import t
+from tui.i18n import ERRORS, t
 
 CORPORA = ("zh", "en", "arith")
 OBJECTIVES = ("clm", "mlm", "prefix", "span")
 DEFAULT_STEPS = 500  # keep equal to engine.train_lab.LabSettings.steps (a test checks)
-
-
-def _names(text: str) -> list[str]:
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", text).replace("、", ",").replace("，", ",")
-    return [part.strip().lower() for part in text.replace(" ", ",").split(",") if part.strip()]
-
-
-def _whole(text: str) -> int:
-    import unicodedata
-
-    try:
-        return int(unicodedata.normalize("NFKC", text).strip().replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+MAX_PROMPT = 2000  # characters a probe reads
 
 
 def add_parser(commands, common) -> None:
@@ -48,16 +35,18 @@ def add_parser(commands, common) -> None:
         "train", parents=[common], help="the training lab: train tiny models with each objective"
     )
     train.add_argument(
-        "--objectives", type=_names, default=["clm", "mlm"], help="comma-separated: clm,mlm,prefix,span"
+        "--objectives", type=names, default=["clm", "mlm"], help="comma-separated: clm,mlm,prefix,span"
     )
     train.add_argument(
-        "--steps", type=_whole, default=DEFAULT_STEPS, help=f"steps per model (default {DEFAULT_STEPS})"
+        "--steps", type=whole_number, default=DEFAULT_STEPS, help=f"steps per model (default {DEFAULT_STEPS})"
     )
-    train.add_argument("--seed", type=_whole, default=0, help="seed for the text, the weights and the masks")
+    train.add_argument(
+        "--seed", type=whole_number, default=0, help="seed for the text, the weights and the masks"
+    )
     train.add_argument("--corpus", choices=CORPORA, default="zh", help="which toy language (default zh)")
     train.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     train.add_argument(
-        "--threads", type=_whole, default=1, help="CPU threads (default 1: steadiest on a busy machine)"
+        "--threads", type=whole_number, default=1, help="CPU threads (default 1: steadiest on a busy machine)"
     )
     train.add_argument("--json", action="store_true", help="print JSON")
     train.add_argument("--no-save", action="store_true", help="do not keep the models for `probe`")
@@ -69,21 +58,26 @@ def add_parser(commands, common) -> None:
     probe.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _check(args: argparse.Namespace) -> None:
+def _check(args: argparse.Namespace, lang: str) -> None:
+    """The engine's own checks of the settings (engine.train_lab.LabSettings.check), made
+    here without torch so that a typo is told at once; said in the engine's words."""
+
+    def refuse(code: str, **params) -> NoReturn:
+        raise UsageError(f"objectives-tutor train: {pick(ERRORS[code], lang).format(**params)}")
+
     unknown = [name for name in args.objectives if name not in OBJECTIVES]
-    if unknown or not args.objectives:
-        raise UsageError(
-            f"objectives-tutor train: unknown objective {unknown[0] if unknown else '(none)'!r}; "
-            f"use {','.join(OBJECTIVES)}"
-        )
+    if not args.objectives:
+        refuse("no-objectives")
+    if unknown:
+        refuse("unknown-objective", objective=unknown[0])
     if len(set(args.objectives)) != len(args.objectives):
-        raise UsageError("objectives-tutor train: each objective can be named only once")
+        refuse("repeated-objective")
     if not 1 <= args.steps <= 100_000:
-        raise UsageError("objectives-tutor train: --steps must be between 1 and 100000")
+        refuse("steps-out-of-range", steps=args.steps)
     if not 1 <= args.threads <= 64:
-        raise UsageError("objectives-tutor train: --threads must be between 1 and 64")
+        refuse("threads-out-of-range")
     if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
-        raise UsageError("objectives-tutor train: --device must be cpu or cuda")
+        raise UsageError(f"objectives-tutor train: {t('train-bad-device', lang)}")
 
 
 def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
@@ -92,7 +86,7 @@ def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
     if args.rules:
         console.print(rules_text(args.corpus, lang))
         return 0
-    _check(args)
+    _check(args, lang)
     if args.device != "cpu":
         import torch
 
@@ -193,18 +187,26 @@ def _from_run(run):
     )
 
 
-def probe_answers(saved, prompt: str) -> dict:
-    """Every saved model's answer to ``prompt`` (continue it, or fill its blank)."""
+def check_prompt(prompt: str, lang: str = "en") -> None:
+    """What can be refused before any model is loaded or trained."""
+    if not prompt.strip():
+        raise UsageError(t("probe-empty", lang))
+    if len(prompt) > MAX_PROMPT:
+        raise UsageError(t("probe-too-long", lang, limit=MAX_PROMPT))
+
+
+def probe_answers(saved, prompt: str, lang: str = "en") -> dict:
+    """Every saved model's answer to ``prompt`` (continue it, or fill its blank).
+    A prompt that cannot be read raises UsageError, in ``lang``."""
     from engine import toy_corpus
     from engine.tokens import MASK
     from engine.train_lab import probe_continue, probe_fill
 
+    check_prompt(prompt, lang)
     corpus = saved.settings.corpus
     tokens = toy_corpus.tokenize(corpus, prompt)
-    if not tokens:
-        raise UsageError("objectives-tutor probe: the prompt is empty")
-    if len(prompt) > 2000:
-        raise UsageError("objectives-tutor probe: the prompt is too long (at most 2000 characters)")
+    if not tokens:  # only spaces and characters the toy language drops
+        raise UsageError(t("probe-empty", lang))
     unknown = toy_corpus.unknown(saved.vocab, [tok for tok in tokens if tok != MASK])
     stops = [saved.vocab.id_of(s) for s in ("。", ".", ";") if s in saved.vocab.tokens]
     task = "fill" if MASK in tokens else "continue"
@@ -232,8 +234,12 @@ def shown(tokens: list[str]) -> str:
 def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
     from engine.toy_corpus import grammar
 
-    saved = _load_or_train(lang)
-    result = probe_answers(saved, args.prompt)
+    try:
+        check_prompt(args.prompt, lang)  # before a model is trained for it
+        saved = _load_or_train(lang)
+        result = probe_answers(saved, args.prompt, lang)
+    except UsageError as error:
+        raise UsageError(f"objectives-tutor probe: {error}") from None
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0

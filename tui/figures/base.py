@@ -1,20 +1,43 @@
 """What every live figure shares: it waits for the engine, follows the
-language, and redraws from the engine whenever a control changes."""
+language, redraws from the engine whenever a control changes, and can ask the
+learner to predict what it is about to show (``exercises.predictions``)."""
 
 from __future__ import annotations
 
+import time
+
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
 from tui.i18n import t
+from tui.widgets.prediction_box import PredictionBox
 
 
 class Figure(VerticalScroll, can_focus=True):
     """A live figure. Subclasses compose their controls and implement ``redraw``,
     which reads the engine (imported only once the worker has loaded it)."""
 
-    BINDINGS = [Binding("escape", "escape", "back")]
+    BINDINGS = [Binding("escape", "escape", "back"), Binding("g", "predict", "predict")]
+    PREDICTS = False  # a figure that asks a question of exercises.predictions sets it
+
+    class Predicted(Message):
+        """The learner answered the figure's question: the lesson records it."""
+
+        def __init__(self, question, answer: str, verdict, seconds: float) -> None:
+            super().__init__()
+            self.question = question
+            self.answer = answer
+            self.verdict = verdict
+            self.seconds = seconds
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.question = None  # the open question: the figure hides its answer meanwhile
+        self.revealed = None  # (question, verdict) of the last answer, marked on the figure
+        self.rounds = 0  # questions asked: each round may ask about another row
+        self.asked_at = 0.0
 
     DEFAULT_CSS = """
     Figure { height: 1fr; padding: 0 1; overflow-x: auto; }
@@ -23,7 +46,97 @@ class Figure(VerticalScroll, can_focus=True):
     Figure Input { width: 1fr; }
     Figure .row { height: auto; margin-top: 1; }
     Figure .side { width: auto; margin-right: 3; }
+    Figure .row.stacked { layout: vertical; }
+    Figure .row.stacked .side { margin-right: 0; margin-bottom: 1; }
     """
+    SIDE_GAP = 3  # .side's margin: the columns between a table and its mask
+
+    # -- predict, then reveal ---------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "predict":
+            return self.PREDICTS and bool(getattr(self.app, "engine_loaded", False))
+        return True
+
+    def ask(self):
+        """The question for the figure's current settings (``exercises.predictions``)."""
+        raise NotImplementedError
+
+    def context(self, question) -> tuple:
+        """The settings ``question`` would be asked under now: when they no longer
+        match the question's, the question (or its marks) no longer applies."""
+        raise NotImplementedError
+
+    @property
+    def hiding(self) -> bool:
+        """A question is open: the parts that would give the answer away stay hidden."""
+        return self.question is not None
+
+    @property
+    def marks(self):
+        """(question, verdict) to mark on the figure, or None."""
+        return self.revealed
+
+    def action_predict(self) -> None:
+        """Ask (again: another question); pressed while a question is open, drop it."""
+        if self.question is not None:
+            self._close_prediction()
+            return
+        try:
+            question = self.ask()
+        except ValueError as error:  # nothing to ask about (e.g. a text too short)
+            from tui.i18n import error_text
+
+            self.show_error(error_text(error, self.lang))
+            return
+        self._close_prediction(refresh=False)
+        self.rounds += 1
+        self.question = question
+        self.asked_at = time.monotonic()
+        anchor = next(iter(self.query(".keys")), None)
+        box = PredictionBox(question, id="prediction")
+        if anchor is not None:
+            self.mount(box, after=anchor)
+        else:
+            self.mount(box, before=0)
+        self.refresh_figure()
+        self.call_after_refresh(self.scroll_home, animate=False)
+
+    def on_prediction_box_answered(self, event: PredictionBox.Answered) -> None:
+        from exercises.predictions import grade
+
+        event.stop()
+        question = self.question
+        if question is None:
+            return
+        verdict = grade(question, event.text)
+        self.query_one(PredictionBox).show_verdict(event.text, verdict)
+        if not verdict.valid:  # unreadable: not a wrong answer; the box asks again
+            return
+        self.question = None
+        self.revealed = (question, verdict)
+        self.post_message(self.Predicted(question, event.text, verdict, time.monotonic() - self.asked_at))
+        self.refresh_figure()
+        self.focus()
+
+    def on_prediction_box_cancelled(self, event: PredictionBox.Cancelled) -> None:
+        event.stop()
+        self._close_prediction()
+        self.focus()
+
+    def _close_prediction(self, refresh: bool = True) -> None:
+        self.question = None
+        self.revealed = None
+        for box in self.query(PredictionBox):
+            box.remove()
+        if refresh:
+            self.refresh_figure()
+
+    def _prediction_still_applies(self) -> None:
+        """A control changed: a question or marks made for other settings are dropped."""
+        current = self.question or (self.revealed[0] if self.revealed else None)
+        if current is not None and self.context(current) != current.context:
+            self._close_prediction(refresh=False)
 
     def action_escape(self) -> None:
         """Esc leaves a text box for this panel's own keys; a second Esc goes back."""
@@ -33,7 +146,10 @@ class Figure(VerticalScroll, can_focus=True):
             self.focus()
 
     def on_mount(self) -> None:
-        self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
+        # The first drawing waits for the lesson's first frame: the lesson opens on its
+        # text, and the learner should see it before the figure is computed.
+        self.watch(self.app, "engine_loaded", self._engine_changed, init=False)
+        self.call_after_refresh(lambda: self._engine_changed(bool(getattr(self.app, "engine_loaded", False))))
         self.watch(self.app, "lang", lambda _lang: self.refresh_figure(), init=False)
 
     @property
@@ -42,6 +158,7 @@ class Figure(VerticalScroll, can_focus=True):
 
     def _engine_changed(self, loaded: bool) -> None:
         if loaded:
+            self.refresh_bindings()  # "predict" is offered once the engine is in
             self.refresh_figure()
         else:
             self.waiting()
@@ -55,6 +172,8 @@ class Figure(VerticalScroll, can_focus=True):
         if not getattr(self.app, "engine_loaded", False):
             self.waiting()
             return
+        if self.PREDICTS:
+            self._prediction_still_applies()
         try:
             self.redraw()
         except ValueError as error:  # the engine's InvalidInput: say it, keep the controls
@@ -66,6 +185,22 @@ class Figure(VerticalScroll, can_focus=True):
 
     def redraw(self) -> None:
         raise NotImplementedError
+
+    def on_resize(self) -> None:
+        if getattr(self.app, "engine_loaded", False):
+            self.refresh_figure()
+
+    def place_side_by_side(self, row, table, mask_width: int) -> None:
+        """A table and a mask side by side when both fit the figure's width, the mask
+        below the table when they would not (at 80 columns in Chinese, or a long sequence):
+        never one squeezed against the other or cut at the edge."""
+        from rich.console import Console
+        from rich.measure import Measurement
+
+        console = Console(width=1000)
+        table_width = Measurement.get(console, console.options, table).maximum
+        room = self.scrollable_content_region.width or self.app.size.width - 4
+        row.set_class(table_width + self.SIDE_GAP + mask_width > room, "stacked")
 
     def show_error(self, message: str) -> None:
         for static in self.query(".error").results(Static):

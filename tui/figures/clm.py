@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,7 +18,7 @@ from textual.widgets import Static
 from exercises.items.loss_sanity import verdict as loss_verdict
 from tui.figures.base import Figure
 from tui.i18n import t
-from tui.widgets.mask_view import MAX_POSITIONS, MaskView
+from tui.widgets.mask_view import MAX_POSITIONS, MaskView, grid_width
 
 MIN_LENGTH, MAX_LENGTH = 2, MAX_POSITIONS  # the cap is stated once, by MaskView
 
@@ -31,6 +32,7 @@ def _lesson_run(seed: int, length: int):
 
 
 class ClmFigure(Figure):
+    PREDICTS = True
     BINDINGS = [
         Binding("minus", "length(-1)", "length −", show=False),
         Binding("plus,equals_sign", "length(1)", "length +", show=False),
@@ -48,7 +50,7 @@ class ClmFigure(Figure):
         yield Static(markup=False, classes="keys", id="clm-keys")
         yield Static(markup=False, classes="output", id="clm-ids")
         yield Static(markup=False, classes="output readout", id="clm-loss")
-        with Horizontal(classes="row"):
+        with Horizontal(classes="row", id="clm-row"):
             yield Static(markup=False, classes="output side", id="clm-table")
             yield MaskView(classes="output", id="clm-mask")
         yield Static(markup=False, classes="error")
@@ -65,6 +67,16 @@ class ClmFigure(Figure):
         self.seed += 1
         self.refresh_figure()
 
+    def ask(self):
+        from exercises.predictions import clm_label, pick_row
+
+        run = _lesson_run(self.seed, self.length)
+        position = pick_row(self.length - 1, self.rounds)
+        return clm_label(run.input_ids[0].tolist(), run.labels[0].tolist(), position, self.seed)
+
+    def context(self, question) -> tuple:
+        return (self.seed, self.length, question.row)
+
     def redraw(self) -> None:
         lang = self.lang
         run = _lesson_run(self.seed, self.length)
@@ -74,9 +86,12 @@ class ClmFigure(Figure):
         ids = run.input_ids.tolist()
         header = Text(f"{t('fig-length', lang)} {self.length} · seed {self.seed} · ", style="bold")
         header.append(t("fig-scaling-on" if self.scaled else "fig-scaling-off", lang, d=run.hidden_dim))
+        room = self.scrollable_content_region.width or 76
         for index, row in enumerate(ids):
-            header.append("\n" + t("fig-clm-rows", lang, row=index), style="dim")
-            header.append(" " + " ".join(f"{v:5d}" for v in row[:10]) + (" …" if len(row) > 10 else ""))
+            label = t("fig-clm-rows", lang, row=index)
+            shown = max(3, min(10, (room - cell_len(label) - 3) // 6))  # one line each, "…" for the rest
+            header.append("\n" + label, style="dim")
+            header.append(" " + " ".join(f"{v:5d}" for v in row[:shown]) + (" …" if len(row) > shown else ""))
         self.query_one("#clm-ids", Static).update(header)
         loss = run.loss if self.scaled else run.loss_unscaled
         verdict = t("fig-clm-ok" if loss_verdict(loss, run.vocab_size) == "normal" else "fig-clm-bad", lang)
@@ -99,7 +114,9 @@ class ClmFigure(Figure):
             )
         readout.append("\n" + t("fig-clm-layouts", lang), style="dim")
         self.query_one("#clm-loss", Static).update(readout)
-        self.query_one("#clm-table", Static).update(_layout_table(run, lang))
+        table = _layout_table(run, lang, self.hiding, self.marks)
+        self.query_one("#clm-table", Static).update(table)
+        self.place_side_by_side(self.query_one("#clm-row"), table, grid_width(self.length))
         self.query_one("#clm-mask", MaskView).show(
             run.causal_mask.int().tolist(),
             cap_message=t("matrix-cap", lang, n=self.length, cap=MAX_POSITIONS),
@@ -107,13 +124,12 @@ class ClmFigure(Figure):
         self.clear_error()
 
 
-MAX_TABLE_ROWS = 12
-
-
-def _layout_table(run, lang: str) -> Table:
+def _layout_table(run, lang: str, hide_labels: bool = False, marks=None) -> Table:
     """Row 0 of the run in both layouts. Data-side labels are the engine's shifted
     labels; loss-side labels are input_ids themselves, and the pairs are the engine's
-    (logits[:, :-1] against labels[:, 1:])."""
+    (logits[:, :-1] against labels[:, 1:]). Every position has its row: the figure
+    scrolls, nothing is cut. While a prediction is open the labels are hidden; after
+    it, the guessed row carries the guess."""
     from engine.clm import loss_side_pairs
 
     ids = run.input_ids[0].tolist()
@@ -130,20 +146,34 @@ def _layout_table(run, lang: str) -> Table:
     table.title = f"{t('fig-clm-data-side', lang)}  │  {t('fig-clm-loss-side', lang)}"
     table.title_justify = "left"
     table.title_style = "bold"
-    for position in range(min(len(ids), MAX_TABLE_ROWS)):
+    guessed_row, guess = None, None
+    if marks is not None:
+        question, verdict = marks
+        guessed_row, guess = question.row, (verdict.given[0] if verdict.given else None)
+    for position in range(len(ids)):
         has_data_row = position < len(data_labels)
         pair = (
             Text(f"{position}→{pairs[position]}", style="green")
             if position in pairs
             else Text(t("fig-clm-unused", lang), style="dim")
         )
+        label = Text(str(data_labels[position]) if has_data_row else "")
+        if hide_labels and has_data_row:
+            label = Text("?", style="bold")
+        elif position == guessed_row and has_data_row:
+            right = guess == data_labels[position]
+            label = Text(
+                f"{'✓' if right else '✗ ' + str(guess) + ' →'} ",
+                style="bold green" if right else "bold yellow",
+            )
+            label.append(str(data_labels[position]), style="bold")
         table.add_row(
             str(position),
             str(ids[position]) if has_data_row else "",
-            str(data_labels[position]) if has_data_row else "",
+            label,
             "│",
             str(ids[position]),
-            str(ids[position]),
-            pair,
+            "?" if hide_labels else str(ids[position]),
+            "?" if hide_labels else pair,
         )
     return table

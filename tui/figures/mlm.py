@@ -20,6 +20,7 @@ FATE_STYLE = {"mask": "bold cyan", "random": "bold magenta", "keep": "bold yello
 
 
 class MlmFigure(Figure):
+    PREDICTS = True
     BINDINGS = [
         Binding("minus", "p(-0.05)", "p −", show=False),
         Binding("plus,equals_sign", "p(0.05)", "p +", show=False),
@@ -63,6 +64,32 @@ class MlmFigure(Figure):
         self.seed += 1
         self.refresh_figure()
 
+    def ask(self):
+        from exercises.predictions import mlm_loss
+
+        return mlm_loss(self.query_one("#mlm-text", Input).value, self.seed, self.p, self.wrapped)
+
+    def context(self, question) -> tuple:
+        return (self.query_one("#mlm-text", Input).value, self.seed, self.p, self.wrapped)
+
+    def _guess_marks(self, n: int) -> list[Text]:
+        """Per position, the guess against the engine: ✓, or what the guess got wrong."""
+        if self.marks is None:
+            return [Text("")] * n
+        question, verdict = self.marks
+        given, expected = set(verdict.given), set(question.expected)
+        out = []
+        for position in range(n):
+            if position in given and position in expected:
+                out.append(Text("✓", style="bold green"))
+            elif position in expected:
+                out.append(Text("✗ " + t("predict-missed", self.lang), style="bold yellow"))
+            elif position in given:
+                out.append(Text("✗ -100", style="bold yellow"))
+            else:
+                out.append(Text(""))
+        return out
+
     def redraw(self) -> None:
         from engine.samples import mlm_sample
         from engine.textbook import mlm_run
@@ -71,8 +98,14 @@ class MlmFigure(Figure):
         text = self.query_one("#mlm-text", Input).value
         sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=self.wrapped)
         table = Table(box=None, header_style="bold", pad_edge=False)
-        for header in ("position", "token", "selected", "fate", "input", "label"):
+        headers = ["position", "token", "selected", "fate", "input", "label"]
+        if self.hiding:  # "selected" and "label" are the answer
+            headers = ["position", "token", "fate", "input"]
+        for header in headers:
             table.add_column(t(header, lang), no_wrap=True, max_width=18, justify="left")
+        guesses = self._guess_marks(len(sample.tokens))
+        if self.marks is not None:
+            table.add_column(t("predict-column", lang), no_wrap=True)
         fate_words = {
             "mask": t("fate-mask", lang),
             "random": t("fate-random", lang),
@@ -91,14 +124,19 @@ class MlmFigure(Figure):
             if fate == "random" and sample.inputs[position] == token:
                 # BERT draws from the whole vocabulary, so the draw can be the original.
                 fate_text.append(" " + t("fig-mlm-same", lang), style="magenta")
-            table.add_row(
+            cells = [
                 str(position),
                 token,
                 mark,
                 fate_text,
                 Text(sample.inputs[position], style=FATE_STYLE.get(fate, "")),
                 sample.labels[position] or Text("-100", style="dim"),
-            )
+            ]
+            if self.hiding:
+                cells = [cells[0], cells[1], cells[3], cells[4]]
+            elif self.marks is not None:
+                cells.append(guesses[position])
+            table.add_row(*cells)
         self.query_one("#mlm-keys", Static).update(
             f"{t('fig-mlm-keys', lang)}\np = {self.p:.2f} · seed {self.seed} · × = {t('special', lang)}"
         )

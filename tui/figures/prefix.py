@@ -13,11 +13,12 @@ from textual.widgets import Input, Static
 
 from tui.figures.base import Figure
 from tui.i18n import t
-from tui.widgets.mask_view import MaskView
+from tui.widgets.mask_view import MaskView, grid_width
 from tui.widgets.text_input import TextInput
 
 
 class PrefixFigure(Figure):
+    PREDICTS = True
     BINDINGS = [
         Binding("left_square_bracket", "prefix(-1)", "prefix −", show=False),
         Binding("right_square_bracket", "prefix(1)", "prefix +", show=False),
@@ -36,7 +37,7 @@ class PrefixFigure(Figure):
         self.prefix = words.index("→") + 1 if "→" in words else len(words) // 2
         yield TextInput(value=text, id="prefix-text")
         yield Static(markup=False, classes="output", id="prefix-title")
-        with Horizontal(classes="row"):
+        with Horizontal(classes="row", id="prefix-row"):
             yield Static(markup=False, classes="output side", id="prefix-table")
             yield MaskView(classes="output", id="prefix-mask")
         yield Static(markup=False, classes="error")
@@ -48,6 +49,15 @@ class PrefixFigure(Figure):
     def action_prefix(self, step: int) -> None:
         self.prefix = max(0, self.prefix + step)
         self.refresh_figure()
+
+    def ask(self):
+        from exercises.predictions import prefix_loss_start
+
+        self.refresh_figure()  # clamps the prefix to the text's length first
+        return prefix_loss_start(self.query_one("#prefix-text", Input).value, self.prefix)
+
+    def context(self, question) -> tuple:
+        return (self.query_one("#prefix-text", Input).value, self.prefix)
 
     def redraw(self) -> None:
         from engine.samples import prefix_sample
@@ -63,12 +73,25 @@ class PrefixFigure(Figure):
         )
         self.query_one("#prefix-mask", MaskView).show(sample.mask, labels=sample.inputs)
         table = Table(box=None, header_style="bold", pad_edge=False)
-        for header in ("position", "input", "label"):
-            table.add_column(t(header, lang), no_wrap=True, max_width=16)
+        for header, width in (("position", 16), ("input", 16), ("label", 24)):  # the label carries the guess
+            table.add_column(t(header, lang), no_wrap=True, max_width=width)
+        guessed = None
+        if self.marks is not None:
+            _question, verdict = self.marks
+            guessed = (verdict.given[0] if verdict.given else None, verdict.correct)
         for position, token in enumerate(sample.inputs):
             label = sample.labels[position]
-            table.add_row(
-                str(position), token, Text(label, style="bold green") if label else Text("-100", style="dim")
-            )
+            cell = Text(label, style="bold green") if label else Text("-100", style="dim")
+            if self.hiding:  # the labels are the answer
+                cell = Text("?", style="bold")
+            elif guessed is not None and position == guessed[0]:
+                cell.append(
+                    " ← " + ("✓ " if guessed[1] else "✗ ") + t("predict-yours", lang),
+                    style="bold green" if guessed[1] else "bold yellow",
+                )
+            table.add_row(str(position), token, cell)
         self.query_one("#prefix-table", Static).update(table)
+        self.place_side_by_side(
+            self.query_one("#prefix-row"), table, grid_width(len(sample.mask), sample.inputs)
+        )
         self.clear_error()

@@ -33,6 +33,7 @@ def parse_spans(text: str) -> list[tuple[int, int]] | None:
 
 
 class SpanFigure(Figure):
+    PREDICTS = True
     BINDINGS = [
         Binding("r", "resample", "resample", show=False),
         Binding("minus", "density(-0.05)", "density −", show=False),
@@ -72,6 +73,26 @@ class SpanFigure(Figure):
         self.mean = min(10.0, max(0.5, self.mean + step))
         self.refresh_figure()
 
+    def _settings(self) -> tuple:
+        """(text, spans or None) as typed: the question is about the first sample shown."""
+        return self.query_one("#span-text", Input).value, parse_spans(
+            self.query_one("#span-spans", Input).value
+        )
+
+    def ask(self):
+        from exercises.predictions import span_start
+
+        text, spans = self._settings()
+        return span_start(text, spans, self.density, self.mean, self.seed)
+
+    def context(self, question) -> tuple:
+        try:
+            text, spans = self._settings()
+        except ValueError:
+            return ()
+        spans_key = tuple(map(tuple, spans)) if spans is not None else None
+        return (text, spans_key, self.density, self.mean, self.seed)
+
     def redraw(self) -> None:
         from engine.samples import span_sample
 
@@ -87,9 +108,21 @@ class SpanFigure(Figure):
             return
         text = self.query_one("#span-text", Input).value
         out = Text()
+        if self.hiding:  # the first sample's input only: its target is the answer
+            first = (
+                span_sample(text, spans=spans)
+                if spans is not None
+                else span_sample(text, density=self.density, mean_span=self.mean, seed=self.seed)
+            )
+            _describe(out, first, lang, hide_target=True)
+            out_widget.update(out)
+            self.clear_error()
+            return
+        guess = self.marks
         if spans is not None:
             given = span_sample(text, spans=spans)
-            _describe(out, given, lang)
+            _describe(out, given, lang, guess)
+            guess = None
             if len(given.spans) < len(spans):
                 out.append("\n" + t("fig-span-merged", lang), style="dim")
             out.append("\n\n")
@@ -98,7 +131,7 @@ class SpanFigure(Figure):
             t("fig-span-params", lang, density=self.density, mean=self.mean, seed=self.seed) + "\n",
             style="dim",
         )
-        _describe(out, sample, lang)
+        _describe(out, sample, lang, guess)
         n = len(sample.tokens)
         out.append("\n")
         out.append(
@@ -118,8 +151,9 @@ class SpanFigure(Figure):
         self.clear_error()
 
 
-def _describe(out: Text, sample, lang: str) -> None:
-    """Heading, input, target, and why the target ends as it does."""
+def _describe(out: Text, sample, lang: str, guess=None, hide_target: bool = False) -> None:
+    """Heading, input, target, and why the target ends as it does; ``guess`` (a
+    question and its verdict) is shown under the target it was about."""
     from engine.tokens import sentinel
 
     listing = ", ".join(f"{start}:{end}" for start, end in sample.spans)
@@ -127,8 +161,15 @@ def _describe(out: Text, sample, lang: str) -> None:
     out.append("\n")
     out.append(token_line(t("span-inputs", lang), sample.inputs))
     out.append("\n")
+    if hide_target:
+        out.append(t("span-targets", lang) + " ?", style="bold")
+        return
     out.append(token_line(t("span-targets", lang), sample.targets))
     out.append("\n")
+    if guess is not None:
+        _question, verdict = guess
+        mark, style = ("✓", "bold green") if verdict.correct else ("✗", "bold yellow")
+        out.append(f"{mark} {t('predict-guess', lang, guess=' '.join(verdict.given))}\n", style=style)
     if sample.closed:
         out.append(t("fig-span-closed", lang, sentinel=sentinel(len(sample.spans))), style="dim")
     else:

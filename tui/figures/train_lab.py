@@ -85,7 +85,11 @@ class TrainLabFigure(Figure):
     TrainLabFigure #tl-buttons { height: auto; }
     TrainLabFigure ProgressBar { margin: 0 0; }
     TrainLabFigure #tl-probe { width: 1fr; }
+    TrainLabFigure.narrow #tl-controls { layout: grid; grid-size: 4; grid-columns: auto; grid-rows: auto; }
+    TrainLabFigure.narrow #tl-steps { width: 12; }
+    TrainLabFigure.narrow #tl-corpus { width: 14; }
     """
+    NARROW = 78  # below this many columns the steps and corpus go under the objectives
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -128,6 +132,10 @@ class TrainLabFigure(Figure):
         yield Static(markup=False, id="tl-rules")
         yield Static(markup=False, classes="error")
 
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.set_class(self.size.width < self.NARROW, "narrow")  # nothing cut at 60 columns
+
     def on_mount(self) -> None:
         from exercises.training.runs import last_table
 
@@ -155,7 +163,12 @@ class TrainLabFigure(Figure):
         self.query_one("#tl-probe", Input).placeholder = t("tl-probe-placeholder", lang)
         self.query_one("#tl-status", Static).update(t(self.status_key, lang, **self.status_params))
         corpus = self.query_one("#tl-corpus", Select)
-        corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in ("zh", "en", "arith")])
+        if getattr(self, "_corpus_lang", None) != lang:  # set_options resets the choice: keep it
+            chosen = self._corpus()
+            with corpus.prevent(Select.Changed):
+                corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in ("zh", "en", "arith")])
+                corpus.value = chosen
+            self._corpus_lang = lang
         self.query_one("#tl-rules", Static).update(
             t("tl-rules-title", lang) + "\n" + rules_text(self._corpus(), lang)
         )
@@ -374,7 +387,7 @@ class TrainLabFigure(Figure):
                 return
             from tui.commands.train import probe_answers
 
-            result = probe_answers(self.saved, prompt)
+            result = probe_answers(self.saved, prompt, self.lang)
         except Exception as error:  # a prompt the models cannot read: say so
             from tui.i18n import error_text
 

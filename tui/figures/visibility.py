@@ -20,6 +20,7 @@ KIND_TITLES = {
 
 
 class VisibilityFigure(Figure):
+    PREDICTS = True
     BINDINGS = [
         Binding("c", "kind('causal')", "causal", show=False),
         Binding("b", "kind('bidirectional')", "bidirectional", show=False),
@@ -65,6 +66,15 @@ class VisibilityFigure(Figure):
         self.row = min(self.n - 1, max(0, self.row + step))
         self.refresh_figure()
 
+    def ask(self):
+        from exercises.predictions import pick_row, visibility
+
+        self.row = pick_row(self.n, self.rounds)  # the cursor goes to the row asked about
+        return visibility(self.kind, self.n, self.prefix, self.row)
+
+    def context(self, question) -> tuple:
+        return (self.kind, self.n, self.prefix, self.row)
+
     def redraw(self) -> None:
         from engine.masks import mask_for, visible_keys
 
@@ -74,8 +84,19 @@ class VisibilityFigure(Figure):
         self.query_one("#vis-title", Static).update(
             Text(t(KIND_TITLES[self.kind], lang, prefix=self.prefix), style="bold")
         )
-        self.query_one("#vis-mask", MaskView).show(mask.int().tolist(), highlight_row=self.row)
-        self.query_one("#vis-sees", Static).update(
-            Text(t("sees", lang, i=self.row, visible=visible_keys(mask, self.row)), style="bold")
-        )
+        view = self.query_one("#vis-mask", MaskView)
+        sees = self.query_one("#vis-sees", Static)
+        view.display = sees.display = not self.hiding  # the mask is the answer
+        wrong = None
+        if self.marks is not None:  # the guess, cell by cell: a wrong cell shows as ! or ?
+            _question, verdict = self.marks
+            guessed = set(verdict.given)
+            wrong = {
+                (self.row, key) for key in range(self.n) if (key in guessed) != (not mask[self.row][key])
+            }
+        view.show(mask.int().tolist(), highlight_row=self.row, wrong_cells=wrong)
+        readout = Text(t("sees", lang, i=self.row, visible=visible_keys(mask, self.row)), style="bold")
+        if wrong:
+            readout.append("\n" + t("predict-cells", lang), style="dim")
+        sees.update(readout)
         self.clear_error()

@@ -18,10 +18,38 @@ from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
 
 
+def prediction_text(attempt, lang: str) -> Text:
+    """A prediction made on a figure: what was guessed, whether the figure agreed,
+    and the misconception it showed (the figure itself is in the lesson)."""
+    from exercises.grading.diagnoses import explain
+    from exercises.predictions import title
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(attempt.at))
+    out = Text(
+        f"{pick(title(attempt.exercise) or {'en': attempt.exercise}, lang)} · {when}\n\n", style="bold"
+    )
+    out.append(t("attempt-given", lang) + "\n", style="bold underline")
+    out.append("  " + (attempt.answer.get("prediction") or t("attempt-empty-part", lang)) + "\n")
+    mark = "✓" if attempt.correct else "✗"
+    out.append(
+        f"  {mark} " + t("attempt-score", lang, score=f"{attempt.score or 0:.0%}") + "\n", style="bold"
+    )
+    out.append("\n" + t("attempt-misconceptions", lang) + "\n", style="bold underline")
+    if not attempt.diagnoses:
+        out.append("  " + t("attempt-none", lang) + "\n")
+    for code in attempt.diagnoses:
+        out.append("  ! " + pick(explain(code), lang) + "\n", style="magenta")
+    return out
+
+
 def attempt_text(attempt, lang: str) -> Text:
     """The attempt as the learner reads it. Needs the engine (solution and feedback)."""
     from exercises.catalogue import get
     from exercises.grading.diagnoses import explain
+    from exercises.learner.review import is_prediction
+
+    if is_prediction(attempt):
+        return prediction_text(attempt, lang)
 
     exercise = get(attempt.exercise)
     variant = exercise.generate(attempt.seed)

@@ -200,6 +200,7 @@ class ExamScreen(Screen):
         # ahead (a burst over SSH) then land in the box they were typed for.
         Binding("enter", "enter", show=False, priority=True),
     ]
+    ACTION_KEYS = {"recheck": "key-recheck"}  # the help and footer label of Ctrl+R (tui/bindings.py)
 
     def __init__(self, session) -> None:
         super().__init__()
@@ -225,7 +226,7 @@ class ExamScreen(Screen):
         from tui.bindings import localise_bindings
 
         lang = self.app.lang
-        localise_bindings(self, lang, {"recheck": "key-recheck"})
+        localise_bindings(self, lang)
         self.app.title = self.session.quiz.title
         self.query_one("#results").display = False
         for button, key in (("prev", "exam-prev"), ("next", "exam-next"), ("submit", "exam-submit")):

@@ -1,6 +1,14 @@
-"""F1 / ?: every key, in the learner's language."""
+"""F1 / ?: every key, in the learner's language.
+
+The tables are made from the screens' and widgets' own ``BINDINGS`` (labelled by
+``tui.bindings``, as the footers are), so a key bound anywhere shows up here with
+no second edit, and a key that is no longer bound disappears. What the bindings
+cannot say (how practice goes, how to read a figure) is a note under its table."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -8,85 +16,141 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-HELP = {
-    "en": """# Keys
-
-| key | what it does |
-| --- | --- |
-| ↑ ↓ Enter | choose a lesson |
-| Tab / Shift+Tab | move between tabs, inputs and buttons |
-| F5 F6 F7 | lesson text, live figure, practice |
-| Esc | leave a text box; again: back to the lessons |
-| Ctrl+P | command palette: jump to any lesson or exercise |
-| Ctrl+L | 中文 / English |
-| Ctrl+T | change the theme |
-| F1 or ? | this help |
-| Ctrl+Q | quit |
-
-**Practice.** Type each part; Enter moves to the next empty part and checks when all are
-filled. After Esc (out of the text box): `h` next hint, `s` the engine's solution, `n` a
-new variant. Multiple choice: type the letter. Mask matrices: arrows move, Space toggles a
-cell, Enter checks; wrong cells turn yellow. Reflection: write, press Enter, then pick
-your own mark.
-
-**Figures.** Each shows its keys on its first line: `-`/`+` length, p or noise density,
-`[`/`]` batch, prefix or mean span length, `r` resample, `d` the 1/sqrt(d) scaling, `w`
-[CLS]…[SEP], `c`/`b`/`p` mask kind, ↑/↓ a row. Positions count from 0, as in the lessons;
-in masks 1 = blocked.
-""",
-    "zh": """# 按键
-
-| 按键 | 作用 |
-| --- | --- |
-| ↑ ↓ 回车 | 选择一课 |
-| Tab / Shift+Tab | 在标签页、输入框和按钮之间移动 |
-| F5 F6 F7 | 讲解、实时图、练习 |
-| Esc | 离开输入框；再按一次：回到课程列表 |
-| Ctrl+P | 命令面板：跳到任意一课或练习 |
-| Ctrl+L | 中文 / English |
-| Ctrl+T | 切换主题 |
-| F1 或 ? | 本帮助 |
-| Ctrl+Q | 退出 |
-
-**练习。** 逐项填写；回车跳到下一个空项，全部填完后提交。按 Esc 离开输入框后：`h` 下一条提示，`s` 引擎给出的答案，`n` 换一题。选择题直接输入字母。掩码矩阵：方向键移动，空格切换格子，回车提交；错的格子会变黄。反思题：写完按回车，再选择自评。
-
-**实时图。** 每个图的第一行都列出了它的按键：`-`/`+` 调长度、p 或噪声比例，`[`/`]` 调批次、前缀或平均片段长度，`r` 重新抽样，`d` 切换 1/sqrt(d) 缩放，`w` 加上 [CLS]…[SEP]，`c`/`b`/`p` 切换掩码类型，↑/↓ 选行。位置从 0 开始计数，与讲义一致；掩码中 1 = 被遮盖。
-""",
-}
+from exercises.text import pick
+from tui.bindings import binding_label, key_label
+from tui.i18n import t
 
 
-EXAM_HELP = {
-    "en": """# Exam keys
+@dataclass(frozen=True)
+class Source:
+    """Where a table's keys are declared: a class whose ``BINDINGS`` and
+    ``ACTION_KEYS`` are read, or loose bindings (``owner`` None)."""
 
-| key | what it does |
-| --- | --- |
-| Tab / Shift+Tab | move between answer boxes and buttons |
-| Enter | next part; after the last part, the next question |
-| PgDn / PgUp | next / previous question (or the tabs 1…N) |
-| arrows, Space | mask matrices: move, toggle a cell |
-| a letter | multiple choice: choose that option |
-| Ctrl+S | submit (press twice to confirm) |
-| F1 or ? | this help |
-| Ctrl+Q | quit: answers are saved, the clock keeps running |
+    bindings: tuple[Binding, ...]
+    owner: object = None
 
-Answers are saved as you type. There is no feedback, hint or solution until you submit.
-""",
-    "zh": """# 考试按键
 
-| 按键 | 作用 |
-| --- | --- |
-| Tab / Shift+Tab | 在答题框和按钮之间移动 |
-| 回车 | 下一项；最后一项之后到下一题 |
-| PgDn / PgUp | 下一题 / 上一题（或点标签 1…N） |
-| 方向键、空格 | 掩码矩阵：移动、切换格子 |
-| 字母 | 选择题：选择该选项 |
-| Ctrl+S | 交卷（按两次确认） |
-| F1 或 ? | 本帮助 |
-| Ctrl+Q | 退出：答案已保存，计时继续 |
+@dataclass(frozen=True)
+class Section:
+    title: str  # already in the learner's language
+    sources: tuple[Source, ...]
+    note: str | None = None  # i18n key of what the table cannot say
 
-答案随输随存。交卷前没有反馈、提示或答案。
-""",
-}
+
+@dataclass(frozen=True)
+class Row:
+    bindings: tuple[Binding, ...]  # one key each, in the order they were declared
+    description: str
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(binding.key for binding in self.bindings))
+
+
+def own_bindings(cls: type) -> Source:
+    """The bindings a class declares itself (Textual merges its parents' at run time)."""
+    return Source(tuple(vars(cls).get("BINDINGS", ())), cls)
+
+
+def app_sections(lang: str) -> list[Section]:
+    """Every key of the self-paced app, by where it works."""
+    from textual.screen import Screen
+
+    from exercises.curriculum import OBJECTIVES
+    from tui.app import TutorApp
+    from tui.figures import figure_for
+    from tui.figures.base import Figure
+    from tui.screens.lab import OPEN_LAB, LabScreen
+    from tui.screens.lesson import LessonScreen
+    from tui.screens.pages import ReviewScreen
+    from tui.widgets.exercise_panel import ExercisePanel
+    from tui.widgets.matrix_editor import MatrixEditor
+    from tui.widgets.prediction_box import PredictionBox
+
+    sections = [
+        Section(t("help-everywhere", lang), (*everywhere(TutorApp, Screen),), "help-home"),
+        Section(
+            t("help-lessons", lang),
+            (own_bindings(LessonScreen), Source((OPEN_LAB,)), own_bindings(Figure)),
+        ),
+        Section(
+            t("help-practice", lang),
+            (own_bindings(ExercisePanel), own_bindings(MatrixEditor)),
+            "help-practice-note",
+        ),
+    ]
+    sections.append(Section(t("help-figures", lang), (own_bindings(PredictionBox),), "help-figure-note"))
+    figures: dict[type, str] = {}
+    for objective in OBJECTIVES:  # each figure once, under the first lesson that shows it
+        if objective.figure:
+            figures.setdefault(type(figure_for(objective.figure)), pick(objective.title, lang))
+    for cls, title in figures.items():
+        sections.append(Section(t("help-figure", lang, title=title), (own_bindings(cls),)))
+    sections.append(Section(t("help-review", lang), (own_bindings(ReviewScreen),)))
+    sections.append(Section(t("help-lab", lang), (own_bindings(LabScreen),)))
+    return sections
+
+
+def exam_sections(lang: str) -> list[Section]:
+    """The keys of a quiz taken in exam mode."""
+    from textual.screen import Screen
+
+    from tui.app import TutorApp
+    from tui.screens.exam import ExamScreen
+    from tui.widgets.matrix_editor import MatrixEditor
+
+    return [
+        Section(
+            t("help-exam", lang),
+            (own_bindings(ExamScreen), own_bindings(MatrixEditor), *everywhere(TutorApp, Screen)),
+            "help-exam-note",
+        )
+    ]
+
+
+def everywhere(app: type, screen: type) -> tuple[Source, ...]:
+    """The app's own keys, the command palette's and Textual's focus keys."""
+    palette = Binding(app.COMMAND_PALETTE_BINDING, "command_palette")
+    focus = tuple(binding for binding in screen.BINDINGS if binding.action.startswith("app.focus_"))
+    return (own_bindings(app), Source((palette,), app), Source(focus))
+
+
+def rows(section: Section, lang: str, allowed: Callable[[str], bool] = lambda action: True) -> list[Row]:
+    """One row per description: keys that do the same thing share a row ("-" and "+"
+    of one control, F1 and ?). ``allowed`` drops actions refused where help was opened;
+    a key an earlier source binds with priority hides the later sources' use of it, as
+    Textual does (the exam's Enter over the matrix grid's)."""
+    merged: dict[str, list[Binding]] = {}
+    taken: set[str] = set()
+    for source in section.sources:
+        for binding in Binding.make_bindings(source.bindings):
+            if binding.key in taken or not allowed(binding.action):
+                continue
+            if binding.priority:
+                taken.add(binding.key)
+            merged.setdefault(binding_label(binding, lang, source.owner), []).append(binding)
+    return [Row(tuple(bindings), text) for text, bindings in merged.items()]
+
+
+def help_markdown(lang: str, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True) -> str:
+    """The help page: a table per section, its note below it."""
+    sections = exam_sections(lang) if exam else app_sections(lang)
+    lines = [f"# {t('help-exam-title' if exam else 'help-title', lang)}"]
+    for section in sections:
+        table = rows(section, lang, allowed)
+        if not table and not section.note:  # a figure without keys of its own
+            continue
+        lines += ["", f"**{section.title}**"]
+        if table:
+            lines += ["", f"| {t('help-key', lang)} | {t('help-does', lang)} |", "| --- | --- |"]
+            lines += [f"| {keys_cell(row.keys, lang)} | {row.description} |" for row in table]
+        if section.note:
+            lines += ["", t(section.note, lang)]
+    return "\n".join(lines) + "\n"
+
+
+def keys_cell(keys: Iterable[str], lang: str) -> str:
+    return " / ".join(f"`{key_label(key, lang)}`" for key in keys)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -98,8 +162,11 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, exam: bool = False) -> None:
         super().__init__()
-        self.texts = EXAM_HELP if exam else HELP
+        self.exam = exam
 
     def compose(self) -> ComposeResult:
+        app = self.app
+        # The keys the app refuses here (an exam's language switch) are left out.
+        text = help_markdown(app.lang, self.exam, lambda action: app.check_action(action, ()) is not False)
         with VerticalScroll():
-            yield Markdown(self.texts.get(self.app.lang, self.texts["en"]))
+            yield Markdown(text)

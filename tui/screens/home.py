@@ -3,14 +3,17 @@ where I left off", the review queue, the history and the settings."""
 
 from __future__ import annotations
 
+import time
+
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from exercises.curriculum import BY_ID, OBJECTIVES
+from exercises.learner.review import schedule
 from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
@@ -63,7 +66,7 @@ class HomeScreen(Screen):
             t(
                 "course-progress",
                 lang,
-                lessons=sum(self.app.lesson_done(objective.id) for objective in OBJECTIVES),
+                lessons=sum(progress.lesson_done(objective.id) for objective in OBJECTIVES),
                 lessons_total=len(OBJECTIVES),
                 solved=sum(count.solved for count in counts.values()),
                 total=sum(count.exercises for count in counts.values()),
@@ -74,12 +77,9 @@ class HomeScreen(Screen):
         previous = options.highlighted
         highlighted_id = options.get_option_at_index(previous).id if previous is not None else None
         options.clear_options()
-        last = progress.last_objective
-        if last in BY_ID:
-            title = pick(BY_ID[last].title, lang)
-            options.add_option(
-                Option(Text(t("continue", lang, title=title), style="bold"), id=f"continue:{last}")
-            )
+        place = progress.place
+        if place is not None:
+            options.add_option(Option(self._continue_line(place), id=f"continue:{place.objective}"))
         for number, objective in enumerate(OBJECTIVES, start=1):
             solved, mastered, total = (
                 counts[objective.id].solved,
@@ -89,32 +89,79 @@ class HomeScreen(Screen):
             status = t("progress", lang, done=solved, total=total)
             if mastered:
                 status += t("progress-mastered", lang, mastered=mastered)
+            if counts[objective.id].predictions:
+                status += t(
+                    "progress-predicted",
+                    lang,
+                    right=counts[objective.id].predictions_right,
+                    made=counts[objective.id].predictions,
+                )
             line = Text()
             line.append(f"{number}. ", style="bold")
-            line.append(pick(objective.title, lang), style="bold")
-            line.append(f"  [{status}]", style="green" if solved == total else "dim")
-            # One line per lesson: the summary is cut to fit, so the review, history
-            # and settings entries stay on screen at 80×24.
+            title = pick(objective.title, lang)
+            status_text = f"  [{status}]"
+            # One line per lesson: the summary is cut to fit, then the title, so the review,
+            # history and settings entries stay on screen at 80×24 and 60×18.
+            title_room = options.size.width - 4 - cell_len(f"{number}. ") - cell_len(status_text)
+            if options.size.width and cell_len(title) > title_room:
+                title = set_cell_size(title, max(title_room - 1, 1)) + "…"
+            line.append(title, style="bold")
+            line.append(status_text, style="green" if solved == total else "dim")
             room = options.size.width - 4 - line.cell_len
             summary = f" — {pick(objective.summary, lang)}"
             if room < cell_len(summary):
                 summary = set_cell_size(summary, max(room - 1, 0)) + "…" if room > 4 else ""
             line.append(summary, style="dim")
             options.add_option(Option(line, id=objective.id))
-        due = len(progress.due())
-        review = t("home-review", lang, n=due) if due else t("home-review-none", lang)
+        now = time.time()
+        queue = progress.queue(now)
+        due_now, later = schedule(queue, now)
+        if due_now:
+            review = t("home-review", lang, n=due_now)
+        elif later:
+            from tui.screens.pages import when_words
+
+            days, n = later[0]
+            review = t("home-review-next", lang, when=when_words(days, lang), n=n)
+        else:
+            review = t("home-review-none", lang)
+        due = due_now
         options.add_option(Option(Text(review, style="bold yellow" if due else "dim"), id="review"))
         options.add_option(Option(t("home-history", lang), id="history"))
         options.add_option(Option(t("home-settings", lang), id="settings"))
         try:
             options.highlighted = options.get_option_index(highlighted_id) if highlighted_id else 0
-        except Exception:  # that option is gone (e.g. "continue" for another lesson)
+        except OptionDoesNotExist:  # that option is gone (e.g. "continue" for another lesson)
             options.highlighted = 0
         self._engine_state(self.app.engine_state)
+
+    def _continue_line(self, place) -> Text:
+        """ "Continue: Causal LM · Practice: Perplexity, variant 3": where Enter returns."""
+        lang = self.app.lang
+        title = pick(BY_ID[place.objective].title, lang)
+        if place.tab == "practice" and place.exercise is not None:
+            where = t(
+                "continue-exercise",
+                lang,
+                tab=t("tab-practice", lang),
+                exercise=self.app.exercise_title(place.exercise),
+                seed=place.seed,
+            )
+        else:
+            where = t(f"tab-{place.tab}", lang)
+        line = Text(t("continue", lang, title=title), style="bold")
+        line.append(f" · {where}", style="bold dim")
+        room = self.query_one(OptionList).size.width - 4
+        if room > 8 and line.cell_len > room:  # one line, like every lesson's
+            line.truncate(room - 1)
+            line.append("…")
+        return line
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         choice = event.option.id or ""
         if choice in ("review", "history", "settings"):
             self.app.open_page(choice)
+        elif choice.startswith("continue:"):
+            self.app.continue_course()
         else:
-            self.app.open_lesson(choice.removeprefix("continue:"))
+            self.app.open_lesson(choice)

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Markdown, Static, TabbedContent, TabPane
 
-from exercises.curriculum import BY_ID, lesson_text
+from exercises.curriculum import BY_ID, lesson_text, next_objective
 from exercises.text import pick
 from tui.figures import figure_for
 from tui.i18n import t
@@ -34,11 +34,14 @@ class LessonScreen(Screen):
         Binding("f9", "glossary", "glossary"),
     ]
 
-    def __init__(self, objective_id: str, exercise_id: str | None = None, seed: int = 0) -> None:
+    def __init__(
+        self, objective_id: str, exercise_id: str | None = None, seed: int = 0, tab: str | None = None
+    ) -> None:
         super().__init__()
         self.objective = BY_ID[objective_id]
         self.start_exercise = exercise_id
         self.start_seed = seed
+        self.start_tab = tab
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -58,7 +61,9 @@ class LessonScreen(Screen):
     async def on_mount(self) -> None:
         self.watch(self.app, "lang", lambda _lang: self.relabel(), init=True)
         if self.start_exercise is not None:
-            await self.show_exercise(self.start_exercise, self.start_seed)
+            await self.show_exercise(self.start_exercise, self.start_seed, self.start_tab)
+        elif self.start_tab is not None:
+            self.action_tab(self.start_tab)
 
     def on_screen_resume(self) -> None:
         """Back on this lesson (reopened, or from the palette): the header and keys follow."""
@@ -83,8 +88,8 @@ class LessonScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """ "Next lesson" is offered (and shown) once this lesson's exercises are done."""
         if action == "next_lesson":
-            app = self.app
-            return app.next_objective(self.objective.id) is not None and app.lesson_done(self.objective.id)
+            following = next_objective(self.objective.id)
+            return following is not None and self.app.progress.lesson_done(self.objective.id)
         return True
 
     def action_glossary(self) -> None:
@@ -93,7 +98,7 @@ class LessonScreen(Screen):
         self.app.push_screen(GlossaryScreen())
 
     def action_next_lesson(self) -> None:
-        following = self.app.next_objective(self.objective.id)
+        following = next_objective(self.objective.id)
         if following is not None:
             self.app.open_lesson(following.id)
 
@@ -103,6 +108,34 @@ class LessonScreen(Screen):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Give the keys to what the tab shows, so its shortcuts work at once."""
         self.call_after_refresh(self._focus_active_pane)
+        self.remember_place()
+
+    def on_figure_predicted(self, event) -> None:
+        """A prediction made on this lesson's figure: kept as an attempt of its own kind."""
+        event.stop()
+        progress = self.app.progress
+        was_saving = progress.store.saving
+        progress.record_prediction(
+            self.objective.id, event.question, event.answer, event.verdict, event.seconds
+        )
+        if was_saving and not progress.store.saving:
+            self.notify(progress.notices[-1], severity="error", timeout=15)
+
+    def on_exercise_panel_variant_shown(self, event: ExercisePanel.VariantShown) -> None:
+        event.stop()
+        self.remember_place()
+
+    def remember_place(self) -> None:
+        """This lesson, its tab and the practice tab's variant: where "continue" returns."""
+        from exercises.learner.progress import Place
+
+        if self.app.screen is not self:  # a lesson left behind does not move the place
+            return
+        tabs = self.query_one(TabbedContent)
+        panel = self.query_one(ExercisePanel)
+        self.app.progress.remember_place(
+            Place(self.objective.id, tabs.active or "lesson", panel.exercise_id, panel.seed)
+        )
 
     def _focus_active_pane(self) -> None:
         """Focus what the active tab shows, unless focus is in it already. Read at run time
@@ -125,6 +158,9 @@ class LessonScreen(Screen):
         to leave its text boxes)."""
         self.app.pop_screen()
 
-    async def show_exercise(self, exercise_id: str, seed: int = 0) -> None:
-        self.query_one(TabbedContent).active = "practice"
-        await self.query_one(ExercisePanel).select_exercise(exercise_id, seed)
+    async def show_exercise(self, exercise_id: str, seed: int = 0, tab: str | None = None) -> None:
+        """The practice tab on this variant; with ``tab``, that tab stays in front (the
+        variant waits in the practice tab, the cursor is not pulled into it)."""
+        tab = tab or "practice"
+        self.query_one(TabbedContent).active = tab
+        await self.query_one(ExercisePanel).select_exercise(exercise_id, seed, focus=tab == "practice")

@@ -22,7 +22,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from exercises.grading.policy import HINT_POLICIES
-from exercises.learner.review import INTERVALS_DAYS
+from exercises.learner.review import INTERVALS_DAYS, is_prediction
 from tui.i18n import listing, t
 from tui.widgets.fitting_footer import FittingFooter
 from tui.widgets.glyph_radio import GlyphRadioButton
@@ -57,30 +57,65 @@ class Page(Screen):
         self.app.pop_screen()
 
 
+def when_words(days: int, lang: str) -> str:
+    """Calendar days ahead (``review.days_ahead``) as a person says them."""
+    if days <= 0:
+        return t("when-today", lang)
+    return t("when-tomorrow", lang) if days == 1 else t("when-days", lang, days=days)
+
+
+def schedule_line(queue, now: float, lang: str) -> str:
+    """ "Due now: 2 · tomorrow: 3 · in 3 days: 2": what is due now and what comes when."""
+    from exercises.learner.review import schedule
+
+    due_now, later = schedule(queue, now)
+    parts = [t("review-schedule-now", lang, n=due_now) if due_now else t("review-schedule-none-now", lang)]
+    parts += [t("review-schedule-later", lang, when=when_words(days, lang), n=n) for days, n in later]
+    return " · ".join(parts)
+
+
 class ReviewScreen(Page):
     TITLE_KEY = "review-title"
     DEFAULT_CSS = """
-    ReviewScreen OptionList { margin: 1 2; height: 1fr; }
+    ReviewScreen OptionList { margin: 0 2 1 2; height: 1fr; }
     ReviewScreen #empty { padding: 1 2; }
+    ReviewScreen #schedule { padding: 1 2 0 2; text-style: bold; }
+    ReviewScreen #review-try { padding: 0 2; color: $text-muted; }
     """
+    BINDINGS = [Binding("t", "try_now", "try another now")]
+    ACTION_KEYS = {"try_now": "key-try-now"}
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static(markup=False, id="schedule")
+        yield Static(markup=False, id="review-try")
         yield Static(markup=False, id="empty")
         yield OptionList(id="due")
         yield FittingFooter()
 
+    def _relabel_page(self, lang: str) -> None:
+        from tui.bindings import localise_bindings
+
+        super()._relabel_page(lang)
+        localise_bindings(self, lang)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "try_now" or bool(getattr(self, "queue", None))
+
     def on_mount(self) -> None:
         super().on_mount()
+        from exercises.learner.review import days_ahead
+
         lang = self.app.lang
         now = time.time()
         queue = self.app.progress.queue(now)
+        self.query_one("#schedule", Static).update(schedule_line(queue, now, lang))
+        self.query_one("#review-try", Static).update(t("review-try", lang))
+        self.query_one("#schedule").display = self.query_one("#review-try").display = bool(queue)
         options = self.query_one(OptionList)
         for item in queue:
             when = (
-                t("review-due-now", lang)
-                if item.due <= now
-                else t("review-due-in", lang, days=(item.due - now) / 86400)
+                t("review-due-now", lang) if item.due <= now else when_words(days_ahead(item.due, now), lang)
             )
             last = (
                 t("review-last", lang, code=misconception_words(item.last_diagnoses, lang))
@@ -108,8 +143,19 @@ class ReviewScreen(Page):
             options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        item = self.queue[event.option.id]
-        self.app.open_lesson(item.objective, item.exercise, seed=item.next_seed)
+        self.try_now(event.option.id)
+
+    def action_try_now(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None:
+            self.try_now(options.get_option_at_index(options.highlighted).id)
+
+    def try_now(self, exercise_id: str | None) -> None:
+        """A new variant of a missed exercise, at once: due or not, it need not wait
+        for its day (the attempt counts in the schedule like any other)."""
+        item = self.queue.get(exercise_id or "")
+        if item is not None:
+            self.app.open_lesson(item.objective, item.exercise, seed=item.next_seed)
 
 
 class HistoryScreen(Page):
@@ -121,7 +167,13 @@ class HistoryScreen(Page):
     """
 
     def _title(self, exercise_id: str) -> str:
-        """Words, not codes: the exercise's title (its id if it no longer exists)."""
+        """Words, not codes: the exercise's or the prediction's title (its id if it no
+        longer exists)."""
+        from exercises.predictions import title
+        from exercises.text import pick
+
+        if title(exercise_id) is not None:
+            return pick(title(exercise_id), self.app.lang)
         try:
             return self.app.exercise_title(exercise_id)
         except (KeyError, ValueError, LookupError):
@@ -164,7 +216,7 @@ class HistoryScreen(Page):
             mark = "✓ " if attempt.correct else "✗ " if attempt.valid and attempt.graded else ""
             table.add_row(
                 time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
-                f"{self._title(attempt.exercise)} #{attempt.seed}",
+                self._title(attempt.exercise) + ("" if is_prediction(attempt) else f" #{attempt.seed}"),
                 Text(mark + score, style=style),
                 self._misconceptions(attempt.diagnoses),
                 key=str(index),
@@ -183,12 +235,13 @@ class SettingsScreen(Page):
     DEFAULT_CSS = """
     SettingsScreen VerticalScroll { padding: 1 2; }
     SettingsScreen Label { margin-top: 1; color: $accent; }
-    SettingsScreen RadioSet, SettingsScreen Select { width: 60; }
+    SettingsScreen RadioSet, SettingsScreen Select { width: 1fr; max-width: 60; }
     """
 
     def compose(self) -> ComposeResult:
         lang = self.app.lang
         progress = self.app.progress
+        yield Header()
         with VerticalScroll():
             yield Label(t("settings-language", lang), markup=False)
             with RadioSet(id="language"):

@@ -73,6 +73,14 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             self.hints_used = hints_used
             self.seconds = seconds
 
+    class VariantShown(Message):
+        """A variant is on screen: the lesson remembers it, so "continue" comes back to it."""
+
+        def __init__(self, exercise_id: str, seed: int) -> None:
+            super().__init__()
+            self.exercise_id = exercise_id
+            self.seed = seed
+
     def __init__(self, exercise_ids: tuple[str, ...], **kwargs) -> None:
         super().__init__(**kwargs)
         self.exercise_ids = exercise_ids
@@ -120,12 +128,18 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.refresh_bindings()
 
     def on_mount(self) -> None:
-        self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
+        # The first variant is built after the lesson's first frame (see Figure.on_mount).
+        self.watch(self.app, "engine_loaded", self._engine_changed, init=False)
+        self.call_after_refresh(self._first_variant)
         self.watch(self.app, "lang", lambda _lang: self._relabel(), init=False)
 
     @property
     def lang(self) -> str:
         return self.app.lang
+
+    async def _first_variant(self) -> None:
+        if not hasattr(self, "variant"):  # not shown already (a jump to an exercise comes first)
+            await self._engine_changed(bool(getattr(self.app, "engine_loaded", False)))
 
     async def _engine_changed(self, loaded: bool) -> None:
         if loaded and self.exercise_id:
@@ -173,14 +187,15 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             self.seed = 0
             await self.load_variant()
 
-    async def select_exercise(self, exercise_id: str, seed: int = 0) -> None:
-        """Jump to one exercise variant (the command palette and the review queue do this)."""
+    async def select_exercise(self, exercise_id: str, seed: int = 0, focus: bool = True) -> None:
+        """Jump to one exercise variant (the command palette and the review queue do this);
+        ``focus``: put the cursor in it (not when the lesson opens on another tab)."""
         if exercise_id in self.exercise_ids:
             self.exercise_id = exercise_id
             self.seed = seed
             if getattr(self.app, "engine_loaded", False):
                 self._relabel()
-                await self.load_variant()
+                await self.load_variant(focus=focus)
 
     async def load_variant(self, focus: bool = True) -> None:
         """Show variant ``self.seed``; ``focus`` puts the cursor in its first part
@@ -199,6 +214,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.query_one("#feedback", Static).update("")
         self._show_prompt()
         self.scroll_home(animate=False)
+        self.post_message(self.VariantShown(exercise.id, self.seed))
         if focus:
             self.call_after_refresh(self.focus_first)
 

@@ -53,6 +53,14 @@ class FittingFooter(Footer):
                 break
             keys = [key for key in keys if key.action != action]
         self.compact = compact
+        for key in keys:
+            if "-command-palette" in key.classes:
+                continue  # not bound to the footer's style: Textual draws it compact always
+            # Born in the footer's style: a key created compact (Textual's default) and then
+            # bound to a non-compact footer restyles itself once more; over the dozens of
+            # footers a lesson's opening composes, that was a quarter of the time it took.
+            key.set_reactive(FooterKey.compact, compact)
+            key.set_class(compact, "-compact", update=False)
         yield from keys
 
     def on_resize(self) -> None:

@@ -41,6 +41,12 @@ def grid_geometry(n: int, labels: Sequence[str]) -> tuple[int, int, int, int]:
     return index_width, cell, label_width, gutter
 
 
+def grid_width(n: int, labels: Sequence[str] | None = None) -> int:
+    """How many terminal columns an n-position grid takes."""
+    _, cell, _, gutter = grid_geometry(n, list(labels or [""] * n))
+    return gutter + n * cell
+
+
 def mask_text(
     mask: Sequence[Sequence[int]],
     labels: Sequence[str] | None = None,

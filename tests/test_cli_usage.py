@@ -1,0 +1,194 @@
+"""Issue 11.9: argparse's usage errors speak the learner's language: one line on
+stderr, exit 2, in Chinese under --lang zh (anywhere on the line) or a Chinese
+locale, argparse's own English otherwise."""
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tui.cli import main, requested_language, translate_usage
+
+# What people really type wrong, with what the Chinese line must say.
+CASES = [
+    (["exercise"], "objectives-tutor exercise：缺少必需的参数：id（见 --help）"),
+    (["exercises", "--bogus"], "objectives-tutor：无法识别的参数：--bogus（见 --help）"),
+    (
+        ["show", "mask", "sideways"],
+        "objectives-tutor show mask：参数 kind：无效的选择 'sideways'（可选：'causal', 'bidirectional', 'prefix'）（见 --help）",
+    ),
+    (
+        ["show", "mask", "causal", "--n", "abc"],
+        "objectives-tutor show mask：参数 --n：不是整数：'abc'（见 --help）",
+    ),
+    (["show", "mask", "causal", "--n"], "objectives-tutor show mask：参数 --n：后面需要一个值（见 --help）"),
+    (
+        ["show", "sample", "mlm", "--p", "lots"],
+        "objectives-tutor show sample：参数 --p：不是数：'lots'（见 --help）",
+    ),
+    (
+        ["show", "sample", "mlm", "--positions", "1到4"],
+        "objectives-tutor show sample：参数 --positions：应为像 2,5 这样的位置，收到 '1到4'（见 --help）",
+    ),
+    (
+        ["show", "sample", "span", "--spans", "2"],
+        "objectives-tutor show sample：参数 --spans：应为像 2:5,7:8 这样的片段（不含结尾），收到 '2'（见 --help）",
+    ),
+    (["quiz", "key"], "objectives-tutor quiz key：缺少必需的参数：quiz, --student（见 --help）"),
+    (["class", "quiz"], "objectives-tutor class quiz：缺少必需的参数：STEP（见 --help）"),
+    (["show"], "objectives-tutor show：缺少必需的参数：WHAT（见 --help）"),
+]
+ENGLISH = re.compile(r"\b(argument|arguments|required|invalid|unrecognized|expected|choose|usage)\b")
+
+
+def run(argv, capsys) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return stopped.value.code, captured.err
+
+
+@pytest.mark.parametrize(("argv", "chinese"), CASES)
+def test_a_usage_error_is_one_chinese_line_under_lang_zh(argv, chinese, capsys):
+    for line in (["--lang", "zh", *argv], [*argv, "--lang=zh"]):
+        code, err = run(line, capsys)
+        assert code == 2 and err == chinese + "\n"
+        assert not ENGLISH.search(err), err
+
+
+@pytest.mark.parametrize(("argv", "chinese"), CASES)
+def test_a_chinese_locale_is_enough(argv, chinese, capsys, monkeypatch):
+    for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert run(argv, capsys) == (2, chinese + "\n")
+
+
+@pytest.mark.parametrize(("argv", "chinese"), CASES)
+def test_in_english_argparse_says_it_in_one_line(argv, chinese, capsys):
+    code, err = run(["--lang", "en", *argv], capsys)
+    assert code == 2 and err.count("\n") == 1 and err.endswith(" (see --help)\n")
+    assert ENGLISH.search(err) and not re.search(r"[\u4e00-\u9fff]", err.replace(argv[-1], ""))
+
+
+def test_an_unknown_language_is_told_in_the_locales_language(capsys, monkeypatch):
+    monkeypatch.setenv("LC_ALL", "zh_CN.UTF-8")
+    code, err = run(["--lang", "fr"], capsys)
+    assert (
+        code == 2
+        and err == "objectives-tutor：参数 --lang：无效的选择 'fr'（可选：'zh', 'en'）（见 --help）\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "lang"),
+    [
+        (["--lang", "zh", "exercises"], "zh"),
+        (["exercises", "--lang=zh"], "zh"),
+        (["check", "x", "--answer", "--lang"], "en"),  # --lang with no language after it
+        (["check", "x", "--", "--lang", "zh"], "en"),  # after --, words are not options
+        (["--lang", "de"], "en"),
+        ([], "en"),
+        (["--lang"], "en"),
+    ],
+)
+def test_the_language_is_read_before_argparse(argv, lang, monkeypatch):
+    monkeypatch.setenv("LC_ALL", "en_GB.UTF-8")
+    assert requested_language(argv) == lang
+
+
+@given(st.text(max_size=300))
+def test_any_message_translates_without_raising(message):
+    zh = translate_usage(message, "zh")
+    assert isinstance(zh, str)
+    assert translate_usage(message, "en") == message
+
+
+@given(st.text(min_size=1, max_size=60))
+def test_the_learners_own_words_come_through_unchanged(value):
+    """Braces, quotes, full-width text or an escape sequence in the value are quoted
+    back as given, never formatted."""
+    message = f"argument --n: not a whole number: {value!r}"
+    assert translate_usage(message, "zh") == f"参数 --n：不是整数：{value!r}"
+
+
+# The readers of values every command shares (tui/commands/arguments.py), with the
+# forms learners type: full-width digits and commas, 、, spaces, percent signs.
+@pytest.mark.parametrize(
+    ("reader", "text", "value"),
+    [
+        ("whole_number", "１２", 12),
+        ("whole_number", " 7 ", 7),
+        ("whole_number", "1_000", 1000),
+        ("probability", "15%", 0.15),
+        ("probability", "０．３", 0.3),
+        ("positions", "1、4", [1, 4]),
+        ("positions", "１，４,", [1, 4]),
+        ("names", "CLM，MLM", ["clm", "mlm"]),
+        ("names", "clm mlm、prefix", ["clm", "mlm", "prefix"]),
+        ("spans", "2:5，7-8", [(2, 5), (7, 8)]),
+        ("spans", "２：５", [(2, 5)]),
+    ],
+)
+def test_values_read_as_learners_write_them(reader, text, value):
+    from tui.commands import arguments
+
+    assert getattr(arguments, reader)(text) == value
+
+
+@given(st.integers(0, 10**6))
+def test_full_width_whole_numbers_read_as_their_value(value):
+    from tui.commands.arguments import whole_number
+
+    full_width = "".join(chr(ord("０") + int(digit)) for digit in str(value))
+    assert whole_number(full_width) == value
+
+
+@pytest.mark.parametrize("text", ["1到4", "", "x", "1.5", "5" * 5000 + "x"])
+def test_an_unreadable_whole_number_is_refused_in_a_sentence_we_translate(text):
+    import argparse
+
+    from tui.commands.arguments import whole_number
+
+    with pytest.raises(argparse.ArgumentTypeError) as refused:
+        whole_number(text)
+    assert translate_usage(str(refused.value), "zh").startswith("不是整数：")
+
+
+# The commands' own refusals, after argparse: one line, exit 2, in the learner's language,
+# and (where nothing needs computing) before any model is trained or torch imported.
+REFUSALS = [
+    (["progress", "--json", "--csv"], "--json、--csv、--reset 只能选一个"),
+    (["progress", "--reset"], "请加 --yes 确认"),  # stdin is not a terminal under pytest
+    (["train", "--objectives", "xyz"], "未知目标 'xyz'"),
+    (["train", "--objectives", "clm，clm"], "每个目标只能写一次"),
+    (["train", "--objectives", "、"], "请至少指定一个目标"),
+    (["train", "--steps", "0"], "步数必须在 1 到 100000 之间，收到 0"),
+    (["train", "--threads", "65"], "线程数必须在 1 到 64 之间"),
+    (["train", "--device", "tpu"], "--device 只能是 cpu 或 cuda"),
+    (["probe", ""], "提示为空"),
+    (["probe", "  \t "], "提示为空"),
+    (["probe", "好" * 2001], "提示太长（最多 2000 个字符）"),
+    (["lab", "hint"], "请指明题目，例如 `lab hint bert_mask`"),
+    (["lab", "frob", "x"], "未知操作 'frob'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "chinese"), REFUSALS)
+def test_a_commands_refusal_speaks_chinese(argv, chinese, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    code, err = run(["--lang", "zh", *argv], capsys)
+    assert code == 2 and err.count("\n") == 1 and chinese in err
+    assert not ENGLISH.search(err.replace(argv[-1], "")), err
+    code, err = run(["--lang", "en", *argv], capsys)
+    assert code == 2 and err.count("\n") == 1 and not re.search(r"[\u4e00-\u9fff]", err.replace(argv[-1], ""))
+
+
+def test_an_empty_probe_is_refused_before_a_model_is_trained(capsys):
+    from exercises.training.runs import run_path
+
+    assert run(["probe", " "], capsys)[0] == 2
+
+    assert not run_path().exists()  # nothing was trained and saved for it

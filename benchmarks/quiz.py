@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.students < 1 or args.runs < 1:
         parser.error("--students and --runs must be at least 1")
-    from exercises.classroom.grading import _warm
+    from exercises.classroom.grading import _default_workers, _warm
 
     _warm(_quiz())  # torch and the engine, loaded as `quiz grade` has them before grading
 
@@ -190,10 +190,13 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0]
         rows: dict[str, list[tuple[float, float]]] = {}
         books = set()
+        chosen: dict[str, list[int]] = {}
         for condition in ("idle", "busy"):
             with Busy() if condition == "busy" else _Nothing():
                 for _ in range(args.runs):  # alternating, so drifting load hits both alike
                     for path in ("fast", "plain"):
+                        if path == "fast":
+                            chosen.setdefault(condition, []).append(args.workers or _default_workers(False))
                         wall, cpu, book = grade_once(folder, args.workers, fast=path == "fast")
                         rows.setdefault(f"{condition} {path}", []).append((wall, cpu))
                         books.add(book)
@@ -211,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
         "torch": "`import torch` alone",
     }
     medians = {}
+    for condition in ("idle", "busy"):
+        print(f"{condition}: fast path's workers per run (free cores then): {chosen[condition]}")
     for condition in ("idle", "busy"):
         print(
             f"{condition}{' (yes >/dev/null once per core, in a session of its own)' if condition == 'busy' else ''}:"

@@ -1162,3 +1162,20 @@ def test_seeds_with_the_same_shown_question_show_the_same_question(one_thread, e
         variant = exercise.generate(seed)
         content = json.dumps([variant.data, variant.prompt], sort_keys=True, default=str)
         assert seen.setdefault(shown_question(exercise, variant), content) == content, (exercise_id, seed)
+
+
+def test_a_lab_file_in_a_submission_is_capped_at_its_own_limit(tmp_path):
+    from exercises.classroom.submission import parse_submission
+
+    quiz = Quiz("quiz-cap", "Cap", "cap-salt", ("lab:causal_mask", "clm-shift"))
+    question = questions_for(quiz, "ann")[0]
+
+    def with_source(text: str, part: str = "source") -> dict:
+        data = payload(quiz, "ann", {})
+        data["answers"] = {"0": {"exercise": question.exercise, "seed": question.seed, "parts": {part: text}}}
+        return data
+
+    assert parse_submission(with_source("#" * 100_000)).answers[0].parts["source"]
+    for too_long in (with_source("#" * 100_001), with_source("#" * 20_001, part="file")):
+        with pytest.raises(SubmissionError, match="too long"):
+            parse_submission(too_long)

@@ -129,3 +129,25 @@ def test_next_objective_and_lesson_done_live_below_the_app(tmp_path):
     )
     assert progress.lesson_done("self-supervision")  # tried counts, right or wrong
     assert not progress.lesson_done("clm")
+
+
+@given(
+    saved=st.one_of(
+        st.text(max_size=60),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+            lambda children: (
+                st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+            ),
+            max_leaves=8,
+        ).map(json.dumps),
+    )
+)
+def test_any_saved_place_reads_as_a_place_of_the_last_lesson(tmp_path_factory, saved):
+    store = ProgressStore(tmp_path_factory.mktemp("fuzz"))
+    store.set_setting("last_objective", "span")
+    store.set_setting("place", saved)
+    place = Progress(store).place
+    assert place.objective == "span" and place.tab in LESSON_TABS
+    assert place.exercise in (None, *BY_ID["span"].exercises) and 0 <= place.seed <= 2**32 - 1
+    store.close()

@@ -66,6 +66,18 @@ async def test_every_footer_fits_80_columns(lang):
                 await check(f"{objective.id} practice {exercise} after Esc ({type(app.focused).__name__})")
             app.pop_screen()
             await pilot.pause()
+        app.open_lesson("mlm")  # the code lab, from a lesson's practice tab
+        await pilot.pause()
+        await pilot.press("f7")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.press("f8")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "LabScreen"
+        await check("lab")
+        while len(app.screen_stack) > 1:
+            app.pop_screen()
+        await pilot.pause()
         if not app.progress.queue():  # a missed exercise: the review page offers "try another now"
             from tests.test_app_course import attempt
 

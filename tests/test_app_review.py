@@ -95,3 +95,17 @@ async def test_review_schedule_in_chinese_and_home_says_when_the_next_comes():
         app.open_page("review")
         await pilot.pause()
         assert str(app.screen.query_one("#schedule", Static).content) == "现在没有到期的题 · 明天：1 题"
+
+
+async def test_a_missed_exercise_this_version_no_longer_has_does_not_break_review():
+    app = TutorApp(lang="en", still=True, load_engine=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.progress.record(attempt("retired-exercise", "clm", False, time.time() - 2 * DAY))
+        app.open_page("review")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        assert "retired-exercise" in str(options.get_option_at_index(0).prompt)
+        options.highlighted = 0
+        await pilot.press("t")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ReviewScreen"  # said so, stayed

@@ -28,3 +28,18 @@ async def test_a_prediction_in_the_history_reads_as_words():
         row = [str(cell) for cell in app.screen.query_one(DataTable).get_row_at(0)]
         assert row[1] == "预测：这一行能看到哪些位置"  # words, neither the id nor a seed
         assert "因果" in row[3] and "causal" not in row[3]
+
+
+async def test_the_palette_says_nothing_found_in_chinese():
+    app = TutorApp(lang="zh", still=True, load_engine=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for key in "qqqzzz":
+            await pilot.press(key)
+        await pilot.pause(1.0)
+        from textual.command import CommandList
+
+        options = app.screen.query_one(CommandList)
+        shown = [str(options.get_option_at_index(i).prompt.renderable) for i in range(options.option_count)]
+        assert any("没有找到" in text for text in shown) and not any("No matches" in text for text in shown)

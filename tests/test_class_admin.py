@@ -247,7 +247,7 @@ def test_quiz_grade_without_files_or_a_class_is_a_usage_error(capsys):
     assert status == 2 and "--class" in err
 
 
-def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, postgres_url):  # noqa: F811
+def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, monkeypatch, postgres_url):  # noqa: F811
     (tmp_path / "r.csv").write_text("s001,Ann\n")
     with pg_server.fresh_url(postgres_url) as url:
         assert (
@@ -261,6 +261,9 @@ def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, postgres_
         status, _, err = run(["class", "quiz", "list", "--class", str(tmp_path / "c")], capsys)
         assert status == 2 and "--db" in err
         status, out, _ = run(["class", "quiz", "list", "--class", str(tmp_path / "c"), "--db", url], capsys)
+        assert status == 0 and "no quiz yet" in out
+        monkeypatch.setenv("OBJECTIVES_TUTOR_DB", url)  # the URL kept out of the process list
+        status, out, _ = run(["class", "quiz", "list", "--class", str(tmp_path / "c")], capsys)
         assert status == 0 and "no quiz yet" in out
         pin = pins_of(tmp_path / "c")["s001"]["pin"]
         with open_class(tmp_path / "c", url) as store:
@@ -297,3 +300,22 @@ def test_extend_finds_the_student_as_sign_in_does(class_dir, tmp_path, capsys, t
         assert status == 0 and "s002 now has 2 extra minutes" in out
     else:
         assert status == 2 and "no student" in err and "\x1b" not in err
+
+
+def test_the_class_commands_that_compute_nothing_import_no_torch(class_dir, tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from tui.cli import main\n"
+        f"for argv in (['class', 'quiz', 'list', '--class', {str(class_dir)!r}],\n"
+        f"             ['class', 'quiz', 'close', '--class', {str(class_dir)!r}]):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(sorted(m for m in ('torch', 'textual') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr

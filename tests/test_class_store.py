@@ -657,3 +657,74 @@ while True:
     quiz_id = store.current_quiz().quiz_id
     assert len(store.answer_log(quiz_id, "alice")) >= acknowledged + 1
     store.close()
+
+
+def test_an_attempts_kind_is_kept_and_a_version_1_database_is_upgraded(open_store):
+    from dataclasses import replace
+
+    store = open_store()
+    store.add_student(ALICE, PINS["alice"])
+    progress = signed_in(store, "alice").learner_store()
+    progress.record(replace(attempt("visibility"), kind="prediction"))
+    progress.record(attempt("clm-shift"))
+    assert [(a.exercise, a.kind) for a in progress.attempts()] == [
+        ("visibility", "prediction"),
+        ("clm-shift", "exercise"),
+    ]
+    with store.backend.write() as tx:  # back to what version 1 wrote
+        tx.run("ALTER TABLE attempts DROP COLUMN kind")
+        if store.kind == "sqlite":
+            tx.run("DROP TRIGGER answer_logged_on_insert")
+            tx.run("DROP TRIGGER answer_logged_on_update")
+        tx.run("UPDATE class_meta SET value = '1' WHERE key = 'schema'")
+    store.close()
+    again = open_store(create=False)
+    with again.backend.read() as tx:
+        assert tx.one("SELECT value FROM class_meta WHERE key = 'schema'")[0] == "3"
+    progress = signed_in(again, "alice", T0 + 1).learner_store()
+    assert [a.kind for a in progress.attempts()] == ["exercise", "exercise"]
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    key=st.one_of(
+        st.text(max_size=12), st.builds(answer_key, st.integers(0, 3), st.text(min_size=1, max_size=8))
+    ),
+    text=st.text(max_size=200),
+    token=st.text(max_size=60),
+)
+def test_saves_and_tokens_from_the_network_never_raise_anything_else(store, key, text, token):
+    """Whatever a browser sends as a box name, an answer or a token: saved exactly (NUL and
+    lone surrogates aside), or refused with ExamClosed / SessionEnded, never another error."""
+    if store.current_quiz() is None:
+        store.open_quiz(quiz_text(60), T0, questions=_rendered())
+    session = signed_in(store, "alice", T0)
+    session.start_exam(T0)
+    try:
+        session.save_answer(key, text, T0 + 1)
+    except ExamClosed as closed:
+        assert closed.reason == "bad-key"
+    else:
+        assert session.exam().answers[key.replace("\x00", "")] == text.replace("\x00", "")
+    try:
+        other = store.session(token)
+    except SessionEnded as ended:
+        assert ended.reason == "unknown"
+    else:  # pragma: no cover - a random text is never a live token
+        raise AssertionError(f"{token!r} opened {other!r}")
+
+
+def test_the_quiz_files_closing_time_caps_the_deadline(store):
+    from dataclasses import replace
+
+    quiz = replace(new_quiz("Quiz", ["clm-shift"], 10), closes_at=T0 + 120)
+    store.open_quiz(dump_toml(quiz), T0)
+    alice = signed_in(store, "alice")
+    assert alice.start_exam(T0).deadline == T0 + 120  # earlier than the start + 10 minutes
+    alice.save_answer(answer_key(0, "labels"), "in time", T0 + 100)
+    with pytest.raises(ExamClosed) as closed:
+        alice.save_answer(answer_key(0, "labels"), "too late", T0 + 120 + GRACE_SECONDS + 1)
+    assert closed.value.reason == "time-up"
+    store.extend_time("alice", 60)
+    alice.save_answer(answer_key(0, "labels"), "extended", T0 + 120 + GRACE_SECONDS + 1)
+    assert alice.exam().answers == {answer_key(0, "labels"): "extended"}

@@ -106,12 +106,32 @@ def test_any_message_translates_without_raising(message):
     assert translate_usage(message, "en") == message
 
 
-@given(st.text(min_size=1, max_size=60))
+def _not_a_whole_number(text: str) -> bool:
+    from tui.commands.arguments import normalise
+
+    try:
+        int(normalise(text))
+    except ValueError:
+        return not text.startswith("-")  # argparse would read it as an option
+    return False
+
+
+@given(st.text(min_size=1, max_size=60).filter(_not_a_whole_number))
 def test_the_learners_own_words_come_through_unchanged(value):
     """Braces, quotes, full-width text or an escape sequence in the value are quoted
-    back as given, never formatted."""
-    message = f"argument --n: not a whole number: {value!r}"
-    assert translate_usage(message, "zh") == f"参数 --n：不是整数：{value!r}"
+    back as given, never formatted; the refusal travels through argparse intact."""
+    from tui.cli import ArgumentsError, build_parser, usage_line
+
+    with pytest.raises(ArgumentsError) as refused:
+        build_parser().parse_args(["show", "mask", "causal", "--n", value])
+    assert (
+        usage_line(refused.value, "zh")
+        == f"objectives-tutor show mask：参数 --n：不是整数：{value!r}（见 --help）"
+    )
+    assert (
+        usage_line(refused.value, "en")
+        == f"objectives-tutor show mask: argument --n: not a whole number: {value!r} (see --help)"
+    )
 
 
 # The readers of values every command shares (tui/commands/arguments.py), with the
@@ -154,7 +174,7 @@ def test_an_unreadable_whole_number_is_refused_in_a_sentence_we_translate(text):
 
     with pytest.raises(argparse.ArgumentTypeError) as refused:
         whole_number(text)
-    assert translate_usage(str(refused.value), "zh").startswith("不是整数：")
+    assert refused.value.said("zh").startswith("不是整数：")
 
 
 # The commands' own refusals, after argparse: one line, exit 2, in the learner's language,
@@ -192,3 +212,70 @@ def test_an_empty_probe_is_refused_before_a_model_is_trained(capsys):
     assert run(["probe", " "], capsys)[0] == 2
 
     assert not run_path().exists()  # nothing was trained and saved for it
+
+
+def _parser_words() -> list[str]:
+    """Every subcommand and option name the parser knows."""
+    import argparse
+
+    from tui.cli import build_parser
+
+    words: set[str] = set()
+
+    def walk(parser) -> None:
+        for action in parser._actions:
+            words.update(action.option_strings)
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    words.add(name)
+                    walk(child)
+
+    walk(build_parser())
+    return sorted(words - {"-h", "--help"})
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_parser_words()),
+            st.sampled_from(["1", "-1", "abc", "０", "1到4", "2:5", "", "--", "-x", "--no-such", "clm"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_every_usage_error_the_parser_can_make_is_said_in_chinese(argv):
+    """Whatever a learner types, argparse's complaint reaches them in Chinese: no
+    sentence of argparse's is left untranslated (the words they typed may be English)."""
+    from tui.cli import ArgumentsError, build_parser
+
+    try:
+        build_parser().parse_args(argv)
+    except ArgumentsError as error:
+        said = translate_usage(error.message, "zh")
+        for word in argv:
+            said = said.replace(word, "")
+        assert not ENGLISH.search(said), (argv, error.message)
+
+
+def test_any_commands_type_function_can_refuse_in_both_languages():
+    """The hook for every command's own argument types (quiz, class...): raise Refusal."""
+    from exercises.text import L
+    from tui.cli import ArgumentsError, OneLineParser, usage_line
+    from tui.commands.arguments import Refusal
+
+    def colour(text):
+        raise Refusal(L("not a colour: {value}", "不是颜色：{value}"), value=repr(text))
+
+    parser = OneLineParser(prog="objectives-tutor paint")
+    parser.add_argument("--colour", type=colour)
+    with pytest.raises(ArgumentsError) as refused:
+        parser.parse_args(["--colour", "{x}"])
+    assert (
+        usage_line(refused.value, "zh")
+        == "objectives-tutor paint：参数 --colour：不是颜色：'{x}'（见 --help）"
+    )
+    assert (
+        usage_line(refused.value, "en")
+        == "objectives-tutor paint: argument --colour: not a colour: '{x}' (see --help)"
+    )

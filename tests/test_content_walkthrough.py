@@ -278,3 +278,16 @@ def test_check_on_a_reflection_says_what_self_mark_it_read(capsys, mark, line):
         "--answer", "answer=空位两边都能看到", "--answer", f"self_mark={mark}",
     )  # fmt: skip
     assert out.splitlines()[0].startswith(line), out
+
+
+def test_no_exercise_title_states_its_answer():
+    """mlm-eligible was titled "[CLS] and [SEP] are never masked": the answer, above the question."""
+    title = get("mlm-eligible").title
+    assert "[CLS]" not in title["en"] and "[CLS]" not in title["zh"]
+
+
+def test_a_matrix_solution_prints_one_row_a_line_under_its_name(capsys):
+    out = run(capsys, "exercise", "mask-matrix", "--seed", "0", "--solution")
+    lines = out.splitlines()
+    start = lines.index("matrix:")
+    assert lines[start + 1 : start + 5] == ["  0 1 1 1", "  0 0 1 1", "  0 0 0 1", "  0 0 0 0"]

@@ -263,6 +263,9 @@ learner_text = st.lists(
         list("0123456789-+*/^().,;:=~ \n[]{}<>'\"abeglnpx")
         + list("到至和是的位置标签，。：【】（）−≈")
         + ["ln", "exp", "MASK"]
+        # forms read since the session-3 walkthrough: powers, Chinese numbers, "all except", -100 pairs
+        + list("⁰¹²³⁴⁻万千百一二两零%×V")
+        + ["except", "除了", "以外", "所有位置", "全部", "-100", "(位置", "[CLS]", "10 000"]
     ),
     max_size=40,
 ).map("".join)
@@ -662,6 +665,9 @@ def test_prefix_labels_one_place_late_is_the_late_start_not_counting_from_one(pa
         ("除了 [CLS] 和 [SEP] 以外的所有位置", [1, 2, 3, 4, 6, 7, 8]),
         ("除特殊符号外都可以", [1, 2, 3, 4, 6, 7, 8]),
         ("everything except the special tokens.", [1, 2, 3, 4, 6, 7, 8]),
+        ("1到8，除了5", [1, 2, 3, 4, 6, 7, 8]),  # a range, then what it leaves out
+        ("位置1到8，5除外", [1, 2, 3, 4, 6, 7, 8]),
+        ("1-8 except 5", [1, 2, 3, 4, 6, 7, 8]),
     ],
 )
 def test_all_except_reads_as_the_complement(text, expected):
@@ -788,3 +794,45 @@ def test_every_concept_question_reads_the_right_option_however_it_is_typed(templ
 def test_mask_rows_written_as_bit_strings_between_commas_read(text):
     exercise = get("mask-matrix")
     assert exercise.grade(exercise.generate(0), {"matrix": text}).correct
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0: -100, 1: B, 2: -100, 3: -100, 4: E",  # every position, -100 off the loss (a dict as HF prints it)
+        '{0: -100, 1: "B", 2: -100, 3: -100, 4: "E"}',
+        "B（位置1），E（位置4）",  # was misread, and marked wrong at 1 and 4
+        "B (position 1), E (position 4)",
+    ],
+)
+def test_mlm_labels_with_every_position_spelt_out_or_the_position_after_the_token(text):
+    exercise = get("mlm-abcde")
+    variant = exercise.generate(0)
+    assert exercise.grade(variant, {**exercise.solve(variant), "labels": text}).correct
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "part", "text"),
+    [
+        ("mlm-abcde", "inputs", "a [mask] c d x"),
+        ("bart-vs-t5", "targets", "Transformer models learn patterns from large text corpora."),  # a sentence
+        ("prefix-lm-labels", "labels", "-100 -100 -100 -100 -100 -100 Guten morgen"),
+        ("clm-shift", "labels", "Models learn patterns from large text corpora"),
+    ],
+)
+def test_case_does_not_make_a_token_wrong(exercise_id, part, text):
+    """A capital at the start of a sentence cost a position; "Guten morgen" scored 0."""
+    exercise = get(exercise_id)
+    variant = exercise.generate(0)
+    assert exercise.grade(variant, {**exercise.solve(variant), part: text}).correct
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1,2,3,4,6,7,8（0、5、9 是特殊符号）", "1-4, 6-8 (0, 5 and 9 are [CLS]/[SEP])", "(1, 2, 3, 4, 6, 7, 8)"],
+)
+def test_a_bracketed_remark_is_not_part_of_the_positions(text):
+    """The remark named 0, 5 and 9: read as chosen, the answer was told it had selected the specials."""
+    exercise = get("mlm-eligible")
+    result = exercise.grade(exercise.generate(0), {"positions": text})
+    assert result.correct and result.diagnoses == []

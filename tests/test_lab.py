@@ -53,6 +53,8 @@ def test_tasks_in_course_order_each_with_a_checker():
 def test_reference_passes_and_starter_fails(task, tmp_path):
     passed = run_check(task, _write(tmp_path, task.file_name, solution(task)))
     assert passed.status == "pass", passed.failure
+    # the significance promise (stats.py): at most TESTS_PER_TASK binomial tests per check
+    assert len(passed.statistics) <= stats.TESTS_PER_TASK
     if task.id in EXACT_TASKS:
         assert passed.exact is True
     fresh = run_check(task, _write(tmp_path, "starter_" + task.file_name, starter(task)))
@@ -113,7 +115,8 @@ def test_binomial_p_value_matches_exact_arithmetic(nk, tenths):
 
 
 def test_significance_and_power_as_stated():
-    """A correct solution fails < 1e-6 per check; the README's biased solutions fail reliably."""
+    """A correct solution fails < 1e-6 per check (with at most TESTS_PER_TASK tests a check,
+    counted in test_reference_passes_and_starter_fails); biased solutions fail reliably."""
     assert stats.TESTS_PER_TASK * stats.ALPHA <= 1e-6
     # bert_mask: 36,000-odd eligible tokens at p = 0.15, then ~5,400 selected
     assert stats.power(36000, 0.15, 0.12) > 0.999999
@@ -321,7 +324,11 @@ def test_lab_record_survives_an_unwritable_home(tmp_path, monkeypatch):
     record = LabRecord()
     assert record.runs() == [] and record.done() == set()
     result = run_check("causal_mask", _write(tmp_path, "ok.py", solution(BY_ID["causal_mask"])))
-    assert record.record(result) is False and record.notice
+    assert record.record(result) is False
+    assert (
+        str(blocked / "home") in record.notice["en"]
+        and "无法写入 " + str(blocked / "home") in record.notice["zh"]
+    )
 
 
 def test_sandbox_processes_are_gone_after_a_check(tmp_path):

@@ -82,6 +82,7 @@ def test_any_text_is_graded_without_raising(text):
         predictions.prefix_loss_start("A B C D E F G", 3),
         predictions.span_start("A B C D E F G H", [(2, 5)], 0.15, 3.0, 0),
         predictions.clm_label([11, 22, 33, 44], [22, 33, 44], 1, 0),
+        predictions.mlm_loss("今天 天气 很 好 我们 去 公园 散步", 3, 0.5, True),
     ):
         verdict = predictions.grade(question, text)
         assert isinstance(verdict.correct, bool) and (verdict.valid or not verdict.correct)

@@ -276,10 +276,10 @@ class TutorApp(App[None]):
         """Textual's palette, with a placeholder in the learner's language."""
         from textual.command import CommandPalette
 
+        from tui.palette import palette_screen
+
         if self.use_command_palette and not CommandPalette.is_open(self):
-            self.push_screen(
-                CommandPalette(placeholder=t("palette-placeholder", self.lang), id="--command-palette")
-            )
+            self.push_screen(palette_screen(t("palette-placeholder", self.lang), id="--command-palette"))
 
     def search_themes(self) -> None:
         """Ctrl+T: Textual's theme picker, its prompt in the learner's language (Textual's
@@ -287,10 +287,10 @@ class TutorApp(App[None]):
         from textual.command import CommandPalette
         from textual.theme import ThemeProvider
 
+        from tui.palette import palette_screen
+
         if not CommandPalette.is_open(self):
-            self.push_screen(
-                CommandPalette(providers=[ThemeProvider], placeholder=t("theme-search", self.lang))
-            )
+            self.push_screen(palette_screen(t("theme-search", self.lang), providers=[ThemeProvider]))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Beside the lessons and exercises (tui/palette.py): the app's own commands, in

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from tui.commands.arguments import names, number, positions, probability, spans, whole_number
+from tui.commands.arguments import Refusal, names, number, positions, probability, spans, whole_number
 from tui.errors import UsageError
 from tui.i18n import LANGUAGES, MESSAGES, detect_language, error_text, t
 
@@ -24,11 +24,12 @@ PROG = "objectives-tutor"
 
 class ArgumentsError(UsageError):
     """argparse could not read the command line. Its English sentence is kept as it
-    is, so that ``main`` can say it in the learner's language (``usage_line``)."""
+    is, so that ``main`` can say it in the learner's language (``usage_line``), with
+    the Refusal of a value, when a type function refused one."""
 
-    def __init__(self, prog: str, message: str) -> None:
+    def __init__(self, prog: str, message: str, refusal: Refusal | None = None) -> None:
         super().__init__(f"{prog}: {message} (see --help)")
-        self.prog, self.message = prog, message
+        self.prog, self.message, self.refusal = prog, message, refusal
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -36,11 +37,21 @@ class OneLineParser(argparse.ArgumentParser):
     in the learner's language."""
 
     def error(self, message: str) -> NoReturn:
-        raise ArgumentsError(self.prog, message)
+        raise ArgumentsError(self.prog, message, _refusal_behind(sys.exc_info()[1]))
 
 
-# argparse's sentences (and our argument types'), most specific first; "usage-argument"
-# is the frame the others fit in, its detail read again.
+def _refusal_behind(error: BaseException | None) -> Refusal | None:
+    """The Refusal a type function raised: argparse turns it into ArgumentError(str(it))
+    while handling it, so it is the context of the error being handled here."""
+    while error is not None:
+        if isinstance(error, Refusal):
+            return error
+        error = error.__context__
+    return None
+
+
+# argparse's own sentences (and two of the quiz's, until it raises Refusal), most specific
+# first; "usage-argument" is the frame the others fit in, its detail read again.
 USAGE_KEYS = (
     "usage-required",
     "usage-unrecognised",
@@ -53,10 +64,6 @@ USAGE_KEYS = (
     "usage-no-value",
     "usage-bad-value",
     "usage-argument",
-    "usage-whole-number",
-    "usage-number",
-    "usage-positions",
-    "usage-spans",
     "usage-minutes",
     "usage-grace",
 )
@@ -70,22 +77,26 @@ def _pattern(key: str) -> re.Pattern[str]:
     return re.compile("".join(literal), re.DOTALL)
 
 
-def translate_usage(message: str, lang: str) -> str:
-    """argparse's English ``message`` in ``lang``; a sentence we do not know stays English."""
+def translate_usage(message: str, lang: str, refusal: Refusal | None = None) -> str:
+    """argparse's English ``message`` in ``lang``: a refused value in the refusal's own
+    words; a sentence we do not know stays English."""
     if lang == "en":
         return message
+    if refusal is not None and message == str(refusal):
+        return refusal.said(lang)
     for key in USAGE_KEYS:
         match = _pattern(key).fullmatch(message)
         if match:
             fields = match.groupdict()
             if "detail" in fields:
-                fields["detail"] = translate_usage(fields["detail"], lang)
+                fields["detail"] = translate_usage(fields["detail"], lang, refusal)
             return t(key, lang, **fields)
     return message
 
 
 def usage_line(error: ArgumentsError, lang: str) -> str:
-    return t("usage-line", lang, prog=error.prog, message=translate_usage(error.message, lang))
+    message = translate_usage(error.message, lang, error.refusal)
+    return t("usage-line", lang, prog=error.prog, message=message)
 
 
 def requested_language(argv: Sequence[str]) -> str:

@@ -746,6 +746,10 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "key-try-now": L("Try another now", "现在再试"),
     "theme-search": L("Search for a theme…", "搜索配色主题…"),
+    "palette-no-matches": L("Nothing found", "没有找到"),
+    "review-gone": L(
+        "{exercise} is no longer in the course: nothing to try", "{exercise} 已不在课程里：无法再做"
+    ),
     "home-review-next": L(
         "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
     ),

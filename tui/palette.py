@@ -111,3 +111,31 @@ class CourseCommands(Provider):
                     text=display,
                     help=help_text,
                 )
+
+
+def palette_screen(placeholder: str, **kwargs):
+    """Textual's command palette, its one sentence of its own ("No matches found") in the
+    learner's language. Made on demand: textual.command is imported when first needed."""
+    from rich.align import Align
+    from rich.text import Text
+    from textual.command import CommandList, CommandPalette
+    from textual.widgets.option_list import Option
+
+    class TutorPalette(CommandPalette):
+        def _start_no_matches_countdown(self, search_value: str) -> None:
+            # Textual's own (pinned version), with the sentence translated.
+            self._stop_no_matches_countdown()
+
+            def _show_no_matches() -> None:
+                if search_value:
+                    message = Text(t("palette-no-matches", self.app.lang), style="not bold")
+                    self.query_one(CommandList).add_option(
+                        Option(Align.center(message), disabled=True, id=self._NO_MATCHES)
+                    )
+                    self._list_visible = True
+                else:
+                    self._list_visible = False
+
+            self._no_matches_timer = self.set_timer(self._NO_MATCHES_COUNTDOWN, _show_no_matches)
+
+    return TutorPalette(placeholder=placeholder, **kwargs)

@@ -182,6 +182,26 @@ class SQLiteBackend(Backend):
     def read(self):
         return self._transaction("BEGIN")
 
+    def write_statement(self, sql: str, params: Sequence[Any]) -> int:
+        """One writing statement in its own transaction, the write lock held inside it only
+        (retried like BEGIN IMMEDIATE); the number of rows it changed."""
+        with self._writer:
+            db = self.connection()
+            db.execute("PRAGMA busy_timeout = 0")
+            try:
+                give_up = time.monotonic() + BUSY_TIMEOUT_S
+                while True:
+                    try:
+                        return db.execute(sql, params).rowcount
+                    except sqlite3.OperationalError as error:
+                        if (
+                            "locked" not in str(error) and "busy" not in str(error)
+                        ) or time.monotonic() > give_up:
+                            raise self.failure(error) from None
+                    time.sleep(random.uniform(0.0005, 0.0015))
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+
     @contextlib.contextmanager
     def write(self, lock: str | None = None):
         with self._writer, self._transaction("BEGIN IMMEDIATE") as tx:  # one writer: every lock at once

@@ -45,12 +45,13 @@ from exercises.classdb.pins import SCRYPT_N, check_pin, hash_pins, loggable, typ
 from exercises.learner.store import Attempt
 from exercises.text import L
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 MAX_TOKEN = 200
 MAX_EXTENSION = 24 * 3600.0
 
-# Version N-1 -> N, in order, in one transaction. {serial} is the backend's auto-numbered key.
-MIGRATIONS: dict[int, Sequence[str]] = {
+# Version N-1 -> N, in order, in one transaction. {serial} is the backend's auto-numbered key;
+# a (backend kind, statement) pair is run on that backend only.
+MIGRATIONS: dict[int, Sequence[str | tuple[str, str]]] = {
     1: (
         """CREATE TABLE students (
             id TEXT PRIMARY KEY,
@@ -157,6 +158,19 @@ MIGRATIONS: dict[int, Sequence[str]] = {
         )""",
         "CREATE INDEX answer_log_by_exam ON answer_log (quiz, student)",
     ),
+    # What an attempt answered (exercises.learner.store's version 2): an exercise, or a
+    # prediction made on a live figure. Rows of version 1 were all exercises.
+    2: ("ALTER TABLE attempts ADD COLUMN kind TEXT NOT NULL DEFAULT 'exercise'",),
+    # SQLite: a save is one statement (StudentSession.save_answer), its log written by triggers.
+    3: tuple(
+        (
+            "sqlite",
+            f"CREATE TRIGGER answer_logged_on_{event.lower()} AFTER {event} ON answers BEGIN "
+            "INSERT INTO answer_log (quiz, student, key, length, at) "
+            "VALUES (NEW.quiz, NEW.student, NEW.key, length(NEW.body), NEW.saved_at); END",
+        )
+        for event in ("INSERT", "UPDATE")
+    ),
 }
 
 
@@ -249,11 +263,8 @@ class ClassStore:
 
     def _prepare(self, create: bool) -> None:
         with self.backend.write(lock="schema") as tx:
-            try:
-                tx.run("CREATE TABLE IF NOT EXISTS class_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                row = tx.one("SELECT value FROM class_meta WHERE key = 'schema'")
-            except ClassStoreError:
-                raise
+            tx.run("CREATE TABLE IF NOT EXISTS class_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            row = tx.one("SELECT value FROM class_meta WHERE key = 'schema'")
             version = int(row[0]) if row and str(row[0]).isdigit() else 0
             if version > SCHEMA_VERSION:
                 raise ClassStoreError(
@@ -271,7 +282,9 @@ class ClassStore:
                 )
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[target]:
-                    tx.run(statement.replace("{serial}", self.backend.serial))
+                    kind, statement = statement if isinstance(statement, tuple) else (None, statement)
+                    if kind in (None, self.backend.kind):
+                        tx.run(statement.replace("{serial}", self.backend.serial))
             if version < SCHEMA_VERSION:
                 tx.run(
                     "INSERT INTO class_meta (key, value) VALUES ('schema', ?) "
@@ -299,22 +312,15 @@ class ClassStore:
             if student.role not in ROLES:
                 raise ClassStoreError(L(f"unknown role {student.role!r}", f"未知的角色 {student.role!r}"))
             rows.append((student, pin))
+        with self.backend.read() as tx:  # said before minutes of PIN hashing, checked again below
+            self._refuse_known(tx, [student for student, _ in rows])
         rows = [
             (student, digest)
             for (student, _), digest in zip(rows, hash_pins([p for _, p in rows], self.pin_cost), strict=True)
         ]
         with self.backend.write(lock="roster") as tx:
             position = tx.one("SELECT COALESCE(MAX(position), 0) FROM students")[0]
-            seen: set[str] = set()
-            for student, _ in rows:
-                if student.id in seen or tx.one("SELECT 1 FROM students WHERE id = ?", (student.id,)):
-                    raise ClassStoreError(
-                        L(
-                            f"student id {student.id!r} is already in the class",
-                            f"学号 {student.id!r} 已在班级中",
-                        )
-                    )
-                seen.add(student.id)
+            self._refuse_known(tx, [student for student, _ in rows])
             tx.many(
                 "INSERT INTO students (id, id_fold, name, role, pin_hash, position, added_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -324,6 +330,17 @@ class ClassStore:
                 ],
             )
         return len(rows)
+
+    @staticmethod
+    def _refuse_known(tx: Tx, students: Sequence[Student]) -> None:
+        """ClassStoreError for an id twice in ``students`` or already in the class."""
+        known = {row[0] for row in tx.all("SELECT id FROM students")}
+        for student in students:
+            if student.id in known:
+                raise ClassStoreError(
+                    L(f"student id {student.id!r} is already in the class", f"学号 {student.id!r} 已在班级中")
+                )
+            known.add(student.id)
 
     def students(self) -> list[Student]:
         with self.backend.read() as tx:
@@ -712,7 +729,7 @@ def _exam(
 def _attempts(tx: Tx, student_id: str) -> list[Attempt]:
     rows = tx.all(
         "SELECT exercise, objective, seed, answer, score, valid, graded, correct, diagnoses, hints_used, "
-        "seconds, at, app_version FROM attempts WHERE student = ? AND reset_at IS NULL ORDER BY at, id",
+        "seconds, at, app_version, kind FROM attempts WHERE student = ? AND reset_at IS NULL ORDER BY at, id",
         (student_id,),
     )
     return [
@@ -730,6 +747,7 @@ def _attempts(tx: Tx, student_id: str) -> list[Attempt]:
             seconds=r[10],
             at=r[11],
             app_version=r[12],
+            kind=r[13],
         )
         for r in rows
     ]
@@ -747,19 +765,30 @@ _SAVE_STATE = (
     "WHERE x.token_hash = ? ORDER BY q.id DESC LIMIT 1"
 )
 WRITABLE_SQL = _SAVE_STATE
-# PostgreSQL only (data-modifying WITH): the rules of _save_allowed, then both inserts.
-SAVE_SQL = f"""
+# The deadline of _deadline(), in SQL: start + limit + extension, or the quiz's closing time +
+# extension if earlier, NULL when there is neither.
+_DEADLINE = (
+    "(CASE WHEN time_limit IS NULL THEN closes_at + extension "
+    "WHEN closes_at IS NULL OR started_at + time_limit < closes_at THEN started_at + time_limit + extension "
+    "ELSE closes_at + extension END)"
+)
+# The rules of _save_allowed, over a _SAVE_STATE row (parameters: now, grace, question number).
+_MAY_SAVE = (
+    "ended_at IS NULL AND id IS NOT NULL AND started_at IS NOT NULL AND submitted_at IS NULL "
+    f"AND ({_DEADLINE} IS NULL OR ? <= {_DEADLINE} + ?) AND (n = 0 OR ? < n)"
+)
+_UPSERT = "ON CONFLICT (quiz, student, key) DO UPDATE SET body = excluded.body, saved_at = excluded.saved_at"
+# SQLite: one statement (the write lock is held inside it only); the log rows come from triggers.
+SQLITE_SAVE_SQL = (
+    f"INSERT INTO answers (quiz, student, key, body, saved_at) SELECT id, who, ?, ?, ? "
+    f"FROM ({_SAVE_STATE}) AS s WHERE {_MAY_SAVE} {_UPSERT}"
+)
+# PostgreSQL (data-modifying WITH): the same, and the log row, in one statement.
+POSTGRES_SAVE_SQL = f"""
 WITH s AS ({_SAVE_STATE}),
-ok AS (
-    SELECT id AS quiz, who AS student FROM s
-    WHERE ended_at IS NULL AND id IS NOT NULL AND started_at IS NOT NULL AND submitted_at IS NULL
-      AND (LEAST(started_at + time_limit + extension, closes_at + extension) IS NULL
-           OR ? <= LEAST(started_at + time_limit + extension, closes_at + extension) + ?)
-      AND (n = 0 OR ? < n)
-),
+ok AS (SELECT id AS quiz, who AS student FROM s WHERE {_MAY_SAVE}),
 saved AS (
-    INSERT INTO answers (quiz, student, key, body, saved_at) SELECT quiz, student, ?, ?, ? FROM ok
-    ON CONFLICT (quiz, student, key) DO UPDATE SET body = excluded.body, saved_at = excluded.saved_at
+    INSERT INTO answers (quiz, student, key, body, saved_at) SELECT quiz, student, ?, ?, ? FROM ok {_UPSERT}
     RETURNING 1
 ),
 logged AS (
@@ -902,42 +931,37 @@ class StudentSession:
         return _save_allowed(row, now)
 
     def save_answer(self, key: str, text: str, now: float) -> None:
-        """Save one answer box (key: model.answer_key(question, part)) as typed, in one
-        transaction. ExamClosed after submitting, past the deadline (plus GRACE_SECONDS),
-        once the quiz is closed, or for a box the exam does not have."""
+        """Save one answer box (key: model.answer_key(question, part)) as typed, and log the
+        save, atomically. ExamClosed after submitting, past the deadline (plus GRACE_SECONDS),
+        once the quiz is closed, or for a box the exam does not have.
+
+        One statement on either database: the rules are checked in SQL as it writes, so
+        SQLite's single write lock is held only inside that statement and PostgreSQL needs
+        one round trip (five otherwise; with a process per student on a busy machine each
+        waited for a CPU: benchmarks/class_server.py). When nothing was saved, the reason
+        is read back and raised."""
         now = _finite(now)
         split = split_key(key) if isinstance(key, str) and len(key) <= MAX_KEY else None
         if split is None or not isinstance(text, str):
             raise ExamClosed("bad-key")
         body, key = _storable(text[:MAX_ANSWER]), _storable(key)
-        if self._store.backend.kind == "postgresql":
-            return self._save_in_one_statement(split[0], key, body, now)
-        with self._store.backend.write() as tx:
-            quiz, questions = self._writable(tx, now)
-            if questions is not None and split[0] >= questions:
-                raise ExamClosed("bad-key")
-            tx.run(
-                "INSERT INTO answers (quiz, student, key, body, saved_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (quiz, student, key) DO UPDATE SET body = excluded.body, saved_at = excluded.saved_at",
-                (quiz.quiz_id, self.student.id, key, body, now),
-            )
-            tx.run(
-                "INSERT INTO answer_log (quiz, student, key, length, at) VALUES (?, ?, ?, ?, ?)",
-                (quiz.quiz_id, self.student.id, key, len(body), now),
-            )
-
-    def _save_in_one_statement(self, index: int, key: str, body: str, now: float) -> None:
-        """PostgreSQL: the checks and both inserts in one statement, its own transaction, one
-        round trip (five otherwise: with one server process per student on a busy machine,
-        each round trip waits for a CPU). The same rules as above, decided in SQL; when
-        nothing was saved, the reason is worked out from the same row."""
-        with self._store.backend.statement() as tx:
-            row = tx.one(
-                SAVE_SQL, (self._token_hash, now, GRACE_SECONDS, index, key, body, now, key, len(body), now)
-            )
-        if row is not None and row[-1]:
-            return
-        _save_allowed(row[:-1] if row is not None else None, now)  # raises the reason, if any
+        backend = self._store.backend
+        if backend.kind == "postgresql":
+            with backend.statement() as tx:
+                row = tx.one(
+                    POSTGRES_SAVE_SQL,
+                    (self._token_hash, now, GRACE_SECONDS, split[0], key, body, now, key, len(body), now),
+                )
+            if row is not None and row[-1]:
+                return
+            _save_allowed(row[:-1] if row is not None else None, now)  # raises the reason, if any
+        else:
+            if backend.write_statement(
+                SQLITE_SAVE_SQL, (key, body, now, self._token_hash, now, GRACE_SECONDS, split[0])
+            ):
+                return
+            with backend.read() as tx:
+                self._writable(tx, now)  # raises the reason, if any
         raise ExamClosed("bad-key")  # every rule but the box's number allowed it
 
     def submit(self, now: float) -> Exam:
@@ -990,8 +1014,8 @@ class ClassLearnerStore:
                 self._session._live(tx)
                 tx.run(
                     "INSERT INTO attempts (student, exercise, objective, seed, answer, score, valid, graded, "
-                    "correct, diagnoses, hints_used, seconds, at, app_version) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "correct, diagnoses, hints_used, seconds, at, app_version, kind) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         self._session.student.id,
                         _storable(attempt.exercise),
@@ -1007,6 +1031,7 @@ class ClassLearnerStore:
                         float(attempt.seconds),
                         float(attempt.at),
                         _storable(attempt.app_version),
+                        _storable(getattr(attempt, "kind", "exercise")),
                     ),
                 )
         except (SessionEnded, ClassStoreError) as error:

@@ -166,6 +166,7 @@ def _expand_ranges(cleaned: str) -> str | None:
     return None if broken else expanded
 
 
+_ASIDE = re.compile(r"\((?=[^()]*[^\d\s,;.()~-])[^()]*\)")  # a bracketed remark with words in it
 _EXCEPT = re.compile(
     r"\b(?:except(?:\s+for)?|all\s+but|but\s+not|other\s+than|apart\s+from|excluding|not\s+counting)\b"
     r"|除了|除去|除开|除|以外|之外|不包括|不含|排除",
@@ -176,26 +177,52 @@ _SPECIALS_WORDS = re.compile(
 )
 
 
-def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
-    """ "all except 0, 5 and 9", "除了 [CLS]、[SEP] 以外的所有位置", "除特殊符号外都可以":
-    every position but the ones named (by number, by special token, or "special tokens");
-    None when the length is unknown or nothing named can be excluded."""
-    length = n if n is not None else len(tokens) if tokens else None
-    if length is None:
-        return None
-    expanded = _expand_ranges(cleaned)
+_EXCLUDED_BETWEEN = re.compile(r"(?:除了|除去|除开|除)(?!外)(?P<out>.*?)(?:以外|之外|外)")  # 除了 0、5 以外
+_EXCLUDED_BEFORE = re.compile(r"(?P<out>[^,;]*?)(?:以外|之外|除外)")  # 0到3以外, 5除外
+_EXCLUDED_AFTER = re.compile(r"(?:除了|除去|除开|除)(?P<out>.*)$")  # 1到8，除了5
+
+
+def _split_exclusion(cleaned: str) -> tuple[str, str]:
+    """(the base, the excluded part) of "1到8，除了5", "除了 0、5 以外的所有位置",
+    "0到3以外", "all except 0 and 5": Chinese names what is left out after 除 or before
+    以外, English after "except"."""
+    for pattern in (_EXCLUDED_BETWEEN, _EXCLUDED_BEFORE, _EXCLUDED_AFTER):
+        match = pattern.search(cleaned)
+        if match:
+            return cleaned[: match.start()] + " " + cleaned[match.end() :], match.group("out")
+    match = _EXCEPT.search(cleaned)
+    assert match is not None  # the caller found one
+    return cleaned[: match.start()], cleaned[match.end() :]
+
+
+def _named_positions(text: str, tokens: Sequence[str] | None) -> set[int] | None:
+    expanded = _expand_ranges(text)
     if expanded is None:
         return None
     named = {int(match) for match in _NUMBER.findall(expanded)}
     if tokens:
         normalised = [normalise_token(token) for token in tokens]
-        words = set(re.findall(r"\[[A-Z]+\]|<[^<>\s]+>", cleaned))
+        words = set(re.findall(r"\[[A-Z]+\]|<[^<>\s]+>", text))
         named |= {i for i, token in enumerate(normalised) if token in words}
-        if _SPECIALS_WORDS.search(cleaned):
+        if _SPECIALS_WORDS.search(text):
             named |= {i for i, token in enumerate(normalised) if is_special(token)}
-    if not named or any(i < 0 or i >= length for i in named):
+    return named
+
+
+def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
+    """ "all except 0, 5 and 9", "除了 [CLS]、[SEP] 以外的所有位置", "除特殊符号外都可以",
+    "1到8，除了5": the positions named first (all of them when none are) but the ones left
+    out (by number, by special token, or "special tokens"); None when the length is
+    unknown or nothing left out can be placed."""
+    length = n if n is not None else len(tokens) if tokens else None
+    if length is None:
         return None
-    return [i for i in range(length) if i not in named]
+    base_text, out_text = _split_exclusion(cleaned)
+    left_out = _named_positions(out_text, tokens)
+    base = _named_positions(base_text, None)
+    if not left_out or base is None or any(i < 0 or i >= length for i in left_out | base):
+        return None
+    return sorted((base or set(range(length))) - left_out)
 
 
 def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = None) -> list[int] | None:
@@ -205,6 +232,9 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     and "all except 0 and 5" / "除了 [CLS] 和 [SEP] 以外的所有位置".
     """
     cleaned = without_trailing_punctuation(clean(text))
+    aside = _ASIDE.sub(" ", cleaned)
+    if aside != cleaned and _NUMBER.search(aside) and not re.search(r"[\[(<]\s*$", aside):
+        cleaned = aside  # "1, 2, 4 (0 and 3 are [CLS] and [SEP])": the remark in brackets names no answer
     if _EXCEPT.search(cleaned):
         return _all_except(cleaned, tokens, n)
     expanded = _expand_ranges(cleaned)
@@ -244,15 +274,22 @@ _SPOKEN_POSITION = re.compile(
     r"|\bpos(?:ition)?\s*(-?\d{1,9})(?:'s)?\s*(?:label)?\s*(?:is|:|=|->)",
     re.IGNORECASE,
 )
+_TOKEN_AT_POSITION = re.compile(
+    r"([^\s,;:()]{1,40})\s*\(\s*(?:位置|第|position|pos\.?)?\s*(\d{1,9})\s*(?:位)?\s*\)", re.IGNORECASE
+)
+_OFF_THE_LOSS = re.compile(r"(?<!\d)(\d{1,9})\s*(?::|=|->|→|=>|是|为)\s*-100(?![\w])")
 IGNORED_LABELS = frozenset({"-100", "none", "null", "_", "-", "·"})
 
 
 def mapping(text: str) -> dict[int, str] | None:
     """Position -> token pairs: "1: B, 4: E", "1→B 4→E", "{1: 'B', 4: 'E'}",
-    "位置1是B，位置4是E", "位置 1 的标签是 B", "position 1 is B"."""
+    "位置1是B，位置4是E", "位置 1 的标签是 B", "position 1 is B", "B（位置 1）", and
+    pairs that spell out the positions off the loss ("0: -100, 1: B")."""
     cleaned = without_trailing_punctuation(clean(text)).replace("{", " ").replace("}", " ")
+    cleaned = _TOKEN_AT_POSITION.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
     cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
     cleaned = re.sub(r"\[\s*([A-Z]+)\s*\]", r"[\1]", cleaned)
+    cleaned = _OFF_THE_LOSS.sub(lambda m: f"{m.group(1)}: \x01", cleaned)  # "0: -100": no label at 0
     if re.search(r"(?<![\w:])-100(?![\w:])", cleaned):
         return None  # a label row (of the wrong length), not pairs
     pairs = _PAIR.findall(cleaned)
@@ -261,7 +298,7 @@ def mapping(text: str) -> dict[int, str] | None:
     result: dict[int, str] = {}
     for key, value in pairs:
         value = without_trailing_punctuation(value.strip())
-        if not value:
+        if not value or value == "\x01":
             continue
         if int(key) in result and result[int(key)] != value:
             return None  # one position given two labels: no single reading

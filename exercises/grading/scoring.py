@@ -148,6 +148,22 @@ def labels_counted_from_one(given: Mapping[int, str], expected: Mapping[int, str
     )
 
 
+def grade_label_map(
+    given: Mapping[int, str],
+    expected: Mapping[int, str],
+    diagnose: Callable[[LabelComparison], list[str]],
+    rule: Bilingual | None = None,
+    one_place_late: Callable[[], tuple[PartResult, list[str]]] = counted_from_one,
+) -> tuple[PartResult, list[str]]:
+    """Labels at positions (mlm-abcde, prefix-lm-labels): every label one place late is
+    ``one_place_late`` (counting from 1 unless the exercise knows better); otherwise the
+    share right, what is wrong, missing or extra, and the exercise's own ``diagnose``."""
+    if labels_counted_from_one(given, expected):
+        return one_place_late()
+    found = compare_labels(given, expected)
+    return label_result(found, rule), diagnose(found)
+
+
 def label_result(found: LabelComparison, rule: Bilingual | None = None) -> PartResult:
     """Full marks, or which labels are wrong, missing or extra (never what they should be)."""
     if found.score == 1.0:
@@ -197,7 +213,10 @@ def sequence_score(given: Sequence[str], expected: Sequence[str]) -> float:
 
 
 def same_token(given: str, expected: str) -> bool:
-    return normalise_token(given) == normalise_token(expected)
+    """Equal as written by a learner: full-width forms, special-token spellings and case
+    ("Transformer" at the start of a sentence, "a b c" for "A B C") do not matter here:
+    the exercises ask where tokens go, not how they are spelt."""
+    return normalise_token(given).casefold() == normalise_token(expected).casefold()
 
 
 def best_candidate(candidates: Sequence[Sequence[str]], expected: Sequence[str]) -> list[str]:
@@ -221,7 +240,7 @@ def read_tokens_certain(
     text has such a word."""
     from exercises.grading.parsing import token_list_candidates
 
-    known = {normalise_token(token) for token in (*expected, *vocabulary)}
+    known = {normalise_token(token).casefold() for token in (*expected, *vocabulary)}
     bare_mask_is_special = not ({"mask", "MASK", "Mask"} & known)
     candidates = [
         [MASK if bare_mask_is_special and token.lower() == "mask" else token for token in candidate]
@@ -230,7 +249,7 @@ def read_tokens_certain(
     if not candidates:
         return None, False
     best = best_candidate(candidates, expected)
-    if not any(normalise_token(token) in known for token in best):
+    if not any(normalise_token(token).casefold() in known for token in best):
         return None, False
     top = sequence_score(best, expected)
     rivals = [c for c in candidates if sequence_score(c, expected) == top and not _same_tokens(c, best)]

@@ -102,7 +102,7 @@ EXERCISES = (
         draw=_draw,
         rubric=RUBRIC,
         kind="parts",
-        title=L("[CLS] and [SEP] are never masked", "[CLS] 和 [SEP] 从不被掩码"),
+        title=L("Which positions may be selected?", "哪些位置可以被选中？"),
         parts=(
             Part(
                 "positions",

@@ -12,12 +12,10 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     ONE_BASED_CAP,
-    compare_labels,
-    counted_from_one,
+    LabelComparison,
+    grade_label_map,
     grade_position_set,
     grade_token_parts,
-    label_result,
-    labels_counted_from_one,
     read_tokens_certain,
     same_token,
 )
@@ -236,18 +234,17 @@ def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> t
 
 def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
     expected = {int(i): token for i, token in data["labels"].items()}
-    if labels_counted_from_one(given, expected):
-        return counted_from_one()
-    found = compare_labels(given, expected)
-    codes: list[str] = []
-    for position in found.wrong:
-        if fate_at.get(position) == "random" and same_token(given[position], data["replacement"]):
-            codes.append("label-is-replacement")
-        elif same_token(given[position], MASK):
-            codes.append("label-is-mask")
-    if found.extra:
-        codes.append("labels-for-unselected")
-    return label_result(found, LABEL_RULE), codes
+
+    def diagnose(found: LabelComparison) -> list[str]:
+        codes = []
+        for position in found.wrong:
+            if fate_at.get(position) == "random" and same_token(given[position], data["replacement"]):
+                codes.append("label-is-replacement")
+            elif same_token(given[position], MASK):
+                codes.append("label-is-mask")
+        return [*codes, "labels-for-unselected"] if found.extra else codes
+
+    return grade_label_map(given, expected, diagnose, LABEL_RULE)
 
 
 RUBRIC = Rubric(

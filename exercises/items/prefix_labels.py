@@ -12,11 +12,10 @@ from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     HALF,
-    compare_labels,
+    LabelComparison,
+    grade_label_map,
     grade_position_set,
     grade_token_parts,
-    label_result,
-    labels_counted_from_one,
     read_tokens_certain,
     same_token,
 )
@@ -190,18 +189,19 @@ def _grade_positions(given: set[int], data: dict) -> tuple[PartResult, list[str]
 
 def _grade_labels(given: dict[int, str], data: dict) -> tuple[PartResult, list[str]]:
     expected = {int(i): token for i, token in data["labels"].items()}
-    if labels_counted_from_one(given, expected):
-        return _at_token_positions()
-    found = compare_labels(given, expected)
-    codes: list[str] = []
     inputs = data["inputs"]
-    if found.missing == [min(expected)] and not found.extra:
-        codes.append(STARTS_LATE)  # the one story: also the copying it implies at the other positions
-    elif found.wrong and all(same_token(given[i], inputs[i]) for i in found.wrong):
-        codes.append("labels-not-shifted")
-    if found.extra and set(found.extra) == set(range(min(expected))):
-        codes.append("prefix-loss-everywhere")
-    return label_result(found), codes
+
+    def diagnose(found: LabelComparison) -> list[str]:
+        codes = []
+        if found.missing == [min(expected)] and not found.extra:
+            codes.append(STARTS_LATE)  # the one story: also the copying it implies at the other positions
+        elif found.wrong and all(same_token(given[i], inputs[i]) for i in found.wrong):
+            codes.append("labels-not-shifted")
+        if found.extra and set(found.extra) == set(range(min(expected))):
+            codes.append("prefix-loss-everywhere")
+        return codes
+
+    return grade_label_map(given, expected, diagnose, one_place_late=_at_token_positions)
 
 
 RUBRIC = Rubric(

@@ -105,6 +105,24 @@ def _generate(seed: int) -> Variant:
     return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
+def misconceptions(kind: str, n: int, query: int, given: set[int], expected: set[int]) -> list[str]:
+    """What a wrong answer to "whom may position ``query`` see?" shows, one story at most
+    (counting from 1 is told apart before this). One rule for the exercise and for any
+    other place that asks the same question (the figure's predictions)."""
+    causal = set(range(query + 1))
+    if kind != "bidirectional" and given == expected - {query}:
+        return ["causal-excludes-self"]
+    if kind == "causal" and given == set(range(n)):
+        return ["causal-sees-future"]
+    if kind == "bidirectional" and given == causal:
+        return ["bidirectional-as-causal"]
+    if kind == "prefix" and given == causal:
+        return ["prefix-ignored"]
+    if kind == "prefix" and given == set(range(n)):
+        return ["prefix-fully-bidirectional"]
+    return []
+
+
 class Visibility(Exercise):
     def variant_is_fair(self, variant: Variant) -> bool:
         data = variant.data
@@ -127,20 +145,9 @@ class Visibility(Exercise):
         data = variant.data
         expected = set(data["visible"])
         n, query, kind = data["n"], data["query"], data["kind"]
-        causal = set(range(query + 1))
 
         def diagnose(given: set[int]) -> list[str]:
-            if kind != "bidirectional" and given == expected - {query}:
-                return ["causal-excludes-self"]
-            if kind == "causal" and given == set(range(n)):
-                return ["causal-sees-future"]
-            if kind == "bidirectional" and given == causal:
-                return ["bidirectional-as-causal"]
-            if kind == "prefix" and given == causal:
-                return ["prefix-ignored"]
-            if kind == "prefix" and given == set(range(n)):
-                return ["prefix-fully-bidirectional"]
-            return []
+            return misconceptions(kind, n, query, given, expected)
 
         result, codes = grade_position_set(set(parsed["visible"].value), expected, diagnose, RULES[kind])
         return {"visible": result}, codes

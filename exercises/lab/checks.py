@@ -270,7 +270,42 @@ def _classify_square(out: torch.Tensor, ref: torch.Tensor) -> str | None:
     return None
 
 
-class CausalMask(Checker):
+class SquareMaskChecker(Checker):
+    """A task whose answer is one (n, n) boolean mask, judged cell by cell against the
+    engine's: the first wrong cell names the rule it breaks."""
+
+    def reference(self, case) -> torch.Tensor:
+        raise NotImplementedError
+
+    def rule_at(self, case, q: int, k: int) -> Rule:
+        """The rule that cell [q, k] of the mask follows."""
+        raise NotImplementedError
+
+    def diagnose(self, case, rule: Rule, mask: torch.Tensor) -> str | None:
+        """A misconception the whole mask shows, beyond the square's own (inverted, transposed)."""
+        return None
+
+    def judge(self, case, out):
+        ref = self.reference(case)
+        n = ref.shape[-1]
+        try:
+            mask = tensor(out, "mask", (n, n), "bool")
+        except Unfit as unfit:
+            return self.fail(SHAPE, case, unfit.yours, unfit.required)
+        if torch.equal(mask, ref):
+            return None
+        q, k = _mask_rule_cell(mask, ref)
+        rule = self.rule_at(case, q, k)
+        return self.fail(
+            rule,
+            case,
+            f"mask[{q}, {k}] = {bool(mask[q, k])}\n{show(mask)}",
+            same(f"mask[{q}, {k}] = {bool(ref[q, k])}\n{show(ref)}"),
+            self.diagnose(case, rule, mask) or _classify_square(mask, ref),  # None: the rule's own
+        )
+
+
+class CausalMask(SquareMaskChecker):
     rules = (SHAPE, DIAGONAL, FUTURE, PAST)
 
     def strategy(self):
@@ -285,24 +320,11 @@ class CausalMask(Checker):
     def describe(self, n):
         return f"n = {n}"
 
-    def judge(self, n, out):
-        ref = engine_masks.causal_mask(n)
-        try:
-            mask = tensor(out, "mask", (n, n), "bool")
-        except Unfit as unfit:
-            return self.fail(SHAPE, n, unfit.yours, unfit.required)
-        if torch.equal(mask, ref):
-            return None
-        q, k = _mask_rule_cell(mask, ref)
-        rule = DIAGONAL if q == k else FUTURE if k > q else PAST
-        required = same(f"mask[{q}, {k}] = {bool(ref[q, k])}\n{show(ref)}")
-        return self.fail(
-            rule,
-            n,
-            f"mask[{q}, {k}] = {bool(mask[q, k])}\n{show(mask)}",
-            required,
-            _classify_square(mask, ref),
-        )
+    def reference(self, n):
+        return engine_masks.causal_mask(n)
+
+    def rule_at(self, n, q, k):
+        return DIAGONAL if q == k else FUTURE if k > q else PAST
 
 
 PREFIX_VISIBLE = Rule(
@@ -330,7 +352,7 @@ PREFIX_FUTURE = Rule(
 )
 
 
-class PrefixMask(Checker):
+class PrefixMask(SquareMaskChecker):
     rules = (SHAPE, PREFIX_VISIBLE, PREFIX_BOUNDARY, PREFIX_FUTURE, PAST)
 
     def strategy(self):
@@ -345,36 +367,25 @@ class PrefixMask(Checker):
     def describe(self, case):
         return f"n = {case[0]}, prefix_len = {case[1]}"
 
-    def judge(self, case, out):
-        n, prefix = case
-        ref = engine_masks.prefix_mask(n, prefix)
-        try:
-            mask = tensor(out, "mask", (n, n), "bool")
-        except Unfit as unfit:
-            return self.fail(SHAPE, case, unfit.yours, unfit.required)
-        if torch.equal(mask, ref):
-            return None
-        q, k = _mask_rule_cell(mask, ref)
+    def reference(self, case):
+        return engine_masks.prefix_mask(*case)
+
+    def rule_at(self, case, q, k):
+        prefix = case[1]
         if k < prefix:
-            rule = PREFIX_VISIBLE
-        elif k == prefix and q < prefix:
-            rule = PREFIX_BOUNDARY
-        elif k > q:
-            rule = PREFIX_FUTURE
-        else:
-            rule = DIAGONAL if q == k else PAST
-        diagnosis = None
+            return PREFIX_VISIBLE
+        if k == prefix and q < prefix:
+            return PREFIX_BOUNDARY
+        if k > q:
+            return PREFIX_FUTURE
+        return DIAGONAL if q == k else PAST
+
+    def diagnose(self, case, rule, mask):
         if rule is PREFIX_FUTURE and torch.equal(mask, torch.zeros_like(mask)):
-            diagnosis = "prefix-fully-bidirectional"
-        elif rule is PREFIX_VISIBLE and torch.equal(mask, engine_masks.causal_mask(n)):
-            diagnosis = "prefix-ignored"
-        return self.fail(
-            rule,
-            case,
-            f"mask[{q}, {k}] = {bool(mask[q, k])}\n{show(mask)}",
-            same(f"mask[{q}, {k}] = {bool(ref[q, k])}\n{show(ref)}"),
-            diagnosis or _classify_square(mask, ref) or rule.diagnosis,
-        )
+            return "prefix-fully-bidirectional"
+        if rule is PREFIX_VISIBLE and torch.equal(mask, engine_masks.causal_mask(case[0])):
+            return "prefix-ignored"
+        return None
 
 
 PADDING_KEYS = Rule(
@@ -450,7 +461,7 @@ LABELS_NEXT = Rule(
     "labels-next-token",
     L(
         "The label of position t is token t+1: labels = tokens[..., 1:].",
-        "位置 t 的标签是第 t+1 个 token：labels = tokens[..., 1:]。",
+        "位置 t 的标签是位置 t+1 上的 token：labels = tokens[..., 1:]。",
     ),
     "labels-not-shifted",
 )

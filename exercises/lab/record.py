@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exercises.learner.store import BUSY_TIMEOUT_S, FILE_NAME, default_home
+from exercises.text import Bilingual, L
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS lab_runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -43,7 +44,7 @@ class LabRecord:
     def __init__(self, home: Path | None = None) -> None:
         self.path = (Path(home) if home is not None else default_home()) / FILE_NAME
         self.saving = True
-        self.notice: str | None = None
+        self.notice: Bilingual | None = None  # why runs are not saved (shown after "lab run not saved: ")
 
     def _connect(self) -> sqlite3.Connection | None:
         try:
@@ -54,7 +55,9 @@ class LabRecord:
             return db
         except (OSError, sqlite3.Error) as error:
             self.saving = False
-            self.notice = f"lab runs cannot be saved in {self.path.parent} ({error})"
+            self.notice = L(
+                f"{self.path.parent} cannot be written ({error})", f"无法写入 {self.path.parent}（{error}）"
+            )
             return None
 
     def record(self, result) -> bool:
@@ -81,7 +84,7 @@ class LabRecord:
             return True
         except sqlite3.Error as error:
             self.saving = False
-            self.notice = f"lab run not saved ({error})"
+            self.notice = L(f"the progress file refused it ({error})", f"进度文件拒绝写入（{error}）")
             return False
         finally:
             db.close()

@@ -46,7 +46,7 @@ TASKS: tuple[Task, ...] = (
         function="three_samples",
         title=L("Three samples of your own sentence", "用你自己的句子造三种样本"),
         statement=L(
-            "Turn one tokenised sentence into the three training samples of lesson 2, exactly in the "
+            "Turn one tokenised sentence into the three training samples of “Pretraining methods”, exactly in the "
             "lesson's format:\n"
             "- causal LM: inputs = tokens[:-1], labels = tokens[1:];\n"
             "- masked LM: a copy with '[MASK]' at each of mask_positions, and labels = {position: original token};\n"
@@ -54,7 +54,7 @@ TASKS: tuple[Task, ...] = (
             "tokens[end:], target = ['<extra_id_0>'] + tokens[start:end] + ['<extra_id_1>'].\n"
             "Return (causal_inputs, causal_labels, masked_inputs, masked_labels, span_inputs, span_target), "
             "lists of strings and a dict. Put your own sentence in MY_SENTENCE and run this file to see them.",
-            "把一句分好词的句子改造成第二课的三种训练样本，格式与讲义完全一致：\n"
+            "把一句分好词的句子改造成《预训练方法》的三种训练样本，格式与讲义完全一致：\n"
             "- 因果 LM：inputs = tokens[:-1]，labels = tokens[1:]；\n"
             "- 掩码 LM：复制一份，把 mask_positions 中每个位置换成 '[MASK]'，labels = {位置: 原词}；\n"
             "- 片段破坏（讲义的简化写法）：inputs = tokens[:start] + ['<extra_id_0>'] + tokens[end:]，"
@@ -108,11 +108,11 @@ TASKS: tuple[Task, ...] = (
         function="clm_shift",
         title=L("Causal LM, data side: inputs and labels", "因果 LM（数据侧）：输入与标签"),
         statement=L(
-            "The data-side layout (lesson 2): position t is trained to predict token t+1, so\n"
+            "The data-side layout (“Pretraining methods”): position t is trained to predict token t+1, so\n"
             "inputs = tokens[..., :-1] and labels = tokens[..., 1:].\n"
             "tokens is a LongTensor of shape (L,) or (B, L) with L >= 2; return (inputs, labels), "
             "both of the same shape (..., L-1).",
-            "数据侧的排法（第二课）：位置 t 学习预测第 t+1 个 token，所以\n"
+            "数据侧的排法（《预训练方法》）：位置 t 学习预测位置 t+1 上的 token，所以\n"
             "inputs = tokens[..., :-1]，labels = tokens[..., 1:]。\n"
             "tokens 是形状为 (L,) 或 (B, L) 的 LongTensor，L >= 2；返回 (inputs, labels)，形状都是 (..., L-1)。",
         ),
@@ -140,11 +140,11 @@ TASKS: tuple[Task, ...] = (
             "因果 LM（损失侧）：哪些 logits 对哪些标签",
         ),
         statement=L(
-            "The loss-side layout (lesson 1, Hugging Face): the model reads all L tokens, labels = input_ids, "
+            "The loss-side layout (“Self-supervision and LM objectives”, Hugging Face): the model reads all L tokens, labels = input_ids, "
             "and the loss pairs the logits of position t with the label of position t+1.\n"
             "logits: (B, L, V) floats, input_ids: (B, L). Return (shifted_logits, shifted_labels) of shapes "
             "(B, L-1, V) and (B, L-1): exactly the two tensors cross-entropy compares.",
-            "损失侧的排法（第一课、Hugging Face）：模型读入全部 L 个 token，labels = input_ids，"
+            "损失侧的排法（《自监督与语言建模目标》、Hugging Face）：模型读入全部 L 个 token，labels = input_ids，"
             "计算损失时位置 t 的 logits 与位置 t+1 的标签配对。\n"
             "logits 形状 (B, L, V)，input_ids 形状 (B, L)。返回 (shifted_logits, shifted_labels)，"
             "形状为 (B, L-1, V) 和 (B, L-1)：正是交叉熵要比较的两个张量。",
@@ -207,17 +207,15 @@ TASKS: tuple[Task, ...] = (
         number=5,
         objective="clm",
         function="lesson_clm_run",
-        title=L(
-            "Action item: lesson 1's CLM run at another length", "行动清单：换个长度重跑第一课的 CLM 代码"
-        ),
+        title=L("Action item: the CLM run at another length", "行动清单：换个长度重跑 CLM 代码"),
         statement=L(
-            "Lesson 1's action item: run its CLM code with seq_len 4 instead of 8. Write it for any seed, batch "
+            "An action item of “Self-supervision and LM objectives”: run its CLM code with seq_len 4 instead of 8. Write it for any seed, batch "
             "and seq_len, drawing in the lesson's order from g = torch.Generator().manual_seed(seed): "
             "input_ids = randint(0, 10000, (batch, seq_len)), projection = randn(64, 10000) / 64 ** 0.5, "
             "hidden = randn(batch, seq_len, 64); logits = hidden @ projection; the loss pairs logits[:, :-1] "
             "with input_ids[:, 1:]. Return (input_ids, loss as a float, the (seq_len, seq_len) causal mask with "
             "True = blocked). seed 0, batch 2, seq_len 8 gives the lesson's 9.6401.",
-            "第一课的行动清单：把 CLM 代码的序列长度从 8 改成 4。请对任意 seed、batch、seq_len 写出它，"
+            "《自监督与语言建模目标》的行动清单：把 CLM 代码的序列长度从 8 改成 4。请对任意 seed、batch、seq_len 写出它，"
             "按讲义的顺序从 g = torch.Generator().manual_seed(seed) 抽样：input_ids = randint(0, 10000, (batch, seq_len))，"
             "projection = randn(64, 10000) / 64 ** 0.5，hidden = randn(batch, seq_len, 64)；logits = hidden @ projection；"
             "损失把 logits[:, :-1] 与 input_ids[:, 1:] 配对。返回 (input_ids, 损失（float）, (seq_len, seq_len) 的因果掩码，"
@@ -313,16 +311,16 @@ TASKS: tuple[Task, ...] = (
         objective="mlm",
         function="lesson_mlm_run",
         title=L(
-            "Action item: lesson 1's MLM run with mask_prob 0.3",
-            "行动清单：把第一课 MLM 代码的 mask_prob 改成 0.3",
+            "Action item: the MLM run with mask_prob 0.3",
+            "行动清单：把 MLM 代码的 mask_prob 改成 0.3",
         ),
         statement=L(
-            "Lesson 1's action item: set mask_prob to 0.3 and count the selected tokens. Write the lesson's MLM "
+            "An action item of “Self-supervision and LM objectives”: set mask_prob to 0.3 and count the selected tokens. Write the lesson's MLM "
             "preparation for any seed, p, batch and seq_len, from g = torch.Generator().manual_seed(seed) in the "
             "lesson's order: original = randint(5, 10000, (batch, seq_len)); selected = rand(shape) < p; "
             "fate = rand(shape); then row by row: fate < 0.8 -> [MASK] (id 4), < 0.9 -> randint(5, 10000, (1,)), "
             "else unchanged; labels = original where selected, else -100. Return (original, input_ids, labels).",
-            "第一课的行动清单：把 mask_prob 设为 0.3，数一数被选中的 token。请对任意 seed、p、batch、seq_len "
+            "《自监督与语言建模目标》的行动清单：把 mask_prob 设为 0.3，数一数被选中的 token。请对任意 seed、p、batch、seq_len "
             "写出讲义的 MLM 数据准备，按讲义顺序从 g = torch.Generator().manual_seed(seed) 抽样："
             "original = randint(5, 10000, (batch, seq_len))；selected = rand(shape) < p；fate = rand(shape)；"
             "然后逐行逐位：fate < 0.8 -> [MASK]（id 4），< 0.9 -> randint(5, 10000, (1,))，否则不变；"
@@ -370,11 +368,11 @@ TASKS: tuple[Task, ...] = (
             "Action item: [CLS] … [SEP], masking only the content", "行动清单：[CLS] … [SEP]，只掩盖内容"
         ),
         statement=L(
-            "Lesson 1's last action item. content: (L,) ids in [5, 10000). Build [CLS] + content + [SEP] with the "
+            "The last action item of “Self-supervision and LM objectives”. content: (L,) ids in [5, 10000). Build [CLS] + content + [SEP] with the "
             "lesson's ids ([PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4, vocabulary 10000) and apply BERT's "
             "masking with probability p to the content only: the five specials are never selected and never "
             "drawn as random words. Return (input_ids, labels), both of length L + 2.",
-            "第一课最后一条行动清单。content 是 (L,) 的 id，取值在 [5, 10000)。用讲义的 id（[PAD]=0、[UNK]=1、"
+            "《自监督与语言建模目标》的最后一条行动清单。content 是 (L,) 的 id，取值在 [5, 10000)。用讲义的 id（[PAD]=0、[UNK]=1、"
             "[CLS]=2、[SEP]=3、[MASK]=4，词表 10000）拼成 [CLS] + content + [SEP]，只对内容部分按概率 p 施加 BERT 掩码："
             "五个特殊符号既不被选中，也不会被抽成随机词。返回 (input_ids, labels)，长度都是 L + 2。",
         ),
@@ -467,9 +465,9 @@ TASKS: tuple[Task, ...] = (
         statement=L(
             "Return the (n, n) boolean causal mask in the lessons' convention: rows are query positions, "
             "columns key positions, True = blocked. Position q may look at keys 0..q (itself included) and at "
-            "nothing later. (Change n from 8 to 4, as lesson 1's action list says, and look at it.)",
+            "nothing later. (Change n from 8 to 4, as the action list of “Self-supervision and LM objectives” says, and look at it.)",
             "按讲义的约定返回 (n, n) 的布尔因果掩码：行是查询位置，列是键位置，True = 被遮盖。"
-            "位置 q 可以看键 0..q（包括自己），不能看之后的任何位置。（按第一课行动清单把 n 从 8 改成 4，看看它的样子。）",
+            "位置 q 可以看键 0..q（包括自己），不能看之后的任何位置。（按《自监督与语言建模目标》的行动清单把 n 从 8 改成 4，看看它的样子。）",
         ),
         signature="def causal_mask(n: int) -> torch.Tensor:",
         solution_body="    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)\n",

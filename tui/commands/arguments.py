@@ -1,7 +1,7 @@
 """Readers of command-line values shared by every command: what a learner types,
 full-width digits and punctuation (２：５，７、８) included, read as argparse types.
-A value they cannot read raises ArgumentTypeError with the English side of a
-``usage-*`` message, which tui/cli.py reads back into the learner's language."""
+A value they cannot read raises ``Refusal``: argparse keeps only its English
+``str()``, tui/cli.py finds the Refusal itself and says it in the learner's language."""
 
 from __future__ import annotations
 
@@ -9,7 +9,21 @@ import argparse
 import re
 import unicodedata
 
-from tui.i18n import t
+from exercises.text import Bilingual, pick
+from tui.i18n import MESSAGES
+
+
+class Refusal(argparse.ArgumentTypeError):
+    """A value an argparse type refuses, with its sentence in both languages. Any
+    command's type function may raise one (``Refusal(L(en, zh), **params)``, or a
+    ``usage-*`` message of tui/i18n.py)."""
+
+    def __init__(self, text: Bilingual, **params: object) -> None:
+        self.text, self.params = text, params
+        super().__init__(self.said("en"))
+
+    def said(self, lang: str) -> str:
+        return pick(self.text, lang).format(**self.params)
 
 
 def normalise(text: str) -> str:
@@ -21,7 +35,7 @@ def whole_number(text: str) -> int:
     try:
         return int(normalise(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(t("usage-whole-number", "en", value=repr(text))) from None
+        raise Refusal(MESSAGES["usage-whole-number"], value=repr(text)) from None
 
 
 def probability(text: str) -> float:
@@ -30,14 +44,14 @@ def probability(text: str) -> float:
     try:
         return float(value[:-1]) / 100 if value.endswith("%") else float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(t("usage-number", "en", value=repr(text))) from None
+        raise Refusal(MESSAGES["usage-number"], value=repr(text)) from None
 
 
 def number(text: str) -> float:
     try:
         return float(normalise(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(t("usage-number", "en", value=repr(text))) from None
+        raise Refusal(MESSAGES["usage-number"], value=repr(text)) from None
 
 
 def positions(text: str) -> list[int]:
@@ -46,7 +60,7 @@ def positions(text: str) -> list[int]:
     try:
         return [int(part) for part in parts]
     except ValueError:
-        raise argparse.ArgumentTypeError(t("usage-positions", "en", value=repr(text))) from None
+        raise Refusal(MESSAGES["usage-positions"], value=repr(text)) from None
 
 
 def names(text: str) -> list[str]:
@@ -64,6 +78,6 @@ def spans(text: str) -> list[tuple[int, int]]:
         try:
             start, end = (int(bound) for bound in bounds)
         except ValueError:
-            raise argparse.ArgumentTypeError(t("usage-spans", "en", value=repr(text))) from None
+            raise Refusal(MESSAGES["usage-spans"], value=repr(text)) from None
         found.append((start, end))
     return found

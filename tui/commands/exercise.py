@@ -147,7 +147,12 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
         console.print()
         console.print(Text(t("solution", lang), style="bold green"))
         for name, text in payload["solution"].items():
-            console.print(Text.assemble((name, "bold"), ": ", text))
+            if "\n" in text:  # a matrix: one row a line, under its name
+                console.print(Text.assemble((name, "bold"), ":"))
+                for row in text.splitlines():
+                    console.print(Text(f"  {row}"))
+            else:
+                console.print(Text.assemble((name, "bold"), ": ", text))
 
 
 def parse_answers(pairs: list[str] | None) -> dict[str, str]:

@@ -168,7 +168,7 @@ def _record(results, lang: str) -> None:
     record = LabRecord()
     for result in results:
         if not record.record(result):
-            sys.stderr.write(f"objectives-tutor: {t('lab-not-saved', lang, why=record.notice)}\n")
+            sys.stderr.write(f"objectives-tutor: {t('lab-not-saved', lang, why=pick(record.notice, lang))}\n")
             return
 
 

@@ -7,14 +7,19 @@ cannot say (how practice goes, how to read a figure) is a note under its table."
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
 from exercises.text import pick
 from tui.bindings import binding_label, key_label
@@ -68,7 +73,7 @@ def app_sections(lang: str) -> list[Section]:
     from tui.widgets.prediction_box import PredictionBox
 
     sections = [
-        Section(t("help-everywhere", lang), (*everywhere(TutorApp, Screen),), "help-home"),
+        Section(t("help-everywhere", lang), everywhere(TutorApp, Screen), "help-home"),
         Section(
             t("help-lessons", lang),
             (own_bindings(LessonScreen), Source((OPEN_LAB,)), own_bindings(Figure)),
@@ -78,8 +83,9 @@ def app_sections(lang: str) -> list[Section]:
             (own_bindings(ExercisePanel), own_bindings(MatrixEditor)),
             "help-practice-note",
         ),
+        # every figure's keys (predict mode's box too), then each figure's own table
+        Section(t("help-figures", lang), (own_bindings(PredictionBox),), "help-figure-note"),
     ]
-    sections.append(Section(t("help-figures", lang), (own_bindings(PredictionBox),), "help-figure-note"))
     figures: dict[type, str] = {}
     for objective in OBJECTIVES:  # each figure once, under the first lesson that shows it
         if objective.figure:
@@ -132,25 +138,46 @@ def rows(section: Section, lang: str, allowed: Callable[[str], bool] = lambda ac
     return [Row(tuple(bindings), text) for text, bindings in merged.items()]
 
 
-def help_markdown(lang: str, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True) -> str:
-    """The help page: a table per section, its note below it."""
+def help_page(lang: str, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True) -> Group:
+    """The help page: a table per section, its note below it. Rich tables, not Markdown:
+    Textual's Markdown widget takes about a second to lay these tables out."""
     sections = exam_sections(lang) if exam else app_sections(lang)
-    lines = [f"# {t('help-exam-title' if exam else 'help-title', lang)}"]
+    parts: list[object] = [Text(t("help-exam-title" if exam else "help-title", lang), style="bold")]
     for section in sections:
         table = rows(section, lang, allowed)
         if not table and not section.note:  # a figure without keys of its own
             continue
-        lines += ["", f"**{section.title}**"]
+        parts.append(Text("\n" + section.title, style="bold"))
         if table:
-            lines += ["", f"| {t('help-key', lang)} | {t('help-does', lang)} |", "| --- | --- |"]
-            lines += [f"| {keys_cell(row.keys, lang)} | {row.description} |" for row in table]
+            grid = Table(
+                box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1), pad_edge=False, header_style="dim"
+            )
+            grid.add_column(t("help-key", lang), style="bold", no_wrap=True)
+            grid.add_column(t("help-does", lang))
+            for row in table:
+                grid.add_row(keys_cell(row.keys, lang), row.description)
+            parts.append(grid)
         if section.note:
-            lines += ["", t(section.note, lang)]
-    return "\n".join(lines) + "\n"
+            parts.append(Text(t(section.note, lang)))
+    return Group(*parts)
+
+
+def help_text(lang: str, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True) -> str:
+    """The help page as plain text (what a reader sees), at the help screen's width."""
+    return plain(help_page(lang, exam, allowed))
+
+
+def plain(page: Group) -> str:
+    console = Console(width=HELP_WIDTH, record=True, file=io.StringIO(), color_system=None)
+    console.print(page)
+    return console.export_text()
 
 
 def keys_cell(keys: Iterable[str], lang: str) -> str:
-    return " / ".join(f"`{key_label(key, lang)}`" for key in keys)
+    return " / ".join(key_label(key, lang) for key in keys)
+
+
+HELP_WIDTH = 92  # the page's widest: max-width 96 less the border and padding
 
 
 class HelpScreen(ModalScreen[None]):
@@ -167,6 +194,6 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         app = self.app
         # The keys the app refuses here (an exam's language switch) are left out.
-        text = help_markdown(app.lang, self.exam, lambda action: app.check_action(action, ()) is not False)
+        page = help_page(app.lang, self.exam, lambda action: app.check_action(action, ()) is not False)
         with VerticalScroll():
-            yield Markdown(text)
+            yield Static(page, id="help-page")

@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, OptionList, Static
+from textual.widgets import Button, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from exercises.lab.tasks import TASKS, Task
-from exercises.text import pick
+from exercises.text import Bilingual, pick
 from tui.i18n import t
+from tui.widgets.fitting_footer import FittingFooter
 
 TASK_IDS = {task.id for task in TASKS}  # a run of a task that no longer exists does not count as done
 
@@ -125,7 +126,7 @@ class LabScreen(Screen):
                 yield Static(id="lab-statement", markup=False)
                 yield Static(id="lab-result", markup=False)
                 yield Static(id="lab-extra", markup=False)
-        yield Footer()
+        yield FittingFooter()  # h3: fits 80 columns in zh (Textual's Footer cut ^l English)
 
     # -- state ---------------------------------------------------------------------
 
@@ -307,11 +308,13 @@ class LabScreen(Screen):
             notice = None
         self.app.call_from_thread(self._checked, task, result, notice)
 
-    def _checked(self, task: Task, result, notice: str | None) -> None:
+    def _checked(self, task: Task, result, notice: Bilingual | None) -> None:
         self.checking.discard(task.id)
         self.results[task.id] = result
         if notice:
-            self.app.notify(t("lab-not-saved", self.app.lang, why=notice), severity="warning")
+            self.app.notify(
+                t("lab-not-saved", self.app.lang, why=pick(notice, self.app.lang)), severity="warning"
+            )
         self._fill_list()
         self._show()
         if task is self.current and result.failure is not None:

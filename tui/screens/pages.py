@@ -57,6 +57,19 @@ class Page(Screen):
         self.app.pop_screen()
 
 
+def exercise_words(app, exercise_id: str) -> str:
+    """An exercise's or a prediction's title; its id when this version no longer has it."""
+    from exercises.predictions import title
+    from exercises.text import pick
+
+    if title(exercise_id) is not None:
+        return pick(title(exercise_id), app.lang)
+    try:
+        return app.exercise_title(exercise_id)
+    except (KeyError, ValueError, LookupError):
+        return exercise_id
+
+
 def when_words(days: int, lang: str) -> str:
     """Calendar days ahead (``review.days_ahead``) as a person says them."""
     if days <= 0:
@@ -125,7 +138,7 @@ class ReviewScreen(Page):
             line = t(
                 "review-line",
                 lang,
-                exercise=self.app.exercise_title(item.exercise),
+                exercise=exercise_words(self.app, item.exercise),
                 misses=item.misses,
                 when=when,
                 last=last,
@@ -153,9 +166,17 @@ class ReviewScreen(Page):
     def try_now(self, exercise_id: str | None) -> None:
         """A new variant of a missed exercise, at once: due or not, it need not wait
         for its day (the attempt counts in the schedule like any other)."""
+        from exercises.curriculum import objective_of
+
         item = self.queue.get(exercise_id or "")
-        if item is not None:
-            self.app.open_lesson(item.objective, item.exercise, seed=item.next_seed)
+        if item is None:
+            return
+        try:
+            objective = objective_of(item.exercise)  # where the course teaches it now
+        except KeyError:  # an exercise an older version had
+            self.notify(t("review-gone", self.app.lang, exercise=item.exercise), timeout=6)
+            return
+        self.app.open_lesson(objective, item.exercise, seed=item.next_seed)
 
 
 class HistoryScreen(Page):
@@ -169,19 +190,12 @@ class HistoryScreen(Page):
     def _title(self, exercise_id: str) -> str:
         """Words, not codes: the exercise's or the prediction's title (its id if it no
         longer exists)."""
-        from exercises.predictions import title
-        from exercises.text import pick
-
-        if title(exercise_id) is not None:
-            return pick(title(exercise_id), self.app.lang)
-        try:
-            return self.app.exercise_title(exercise_id)
-        except (KeyError, ValueError, LookupError):
-            return exercise_id
+        return exercise_words(self.app, exercise_id)
 
     def _misconceptions(self, codes: list[str]) -> str:
         text = misconception_words(codes, self.app.lang)
-        return text if cell_len(text) <= 44 else set_cell_size(text, 43) + "…"  # Enter shows it all
+        room = max(44, self.app.size.width - 64)  # a wide terminal shows more of it
+        return text if cell_len(text) <= room else set_cell_size(text, room - 1) + "…"  # Enter shows it all
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row: the attempt in full (needs the engine for the solution)."""

@@ -1179,3 +1179,29 @@ def test_a_lab_file_in_a_submission_is_capped_at_its_own_limit(tmp_path):
     for too_long in (with_source("#" * 100_001), with_source("#" * 20_001, part="file")):
         with pytest.raises(SubmissionError, match="too long"):
             parse_submission(too_long)
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(quiz, submissions, share=True):
+    """_grade_many, except in a forked worker, which it kills at once."""
+    from exercises.classroom.grading import _MEMO, grade_submission
+
+    if os.getpid() != _PARENT:
+        os._exit(9)
+    return [grade_submission(quiz, s, _MEMO if share else None) for s in submissions]
+
+
+def test_a_grading_worker_that_dies_costs_time_not_grades(tmp_path, monkeypatch):
+    """A worker killed mid-run (out of memory, say): its students are graded in this process."""
+    import exercises.classroom.grading as grading
+
+    paths = _speed_class(tmp_path, 70)
+    paths = [p for p in paths if p.name != "forged.json"]  # every file gradable: no error to carry
+    expected = gradebook_csv(
+        SPEED_QUIZ, grade_class(SPEED_QUIZ, paths, now=NOW, workers=1, fast=False).grades
+    )
+    monkeypatch.setattr(grading, "_grade_many", _dies_in_a_worker)
+    result = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2)
+    assert gradebook_csv(SPEED_QUIZ, result.grades) == expected

@@ -371,15 +371,25 @@ class _Grader:
 
     def _send(self) -> None:
         if self.pending:
-            self.futures.append(self.pool.submit(_grade_many, self.quiz, self.pending))
+            self.futures.append((self.pool.submit(_grade_many, self.quiz, self.pending), self.pending))
             self.pending = []
 
     def results(self) -> list[StudentGrade | SubmissionError]:
-        """Every submission's grade (or why it cannot be graded), in the order added."""
+        """Every submission's grade (or why it cannot be graded), in the order added. A
+        worker that died (killed, out of memory) costs time, never grades: its chunks are
+        graded again here."""
+        from concurrent.futures.process import BrokenProcessPool
+
         if self.pool is None:
             return _grade_many(self.quiz, self.pending, share=self.fast)
         self._send()
-        return [grade for future in self.futures for grade in future.result()]
+        out: list[StudentGrade | SubmissionError] = []
+        for future, chunk in self.futures:
+            try:
+                out.extend(future.result())
+            except BrokenProcessPool:
+                out.extend(_grade_many(self.quiz, chunk, share=self.fast))
+        return out
 
 
 def _default_workers(labs: bool) -> int:

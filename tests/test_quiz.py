@@ -1205,3 +1205,18 @@ def test_a_grading_worker_that_dies_costs_time_not_grades(tmp_path, monkeypatch)
     monkeypatch.setattr(grading, "_grade_many", _dies_in_a_worker)
     result = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2)
     assert gradebook_csv(SPEED_QUIZ, result.grades) == expected
+
+
+def test_a_reworded_lab_statement_keeps_the_fingerprint_a_new_signature_does_not(monkeypatch):
+    import exercises.lab.grading as lab_grading
+    from exercises.lab.tasks import BY_ID
+
+    task = BY_ID["causal_mask"]
+    before = lab_grading.task_fingerprint("lab:causal_mask")
+    reworded = replace(
+        task, statement={"en": task.statement["en"] + " (typo fixed)", "zh": task.statement["zh"]}
+    )
+    monkeypatch.setattr(lab_grading, "task_of", lambda _id: reworded)
+    assert lab_grading.task_fingerprint("lab:causal_mask") == before
+    monkeypatch.setattr(lab_grading, "task_of", lambda _id: replace(task, signature="def causal_mask(n, k):"))
+    assert lab_grading.task_fingerprint("lab:causal_mask") != before

@@ -506,3 +506,10 @@ async def test_the_app_says_once_in_its_language_when_an_attempt_cannot_be_saved
             await pilot.pause()
         toasts = [n.message for n in app._notifications if n.severity == "error"]
     assert len(toasts) == 1 and said in toasts[0] and "disk is full" in toasts[0]
+
+
+def test_a_notice_without_a_key_is_shown_as_it_is():
+    """The class database's learner store (exercises/classdb) still reports in plain
+    English strings: they pass through notice_text unchanged rather than failing."""
+    line = "this session ended (signed-in-elsewhere); nothing more is saved here"
+    assert notice_text(line, "zh") == line == notice_text(line, "en")

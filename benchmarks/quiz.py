@@ -21,6 +21,7 @@ import json
 import multiprocessing
 import os
 import pathlib
+import signal
 import statistics
 import subprocess
 import sys
@@ -88,27 +89,21 @@ def _quiz():
     return Quiz("quiz-bench", "Benchmark", "bench-salt", EXERCISES)
 
 
-def _burn(stop) -> None:
-    while not stop.is_set():
-        sum(i * i for i in range(10_000))
-
-
 class Busy:
-    """One CPU-bound process per core, for the length of a ``with`` block."""
+    """One CPU-bound `yes >/dev/null` per core for the length of a ``with`` block, started
+    in a session of their own, as another program's load would be: with the kernel's
+    autogroup scheduling, a session gets a fair share of the CPU as a whole, so hogs
+    forked from this process would only compete with it inside its own share."""
 
     def __enter__(self):
-        context = multiprocessing.get_context("fork")
-        self.stop = context.Event()
-        self.burners = [context.Process(target=_burn, args=(self.stop,)) for _ in range(os.cpu_count() or 1)]
-        for burner in self.burners:
-            burner.start()
+        hogs = " & ".join(["yes >/dev/null"] * (os.cpu_count() or 1))
+        self.shell = subprocess.Popen(["sh", "-c", f"{hogs} & wait"], start_new_session=True)
         time.sleep(0.3)
         return self
 
     def __exit__(self, *exc) -> None:
-        self.stop.set()
-        for burner in self.burners:
-            burner.join()
+        os.killpg(self.shell.pid, signal.SIGTERM)  # the hogs' own process group, started above
+        self.shell.wait()
 
 
 def forget_variants() -> None:
@@ -180,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.students < 1 or args.runs < 1:
         parser.error("--students and --runs must be at least 1")
-    from exercises.classroom.grading import _warm
+    from exercises.classroom.grading import _default_workers, _warm
 
     _warm(_quiz())  # torch and the engine, loaded as `quiz grade` has them before grading
 
@@ -195,10 +190,13 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0]
         rows: dict[str, list[tuple[float, float]]] = {}
         books = set()
+        chosen: dict[str, list[int]] = {}
         for condition in ("idle", "busy"):
             with Busy() if condition == "busy" else _Nothing():
                 for _ in range(args.runs):  # alternating, so drifting load hits both alike
                     for path in ("fast", "plain"):
+                        if path == "fast":
+                            chosen.setdefault(condition, []).append(args.workers or _default_workers(False))
                         wall, cpu, book = grade_once(folder, args.workers, fast=path == "fast")
                         rows.setdefault(f"{condition} {path}", []).append((wall, cpu))
                         books.add(book)
@@ -217,7 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     medians = {}
     for condition in ("idle", "busy"):
-        print(f"{condition}{' (one CPU-bound process per core competing)' if condition == 'busy' else ''}:")
+        print(f"{condition}: fast path's workers per run (free cores then): {chosen[condition]}")
+    for condition in ("idle", "busy"):
+        print(
+            f"{condition}{' (yes >/dev/null once per core, in a session of its own)' if condition == 'busy' else ''}:"
+        )
         for path in ("fast", "plain", "command", "torch"):
             values = rows[f"{condition} {path}"]
             walls = [wall for wall, _ in values]

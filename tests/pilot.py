@@ -10,3 +10,14 @@ async def engine_ready(app, seconds: float = 30.0) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"the engine did not load in {seconds:g} s")
+
+
+async def open_figure(app, pilot, objective: str):
+    """Open ``objective``'s lesson on its live figure (F6) once the engine is there; the figure."""
+    await engine_ready(app)
+    app.open_lesson(objective)
+    await pilot.pause()
+    await pilot.press("f6")
+    await pilot.pause()
+    await pilot.pause()
+    return app.screen.query_one("Figure")

@@ -1,12 +1,12 @@
 """The app as a learner uses it, through Textual's Pilot."""
 
-import asyncio
 import subprocess
 import sys
 
 import pytest
 
 from exercises.curriculum import BY_ID as CURRICULUM
+from tests.pilot import engine_ready, open_figure
 from tui.app import TutorApp
 from tui.figures.clm import ClmFigure
 from tui.figures.visibility import VisibilityFigure
@@ -17,14 +17,6 @@ from tui.screens.too_small import TooSmallScreen
 from tui.widgets.exercise_panel import ExercisePanel
 from tui.widgets.mask_view import MaskView
 from tui.widgets.matrix_editor import MatrixEditor
-
-
-async def engine_ready(app: TutorApp) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 def text_of(widget) -> str:
@@ -117,12 +109,8 @@ async def test_home_lists_every_lesson_and_opens_one():
 async def test_clm_figure_follows_the_length_control():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-        app.open_lesson("clm")
-        await pilot.pause()
-        await pilot.press("f6")
-        await pilot.pause()
-        figure = app.screen.query_one(ClmFigure)
+        figure = await open_figure(app, pilot, "clm")
+        assert isinstance(figure, ClmFigure)
         assert figure.has_focus
         mask = app.screen.query_one("#clm-mask", MaskView)
         assert text_of(mask).count("\n") == 8  # header + 8 rows
@@ -177,10 +165,7 @@ async def test_visibility_row_cursor_says_what_a_position_sees():
 async def test_mlm_figure_takes_a_chinese_sentence():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-        app.open_lesson("mlm")
-        await pilot.pause()
-        await pilot.press("f6")
+        await open_figure(app, pilot, "mlm")
         app.screen.query_one("#mlm-text").value = "今天天气很好"
         await pilot.pause()
         table = text_of(app.screen.query_one("#mlm-table"))

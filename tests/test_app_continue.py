@@ -11,7 +11,7 @@ from textual.widgets import OptionList, TabbedContent
 from exercises.curriculum import BY_ID, OBJECTIVES, next_objective
 from exercises.learner.progress import LESSON_TABS, Place, Progress
 from exercises.learner.store import ProgressStore
-from tests.test_app_course import engine_ready
+from tests.pilot import engine_ready
 from tui.app import TutorApp
 from tui.widgets.exercise_panel import ExercisePanel
 

@@ -1,22 +1,13 @@
 """Issue 11, "a path through the course": the home screen shows the course's
 progress, and a lesson whose exercises are all done offers the next lesson."""
 
-import asyncio
-
 from textual.widgets import Footer, Static
 
 from exercises.catalogue import get
 from exercises.curriculum import BY_ID, OBJECTIVES
+from tests.pilot import engine_ready
 from tui.app import TutorApp
 from tui.widgets.exercise_panel import ExercisePanel
-
-
-async def engine_ready(app) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 def attempt(app, exercise_id: str, right: bool) -> None:

@@ -1,19 +1,11 @@
 """Issue 11.5 and 11.7 (focus half): what has focus stays readable and visibly focused."""
 
-import asyncio
 import io
 
 from textual.widgets import Select
 
+from tests.pilot import engine_ready
 from tui.app import TutorApp
-
-
-async def engine_ready(app) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 def screen_lines(app) -> list[str]:

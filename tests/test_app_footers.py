@@ -1,21 +1,12 @@
 """Issue 11.8: every footer fits 80 columns, in zh and en, on every screen and
 whatever has focus (each lesson's tabs, each exercise of its practice panel)."""
 
-import asyncio
-
 import pytest
 from textual.widgets import Footer
 
 from exercises.curriculum import OBJECTIVES
+from tests.pilot import engine_ready
 from tui.app import TutorApp
-
-
-async def engine_ready(app) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 def footer_overflow(app) -> tuple[int, list[str]]:

@@ -2,22 +2,13 @@
 Enter on a row opens the attempt: the answer given, the engine's solution, the
 feedback and the misconception in words."""
 
-import asyncio
-
 from textual.widgets import DataTable
 
 from exercises.catalogue import get
 from exercises.grading.diagnoses import explain
+from tests.pilot import engine_ready
 from tui.app import TutorApp
 from tui.widgets.exercise_panel import ExercisePanel
-
-
-async def engine_ready(app) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 def plain(widget) -> str:
@@ -25,16 +16,23 @@ def plain(widget) -> str:
     return content.plain if hasattr(content, "plain") else str(content)
 
 
+async def a_misconception_graded(app):
+    """The app records one MLM attempt that names a misconception, as a graded exercise
+    panel would report it; (exercise, variant, result)."""
+    await engine_ready(app)
+    exercise = get("mlm-abcde")
+    variant = exercise.generate(0)
+    answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
+    result = exercise.grade(variant, answer)
+    assert result.diagnoses, "this answer should name a misconception"
+    app.on_exercise_panel_graded(ExercisePanel.Graded(exercise, variant, answer, result, 0, 3.0))
+    return exercise, variant, result
+
+
 async def test_enter_on_a_history_row_opens_the_attempt_in_words():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-        exercise = get("mlm-abcde")
-        variant = exercise.generate(0)
-        answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
-        result = exercise.grade(variant, answer)
-        assert result.diagnoses, "this answer should name a misconception"
-        app.on_exercise_panel_graded(ExercisePanel.Graded(exercise, variant, answer, result, 0, 3.0))
+        exercise, variant, result = await a_misconception_graded(app)
         app.open_page("history")
         await pilot.pause()
         await pilot.pause()
@@ -64,12 +62,7 @@ async def test_review_names_misconceptions_in_words():
 
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-        exercise = get("mlm-abcde")
-        variant = exercise.generate(0)
-        answer = {"inputs": "A [MASK] C D [MASK]", "loss_positions": "0,1,2,3,4", "labels": "1: B"}
-        result = exercise.grade(variant, answer)
-        app.on_exercise_panel_graded(ExercisePanel.Graded(exercise, variant, answer, result, 0, 3.0))
+        _, _, result = await a_misconception_graded(app)
         app.open_page("review")
         await pilot.pause()
         await pilot.pause()

@@ -5,18 +5,8 @@ learner chose survives a redraw."""
 from textual.containers import Horizontal
 from textual.widgets import Select
 
-from tests.test_app_course import engine_ready
+from tests.pilot import open_figure
 from tui.app import TutorApp
-
-
-async def open_figure(app, pilot, objective: str):
-    await engine_ready(app)
-    app.open_lesson(objective)
-    await pilot.pause()
-    await pilot.press("f6")
-    await pilot.pause()
-    await pilot.pause()
-    return app.screen.query_one("Figure")
 
 
 async def test_the_clm_table_lists_every_position_and_its_mask_moves_below_when_crowded():

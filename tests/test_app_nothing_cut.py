@@ -1,19 +1,10 @@
 """Issue 11.4: nothing is cut silently: large masks scroll (also sideways, by keys)
 and the picked row's diagonal cell of a 64-position mask is always on screen."""
 
-import asyncio
-
+from tests.pilot import open_figure
 from tui.app import TutorApp
 from tui.figures.visibility import VisibilityFigure
 from tui.widgets.mask_view import MaskView, grid_geometry
-
-
-async def engine_ready(app) -> None:
-    for _ in range(600):
-        if app.engine_loaded:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the engine did not load in 30 s")
 
 
 def cell_on_screen(view: MaskView, row: int, column: int) -> bool:
@@ -30,12 +21,8 @@ def cell_on_screen(view: MaskView, row: int, column: int) -> bool:
 async def test_the_diagonal_of_a_64_position_mask_can_be_reached():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-        app.open_lesson("visibility")
-        await pilot.pause()
-        await pilot.press("f6")
-        await pilot.pause()
-        figure = app.screen.query_one(VisibilityFigure)
+        figure = await open_figure(app, pilot, "visibility")
+        assert isinstance(figure, VisibilityFigure)
         assert figure.has_focus
         for _ in range(70):
             await pilot.press("plus")
@@ -57,14 +44,10 @@ async def test_the_diagonal_of_a_64_position_mask_can_be_reached():
 async def test_wide_masks_scroll_sideways_by_keys():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-        app.open_lesson("visibility")
-        await pilot.pause()
-        await pilot.press("f6")
+        figure = await open_figure(app, pilot, "visibility")
         for _ in range(40):
             await pilot.press("plus")
         await pilot.pause()
-        figure = app.screen.query_one(VisibilityFigure)
         assert figure.max_scroll_x > 0  # wider than the terminal
         before = figure.scroll_x
         await pilot.press("right", "right", "right")

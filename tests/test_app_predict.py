@@ -7,19 +7,9 @@ import pytest
 from textual.widgets import Footer, Static
 
 from exercises.learner.store import PREDICTION
-from tests.test_app_course import engine_ready
+from tests.pilot import open_figure
 from tui.app import TutorApp
 from tui.widgets.prediction_box import PredictionBox
-
-
-async def open_figure(app, pilot, objective: str):
-    await engine_ready(app)
-    app.open_lesson(objective)
-    await pilot.pause()
-    await pilot.press("f6")
-    await pilot.pause()
-    await pilot.pause()
-    return app.screen.query_one("Figure")
 
 
 def footer_keys(app) -> list[str]:

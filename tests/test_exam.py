@@ -277,7 +277,7 @@ async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):
             app.screen.query_one("Tabs").focus()
             await pilot.press(key)
             await pilot.pause()
-            assert "Exam keys" in app.screen.query_one("Markdown").source  # the exam's own help only
+            assert type(app.screen).__name__ == "HelpScreen" and app.screen.exam  # the exam's own help only
             await pilot.press("escape")
             await pilot.pause()
         app.open_lesson("clm", "clm-shift")  # the lesson screen, asked for directly
@@ -418,3 +418,30 @@ async def test_a_lab_question_attaches_the_file_rereads_it_and_grades_it_after_s
     submitted = json.loads(session.submission_path.read_text(encoding="utf-8"))
     assert submitted["answers"]["0"]["parts"]["source"] == draft.read_text(encoding="utf-8")
     assert submitted["answers"]["0"]["parts"]["file"] == str(draft)
+
+
+async def test_the_lab_pane_speaks_chinese(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "我的文件.py").write_text("def causal_mask(n):\n    return None\n", encoding="utf-8")
+    session = ExamSession.open(LAB_QUIZ, "李明", tmp_path / "out")
+    app = TutorApp(lang="zh", still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(600):
+            if app.engine_loaded and app.screen.query("LabQuestionView"):
+                break
+            await asyncio.sleep(0.05)
+        await pilot.pause(0.2)
+        status = app.screen.query_one("#lab-status")
+        assert "还没有附上文件" in str(status.content)
+        await pilot.press("enter")  # the prefilled name does not exist here
+        await pilot.pause()
+        assert "没有文件 10_causal_mask.py" in str(status.content)
+        app.screen.query_one("#lab-path").value = "我的文件.py"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert "已附上：我的文件.py · 36 字节 · 2 行" in str(status.content)
+        assert "Python 能读懂它" in str(status.content)
+        footer = " ".join(
+            b.binding.description for b in app.screen.active_bindings.values() if b.binding.show
+        )
+        assert "重读文件" in footer

@@ -1026,6 +1026,8 @@ def test_a_lab_answer_claiming_another_task_version_is_rejected(tmp_path):
     [
         (lambda d: d / "missing.py", "there is no file"),
         (lambda d: d, "is a folder"),
+        (lambda d: _fifo(d), "not a plain file"),
+        (lambda d: Path("/dev/zero"), "not a plain file"),
         (lambda d: _file(d, "e.py", b"  \n"), "is empty"),
         (lambda d: _file(d, "gbk.py", "# 注释\n".encode("gbk")), "not UTF-8"),
         (lambda d: _file(d, "big.py", b"#" * 100_001), "longer than 100000"),
@@ -1044,6 +1046,12 @@ def test_attaching_what_is_not_a_usable_file_says_why_and_keeps_the_earlier_file
         session.answers[0]["source"] == good.read_text() and session.attached(0).size == good.stat().st_size
     )
     session.close()
+
+
+def _fifo(folder: Path) -> Path:
+    path = folder / "pipe.py"
+    os.mkfifo(path)  # opening it would wait for a writer: the exam must not
+    return path
 
 
 def _file(folder: Path, name: str, data: bytes) -> Path:
@@ -1124,3 +1132,91 @@ def test_a_quiz_file_with_a_lab_task_names_the_line_of_an_unknown_one():
         ok.exercises == ("lab:prefix_lm_mask",)
         and ok.question_hash == loads(text.replace("lab:nothing", "lab:prefix_lm_mask")).question_hash
     )
+
+
+def test_the_key_of_a_lab_question_is_the_reference_file(tmp_path, capsys):
+    from exercises.lab.tasks import BY_ID
+    from exercises.lab.tasks import solution as reference
+
+    quiz_file = write(
+        tmp_path, "q.toml", dump_toml(Quiz("quiz-k", "K", "k-salt", ("clm-shift", "lab:causal_mask")))
+    )
+    capsys.readouterr()
+    assert main(["--lang", "zh", "quiz", "key", str(quiz_file), "--student", "ann", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["questions"]
+    assert rows[1]["exercise"] == "lab:causal_mask" and rows[1]["solution"] == {
+        "source": reference(BY_ID["causal_mask"])
+    }
+    assert "因果掩码" in rows[1]["prompt"]
+
+
+@pytest.mark.parametrize("exercise_id", QUIZZABLE)
+def test_seeds_with_the_same_shown_question_show_the_same_question(one_thread, exercise_id):
+    """The grading memo keys a variant by shown_question: two seeds that share it must show
+    the same content (data and prompt), or one student's grade would be another's."""
+    from exercises.classroom.grading import shown_question
+
+    exercise = get(exercise_id)
+    seen: dict[str, str] = {}
+    for seed in range(0, 400 if exercise_id == "loss-sanity" else 1500):
+        variant = exercise.generate(seed)
+        content = json.dumps([variant.data, variant.prompt], sort_keys=True, default=str)
+        assert seen.setdefault(shown_question(exercise, variant), content) == content, (exercise_id, seed)
+
+
+def test_a_lab_file_in_a_submission_is_capped_at_its_own_limit(tmp_path):
+    from exercises.classroom.submission import parse_submission
+
+    quiz = Quiz("quiz-cap", "Cap", "cap-salt", ("lab:causal_mask", "clm-shift"))
+    question = questions_for(quiz, "ann")[0]
+
+    def with_source(text: str, part: str = "source") -> dict:
+        data = payload(quiz, "ann", {})
+        data["answers"] = {"0": {"exercise": question.exercise, "seed": question.seed, "parts": {part: text}}}
+        return data
+
+    assert parse_submission(with_source("#" * 100_000)).answers[0].parts["source"]
+    for too_long in (with_source("#" * 100_001), with_source("#" * 20_001, part="file")):
+        with pytest.raises(SubmissionError, match="too long"):
+            parse_submission(too_long)
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(quiz, submissions, share=True):
+    """_grade_many, except in a forked worker, which it kills at once."""
+    from exercises.classroom.grading import _MEMO, grade_submission
+
+    if os.getpid() != _PARENT:
+        os._exit(9)
+    return [grade_submission(quiz, s, _MEMO if share else None) for s in submissions]
+
+
+def test_a_grading_worker_that_dies_costs_time_not_grades(tmp_path, monkeypatch):
+    """A worker killed mid-run (out of memory, say): its students are graded in this process."""
+    import exercises.classroom.grading as grading
+
+    paths = _speed_class(tmp_path, 70)
+    paths = [p for p in paths if p.name != "forged.json"]  # every file gradable: no error to carry
+    expected = gradebook_csv(
+        SPEED_QUIZ, grade_class(SPEED_QUIZ, paths, now=NOW, workers=1, fast=False).grades
+    )
+    monkeypatch.setattr(grading, "_grade_many", _dies_in_a_worker)
+    result = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2)
+    assert gradebook_csv(SPEED_QUIZ, result.grades) == expected
+
+
+def test_a_reworded_lab_statement_keeps_the_fingerprint_a_new_signature_does_not(monkeypatch):
+    import exercises.lab.grading as lab_grading
+    from exercises.lab.tasks import BY_ID
+
+    task = BY_ID["causal_mask"]
+    before = lab_grading.task_fingerprint("lab:causal_mask")
+    reworded = replace(
+        task, statement={"en": task.statement["en"] + " (typo fixed)", "zh": task.statement["zh"]}
+    )
+    monkeypatch.setattr(lab_grading, "task_of", lambda _id: reworded)
+    assert lab_grading.task_fingerprint("lab:causal_mask") == before
+    monkeypatch.setattr(lab_grading, "task_of", lambda _id: replace(task, signature="def causal_mask(n, k):"))
+    assert lab_grading.task_fingerprint("lab:causal_mask") != before

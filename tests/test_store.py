@@ -13,7 +13,10 @@ import pytest
 
 from exercises.learner import review
 from exercises.learner.progress import Progress
-from exercises.learner.store import FILE_NAME, MIGRATIONS, SCHEMA_VERSION, Attempt, ProgressStore
+from exercises.learner.store import FILE_NAME, MIGRATIONS, PREDICTION, SCHEMA_VERSION, Attempt, ProgressStore
+from tui.i18n import notice_text
+
+UNWRITABLE = Path("/proc/objectives-tutor-cannot-write-here")
 
 
 def attempt(
@@ -76,9 +79,12 @@ def test_migrations_take_every_earlier_schema_to_the_current_one(tmp_path):
 def test_a_corrupt_file_is_reported_kept_and_replaced(tmp_path):
     (tmp_path / FILE_NAME).write_bytes(b"this is not sqlite" * 100)
     store = ProgressStore(tmp_path)
-    assert len(store.notices) == 1 and "not a readable progress file" in store.notices[0]
     kept = list(tmp_path.glob(f"{FILE_NAME}.*.bad"))
     assert len(kept) == 1 and kept[0].read_bytes() == b"this is not sqlite" * 100
+    (notice,) = store.notices
+    english, chinese = notice_text(notice, "en"), notice_text(notice, "zh")
+    assert "not a readable progress file" in english and kept[0].name in english
+    assert "不是可读的进度文件" in chinese and kept[0].name in chinese and "kept as" not in chinese
     assert store.record(attempt()) and len(store.attempts()) == 1
 
 
@@ -91,37 +97,49 @@ def test_a_newer_schema_is_moved_aside_not_overwritten(tmp_path):
     db.commit()
     db.close()
     fresh = ProgressStore(tmp_path)
-    assert "newer objectives-tutor" in fresh.notices[0]
     assert fresh.attempts() == []
     (kept,) = tmp_path.glob(f"{FILE_NAME}.*.bad")
+    (notice,) = fresh.notices
+    schemas = f"{SCHEMA_VERSION + 1} > {SCHEMA_VERSION}"
+    assert f"newer objectives-tutor (schema {schemas})" in notice_text(notice, "en")
+    assert f"更新版本的 objectives-tutor 写入（格式 {schemas}）" in notice_text(notice, "zh")
+    assert kept.name in notice_text(notice, "en") and kept.name in notice_text(notice, "zh")
     assert sqlite3.connect(kept).execute("SELECT count(*) FROM attempts").fetchone()[0] == 1
 
 
 def test_an_unwritable_place_means_working_without_saving(tmp_path):
-    store = ProgressStore(Path("/proc/objectives-tutor-cannot-write-here"))
-    assert not store.saving and "working without saving" in store.notices[0]
+    store = ProgressStore(UNWRITABLE)
+    assert not store.saving and "working without saving" in notice_text(store.notices[0], "en")
+    assert "本次不保存" in notice_text(store.notices[0], "zh") and str(UNWRITABLE) in notice_text(
+        store.notices[0], "zh"
+    )
     progress = Progress(store)
     assert progress.record(attempt(correct=True)) is False
     assert progress.solved() == {"mlm-abcde"}  # the session still counts it
 
 
+class FullDisk:
+    """A connection on a full disk: every statement fails as SQLite says it then."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, *args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+
 def test_a_full_disk_is_reported_once_and_the_attempt_is_kept_in_memory(tmp_path):
     store = ProgressStore(tmp_path)
     progress = Progress(store)
-
-    class FullDisk:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def execute(self, *args, **kwargs):
-            raise sqlite3.OperationalError("database or disk is full")
-
     store._db = FullDisk()
     assert progress.record(attempt()) is False
-    assert not store.saving and "disk is full" in store.notices[-1]
+    assert not store.saving and len(store.notices) == 1
+    assert "disk is full" in notice_text(store.notices[0], "en") and "无法在" in notice_text(
+        store.notices[0], "zh"
+    )
     assert len(progress.attempts) == 1
 
 
@@ -133,7 +151,7 @@ store = ProgressStore(Path(sys.argv[1]))
 for i in range(int(sys.argv[2])):
     ok = store.record(Attempt("clm-shift", "clm", i, {"inputs": "x"}, 1.0, True, True, True))
     if not ok:
-        raise SystemExit("not saved: " + "; ".join(store.notices))
+        raise SystemExit("not saved: " + "; ".join(map(str, store.notices)))
     print(i, flush=True)
 """
 
@@ -365,3 +383,133 @@ def test_progress_reset_clears_the_code_lab_and_the_training_lab_too(capsys, tmp
     (kept,) = home.glob("training-lab.*.backup")
     assert (kept / "last-run.pt").read_bytes() == b"weights"
     assert str(kept) in said and str(backup) in said
+
+
+def test_a_notice_reaches_the_command_line_in_the_learners_language(capsys, monkeypatch):
+    """`check --record` and `progress` where nothing can be saved: one line on stderr, in zh
+    with --lang zh and in en with --lang en, never the other language."""
+    from tui.cli import main
+
+    monkeypatch.setenv("OBJECTIVES_TUTOR_HOME", str(UNWRITABLE))
+    check = ["check", "visibility", "--answer", "visible=0", "--record"]
+    for lang, said, not_said in (("zh", "无法在", "cannot be saved"), ("en", "cannot be saved", "无法")):
+        for command in (check, ["progress"]):
+            main(["--lang", lang, *command])
+            lines = capsys.readouterr().err.strip().splitlines()
+            assert len(lines) == 1 and said in lines[0] and not_said not in lines[0], (lang, command, lines)
+            assert str(UNWRITABLE) in lines[0]
+
+
+def prediction(objective, correct, exercise="predict-x"):
+    return Attempt(
+        exercise, objective, 0, {"prediction": "1"}, float(correct), True, True, correct, kind=PREDICTION
+    )
+
+
+def test_progress_csv_says_the_kind_of_every_row(capsys):
+    """Issue 11 follow-up: predictions and exercise attempts share the file; the CSV's
+    `kind` column tells them apart (a row per attempt, in the order they were made)."""
+    from tui.cli import main
+
+    main(["check", "visibility", "--answer", "visible=0", "--record"])
+    progress = Progress(ProgressStore())
+    progress.record(prediction("clm", True))
+    capsys.readouterr()
+    main(["progress", "--csv"])
+    import csv as csv_module
+
+    rows = list(csv_module.DictReader(capsys.readouterr().out.splitlines()))
+    assert [(row["exercise"], row["kind"]) for row in rows] == [
+        ("visibility", "exercise"),
+        ("predict-x", "prediction"),
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_progress_table_counts_predictions_apart_from_attempts(capsys, lang):
+    """Two predictions on the CLM lesson (one right) and one on MLM (wrong), one exercise
+    attempt on visibility: the table's last column shows right/made per lesson, and the
+    attempts column counts the exercise attempt only."""
+    from exercises.curriculum import OBJECTIVES
+    from exercises.text import pick
+    from tui.cli import main
+    from tui.i18n import t
+
+    main(["check", "visibility", "--answer", "visible=0", "--record"])
+    progress = Progress(ProgressStore())
+    for objective, correct in (("clm", True), ("clm", False), ("mlm", False)):
+        progress.record(prediction(objective, correct))
+    capsys.readouterr()
+    main(["--lang", lang, "progress"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == t("progress-predictions", lang).split()[-1]
+    expected = {"clm": ("0", "1/2"), "mlm": ("0", "0/1"), "visibility": ("1", "0/0")}
+    for objective in OBJECTIVES:
+        (line,) = [line for line in lines if line.startswith(pick(objective.title, lang) + " ")]
+        cells = line.split()
+        attempts, predicted = expected.get(objective.id, ("0", "0/0"))
+        assert (cells[-5], cells[-1]) == (attempts, predicted), (objective.id, line)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said", "not_said"),
+    [("zh", "不是可读的进度文件", "readable"), ("en", "is not a readable progress file", "进度")],
+)
+async def test_the_app_reports_a_store_notice_in_its_language(tmp_path, lang, said, not_said):
+    """A corrupt progress file met at start: the app's toast says so in the app's language."""
+    from tui.app import TutorApp
+
+    (tmp_path / FILE_NAME).write_bytes(b"\x00garbage" * 64)
+    app = TutorApp(lang=lang, load_engine=False, still=True, store=ProgressStore(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        (toast,) = [notification.message for notification in app._notifications]
+    (kept,) = tmp_path.glob(f"{FILE_NAME}.*.bad")
+    assert said in toast and not_said not in toast and kept.name in toast
+
+
+def test_a_failed_read_is_a_notice_in_both_languages(tmp_path):
+    """The fourth notice: progress that cannot be read leaves the learner with an empty
+    history and a line that says why (the sqlite error kept as it is)."""
+    store = ProgressStore(tmp_path)
+    store.record(attempt())
+
+    class Unreadable:
+        def execute(self, *args, **kwargs):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+    store._db = Unreadable()
+    assert store.attempts() == []
+    (notice,) = store.notices
+    assert notice_text(notice, "en") == "could not read progress (database disk image is malformed)"
+    assert notice_text(notice, "zh") == "无法读取进度（database disk image is malformed）"
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", "本次不保存"), ("en", "working without saving")])
+async def test_the_app_says_once_in_its_language_when_an_attempt_cannot_be_saved(tmp_path, lang, said):
+    """The disk fills up mid-session: the next graded attempt brings one error toast, in
+    the app's language; the attempt after it brings none (the learner was told)."""
+    from exercises.catalogue import get
+    from tui.app import TutorApp
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    exercise = get("visibility")
+    variant = exercise.generate(0)
+    answer = {"visible": "0"}
+    result = exercise.grade(variant, answer)
+    store = ProgressStore(tmp_path)
+    app = TutorApp(lang=lang, load_engine=False, still=True, store=store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        store._db = FullDisk()
+        for _ in range(2):
+            app.on_exercise_panel_graded(ExercisePanel.Graded(exercise, variant, answer, result, 0, 1.0))
+            await pilot.pause()
+        toasts = [n.message for n in app._notifications if n.severity == "error"]
+    assert len(toasts) == 1 and said in toasts[0] and "disk is full" in toasts[0]
+
+
+def test_a_notice_without_a_key_is_shown_as_it_is():
+    """The class database's learner store (exercises/classdb) still reports in plain
+    English strings: they pass through notice_text unchanged rather than failing."""
+    line = "this session ended (signed-in-elsewhere); nothing more is saved here"
+    assert notice_text(line, "zh") == line == notice_text(line, "en")

@@ -19,7 +19,7 @@ from exercises.learner.progress import Progress
 from exercises.learner.store import ProgressStore
 from exercises.text import pick
 from tui import cjk_wrap
-from tui.i18n import detect_language, t
+from tui.i18n import detect_language, notice_text, t
 
 cjk_wrap.install()
 
@@ -100,7 +100,7 @@ class TutorApp(App[None]):
         if theme in self.available_themes:
             self.theme = theme
         for notice in self.progress.notices:
-            self.notify(notice, severity="warning", timeout=12)
+            self.notify(notice_text(notice, self.lang), severity="warning", timeout=12)
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
@@ -248,7 +248,7 @@ class TutorApp(App[None]):
             graded.seconds,
         )
         if was_saving and not self.progress.store.saving:
-            self.notify(self.progress.notices[-1], severity="error", timeout=15)
+            self.notify(notice_text(self.progress.notices[-1], self.lang), severity="error", timeout=15)
         following = next_objective(exercise.objective)
         if not was_done and self.progress.lesson_done(exercise.objective) and following is not None:
             self.notify(t("lesson-done", self.lang, title=pick(following.title, self.lang)), timeout=10)

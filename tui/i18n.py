@@ -874,6 +874,23 @@ MESSAGES: dict[str, Bilingual] = {
         "give the quiz file and the submissions, or --class DIR to grade from the class database",
         "请给出测验文件和提交文件，或用 --class DIR 从班级数据库评分",
     ),
+    # -- h7 (issues 10/11 follow-ups): the progress store's notices and the progress table --
+    "store-unreadable": L(
+        "{name} is not a readable progress file ({error}): kept as {aside}; starting a fresh progress file",
+        "{name} 不是可读的进度文件（{error}）：已另存为 {aside}；重新开始一个进度文件",
+    ),
+    "store-newer": L(
+        "{name} was written by a newer objectives-tutor (schema {version} > {supported}): "
+        "kept as {aside}; starting a fresh progress file",
+        "{name} 由更新版本的 objectives-tutor 写入（格式 {version} > {supported}）："
+        "已另存为 {aside}；重新开始一个进度文件",
+    ),
+    "store-unavailable": L(
+        "progress cannot be saved in {home} ({error}); working without saving",
+        "无法在 {home} 保存进度（{error}）；本次不保存，照常学习",
+    ),
+    "store-unread": L("could not read progress ({error})", "无法读取进度（{error}）"),
+    "progress-predictions": L("predictions right", "预测对"),
 }
 
 # The engine's error codes (engine/errors.py, raised across engine/) in both languages.
@@ -989,6 +1006,16 @@ def listing(values: Iterable[object], lang: str) -> str:
 def t(key: str, lang: str, **params: object) -> str:
     """The message ``key`` in ``lang``, its ``{params}`` filled in."""
     return pick(MESSAGES[key], lang).format(**params)
+
+
+def notice_text(notice: object, lang: str) -> str:
+    """A progress store's notice (``exercises.learner.store.Notice``: a key of MESSAGES and
+    its parameters) in the learner's language. A plain string passes through as it is:
+    the class database's learner store still reports in English."""
+    key = getattr(notice, "key", None)
+    if key is None:
+        return str(notice)
+    return t(key, lang, **notice.params)
 
 
 def error_text(error: Exception, lang: str) -> str:

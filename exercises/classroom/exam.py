@@ -72,6 +72,8 @@ def read_source(path: str) -> str:
             raise ExamError(
                 L(f"{path.strip()} is a folder, not a file", f"{path.strip()} 是文件夹，不是文件")
             )
+        if target.exists() and not target.is_file():  # a pipe or a device would block the exam
+            raise ExamError(L(f"{path.strip()} is not a plain file", f"{path.strip()} 不是普通文件"))
         with open(target, "rb") as handle:
             data = handle.read(4 * MAX_SOURCE_CHARS + 1)
     except FileNotFoundError:

@@ -56,13 +56,17 @@ _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 
 
-@functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
 def clean(text: str) -> str:
     """Unify an answer's characters: NFKC (full-width to ASCII), brackets,
     quotes, invisible characters, and the spelling of special tokens."""
     if not isinstance(text, str):
         return ""
-    text = _CONTROL.sub(" ", text[:MAX_ANSWER_CHARS])
+    return _clean(text[:MAX_ANSWER_CHARS])
+
+
+@functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
+def _clean(text: str) -> str:
+    text = _CONTROL.sub(" ", text)
     text = text.translate(_BRACKETS)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_BRACKETS).translate(_MINUS)

@@ -41,13 +41,15 @@ def task_of(exercise_id: str):
 
 
 def task_fingerprint(exercise_id: str) -> str:
-    """What a student saw of a lab task (its function and statement), in 16 hex digits:
-    a submission records it, so a task changed since the quiz was taken is detected."""
+    """What a student was asked to write for a lab task (its function and signature), in 16
+    hex digits: a submission records it, so a task whose function changed since the quiz
+    was taken is detected. The statement's wording is left out: a reworded or corrected
+    statement asks for the same function, and must not reject a class's files."""
     import hashlib
     import json
 
     task = task_of(exercise_id)
-    canonical = json.dumps([task.id, task.function, task.signature, task.statement], sort_keys=True)
+    canonical = json.dumps([task.id, task.function, task.signature])
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 

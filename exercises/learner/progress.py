@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from exercises.learner import review
-from exercises.learner.store import PREDICTION, Attempt, ProgressStore
+from exercises.learner.store import PREDICTION, Attempt, Notice, ProgressStore
 
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
 LESSON_TABS = ("lesson", "figure", "practice")
@@ -48,7 +48,7 @@ class Progress:
         self._settings = {**DEFAULT_SETTINGS, **store.settings()}
 
     @property
-    def notices(self) -> list[str]:
+    def notices(self) -> list[Notice]:
         return self.store.notices
 
     def record(self, attempt: Attempt) -> bool:

@@ -76,6 +76,15 @@ def app_version() -> str:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """A one-line report for the learner, as a key of ``tui.i18n.MESSAGES`` and its
+    parameters: the store decides what happened, the interface says it in zh or en."""
+
+    key: str
+    params: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Attempt:
     exercise: str
     objective: str
@@ -100,7 +109,7 @@ class ProgressStore:
     def __init__(self, home: Path | None = None) -> None:
         self.home = Path(home) if home is not None else default_home()
         self.path = self.home / FILE_NAME
-        self.notices: list[str] = []  # one-line reports for the learner
+        self.notices: list[Notice] = []  # one-line reports for the learner
         self.saving = True
         self._db: sqlite3.Connection | None = None
         self._open()
@@ -123,13 +132,11 @@ class ProgressStore:
             db.close()
             if "locked" in str(error) or "readonly" in str(error):
                 raise
-            self._move_aside(f"{self.path.name} is not a readable progress file ({error})")
+            self._move_aside("store-unreadable", error=str(error))
             return self._connect()
         if version > SCHEMA_VERSION:
             db.close()
-            self._move_aside(
-                f"{self.path.name} was written by a newer objectives-tutor (schema {version} > {SCHEMA_VERSION})"
-            )
+            self._move_aside("store-newer", version=version, supported=SCHEMA_VERSION)
             return self._connect()
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
@@ -152,7 +159,8 @@ class ProgressStore:
             db.execute("ROLLBACK")
             raise
 
-    def _move_aside(self, why: str) -> None:
+    def _move_aside(self, why: str, **params: object) -> None:
+        """Keep the file that cannot be used under a new name; ``why`` is the notice's key."""
         stamp = time.strftime("%Y%m%d-%H%M%S")
         aside = self.path.with_name(f"{self.path.name}.{stamp}.bad")
         counter = 1
@@ -164,12 +172,12 @@ class ProgressStore:
             sidecar = self.path.with_name(self.path.name + suffix)
             if sidecar.exists():
                 sidecar.rename(aside.with_name(aside.name + suffix))
-        self.notices.append(f"{why}: kept as {aside.name}; starting a fresh progress file")
+        self.notices.append(Notice(why, {"name": self.path.name, "aside": aside.name, **params}))
 
     def _unavailable(self, error: BaseException) -> None:
         self.saving = False
         self._db = None
-        self.notices.append(f"progress cannot be saved in {self.home} ({error}); working without saving")
+        self.notices.append(Notice("store-unavailable", {"home": str(self.home), "error": str(error)}))
 
     def close(self) -> None:
         if self._db is not None:
@@ -222,7 +230,7 @@ class ProgressStore:
                 "seconds, at, app_version, kind FROM attempts ORDER BY at, id"
             ).fetchall()
         except sqlite3.Error as error:
-            self.notices.append(f"could not read progress ({error})")
+            self.notices.append(Notice("store-unread", {"error": str(error)}))
             return []
         return [
             Attempt(

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.errors import UsageError
-from tui.i18n import t
+from tui.i18n import notice_text, t
 from tui.render import emit_json
 
 
@@ -167,7 +167,7 @@ def parse_answers(pairs: list[str] | None) -> dict[str, str]:
     return answers
 
 
-def _record(exercise, variant, answers: dict[str, str], result) -> bool:
+def _record(exercise, variant, answers: dict[str, str], result, lang: str) -> bool:
     """Store the attempt exactly as the app does; a failure is reported, not fatal."""
     from exercises.learner.progress import Progress
     from exercises.learner.store import ProgressStore
@@ -177,7 +177,7 @@ def _record(exercise, variant, answers: dict[str, str], result) -> bool:
         exercise.id, exercise.objective, variant.seed, answers, result, 0, 0.0
     )
     for notice in store.notices:
-        sys.stderr.write(f"objectives-tutor: {notice}\n")
+        sys.stderr.write(f"objectives-tutor: {notice_text(notice, lang)}\n")
     store.close()
     return saved
 
@@ -200,7 +200,7 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
         raise UsageError(f"objectives-tutor check: {error}") from None
     payload = result.to_json(lang)
     if args.record:
-        payload["recorded"] = _record(exercise, variant, answers, result)
+        payload["recorded"] = _record(exercise, variant, answers, result, lang)
     if args.json:
         emit_json(payload)
         return

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from exercises.text import pick
 from tui.errors import UsageError
-from tui.i18n import t
+from tui.i18n import notice_text, t
 from tui.render import emit_json
 
 
@@ -27,7 +27,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
         raise UsageError(f"objectives-tutor progress: {t('progress-one-output', lang)}")
     store = ProgressStore()
     for notice in store.notices:
-        sys.stderr.write(f"objectives-tutor: {notice}\n")
+        sys.stderr.write(f"objectives-tutor: {notice_text(notice, lang)}\n")
     progress = Progress(store)
     if args.reset:
         _reset(store, args.yes, lang)
@@ -53,6 +53,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
                 "diagnoses",
                 "hints_used",
                 "seconds",
+                "kind",
             ]
         )
         for a in progress.attempts:
@@ -68,6 +69,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
                     " ".join(a.diagnoses),
                     a.hints_used,
                     a.seconds,
+                    a.kind,
                 ]
             )
     else:
@@ -79,7 +81,15 @@ def _print_summary(progress, lang: str, console: Console) -> None:
     from exercises.curriculum import BY_ID
 
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for key in ("objective", "history-attempts", "history-solved", "history-mastered", "history-due"):
+    columns = (
+        "objective",
+        "history-attempts",
+        "history-solved",
+        "history-mastered",
+        "history-due",
+        "progress-predictions",
+    )
+    for key in columns:
         table.add_column(t(key, lang), justify="left" if key == "objective" else "right")
     for objective_id, row in progress.per_objective().items():
         table.add_row(
@@ -88,6 +98,7 @@ def _print_summary(progress, lang: str, console: Console) -> None:
             f"{row.solved}/{row.exercises}",
             str(row.mastered),
             Text(str(row.due), style="bold yellow" if row.due else ""),
+            f"{row.predictions_right}/{row.predictions}",
         )
     console.print(table)
     console.print(Text(t("progress-store", lang, path=progress.store.path), style="dim"))

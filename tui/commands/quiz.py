@@ -231,7 +231,7 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
         for part, text in row["solution"].items():
             if "\n" in text.strip():  # a lab task's reference file: as a file
                 console.print(Text(f"  {part}:", style="green"))
-                console.print(Text(text))
+                console.print(Text(text), soft_wrap=True)  # code keeps its own lines
                 continue
             console.print(Text.assemble((f"  {part}: ", "green"), text.replace("\n", " / ")))
     return 0

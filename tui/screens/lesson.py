@@ -12,7 +12,7 @@ from textual.widgets import Header, Markdown, Static, TabbedContent, TabPane
 from exercises.curriculum import BY_ID, lesson_text, next_objective
 from exercises.text import pick
 from tui.figures import figure_for
-from tui.i18n import t
+from tui.i18n import notice_text, t
 from tui.screens.lab import LabLink  # h6: the code lab
 from tui.widgets.exercise_panel import ExercisePanel
 from tui.widgets.fitting_footer import FittingFooter
@@ -119,7 +119,7 @@ class LessonScreen(Screen):
             self.objective.id, event.question, event.answer, event.verdict, event.seconds
         )
         if was_saving and not progress.store.saving:
-            self.notify(progress.notices[-1], severity="error", timeout=15)
+            self.notify(notice_text(progress.notices[-1], self.app.lang), severity="error", timeout=15)
 
     def on_exercise_panel_variant_shown(self, event: ExercisePanel.VariantShown) -> None:
         event.stop()

@@ -73,7 +73,7 @@ USAGE_KEYS = (
 def _pattern(key: str) -> re.Pattern[str]:
     """The English template of ``key`` as a pattern that captures its fields."""
     parts = re.split(r"\{(\w+)\}", MESSAGES[key]["en"])
-    literal = [re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)]
+    literal = [re.escape(part) if i % 2 == 0 else f"(?P<{part}>.*?)" for i, part in enumerate(parts)]
     return re.compile("".join(literal), re.DOTALL)
 
 

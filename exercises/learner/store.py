@@ -117,9 +117,21 @@ class ProgressStore:
     # -- opening ---------------------------------------------------------
 
     def _open(self) -> None:
+        """Connect, retrying while another process holds the lock. SQLite does not call
+        its busy handler for every step of opening (switching a new file to WAL can
+        answer "database is locked" at once), so two apps started together would
+        otherwise race; the retries stop at the same timeout a write waits for."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
         try:
             self.home.mkdir(parents=True, exist_ok=True)
-            self._db = self._connect()
+            while True:
+                try:
+                    self._db = self._connect()
+                    return
+                except sqlite3.OperationalError as error:
+                    if "locked" not in str(error) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.01)
         except (OSError, sqlite3.Error) as error:
             self._unavailable(error)
 
@@ -138,10 +150,14 @@ class ProgressStore:
             db.close()
             self._move_aside("store-newer", version=version, supported=SCHEMA_VERSION)
             return self._connect()
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        db.execute("PRAGMA foreign_keys=ON")
-        self._migrate(db, version)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            self._migrate(db, version)
+        except sqlite3.Error:  # locked by another process: _open tries again on a new connection
+            db.close()
+            raise
         return db
 
     def _migrate(self, db: sqlite3.Connection, version: int) -> None:

@@ -53,3 +53,23 @@ async def test_wide_masks_scroll_sideways_by_keys():
         await pilot.press("right", "right", "right")
         await pilot.pause()
         assert figure.scroll_x > before
+
+
+async def test_practice_buttons_fit_their_words_after_a_language_switch():
+    """Started in Chinese, then Ctrl+L: each button is as wide as its English label
+    (a Button's label only repainted, leaving "Chec" and "Solu" in the old widths)."""
+    from rich.cells import cell_len
+    from textual.widgets import Button
+
+    from tests.test_app import open_practice
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_practice(app, pilot, "clm", "clm-shift")
+        app.lang = "en"
+        await pilot.pause()
+        await pilot.pause()
+        for button in panel.query("#buttons Button").results(Button):
+            words = str(button.label)
+            assert words in {"Check", "Hint", "Solution", "New variant"}
+            assert button.content_region.width >= cell_len(words), (words, button.content_region)

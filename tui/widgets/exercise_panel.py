@@ -162,7 +162,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             ("solution", "key-solution"),
             ("new", "key-new"),
         ):
-            self.query_one(f"#{button}", Button).label = t(key, lang)
+            widget = self.query_one(f"#{button}", Button)
+            widget.label = t(key, lang)
+            widget.refresh(layout=True)  # a Button's label repaints only: its width must follow the new words
         if not getattr(self.app, "engine_loaded", False) or not self.exercise_id:
             return
         from textual.widgets._select import SelectCurrent  # pinned textual: the shown value

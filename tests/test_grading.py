@@ -681,7 +681,30 @@ def test_all_except_reads_as_the_complement(text, expected):
     assert result.correct and result.diagnoses == []
 
 
-@pytest.mark.parametrize("text", ["all but the last", "except 99", "除了 dog 以外"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "everything except [CLS], [SEP] and the padding",
+        "all except the special tokens and padding",
+        "除了 [CLS]、[SEP] 和填充以外的所有位置",
+        "everything but [CLS], [SEP], [PAD]",
+    ],
+)
+def test_all_except_the_padding_reads_the_pad_positions(text):
+    """Tried by hand: "the padding" was not placed, so [PAD] stayed in and the learner was
+    told "padding is not text", a misconception the answer does not hold."""
+    exercise = get("mlm-eligible")
+    variant = next(v for v in map(exercise.generate, range(200)) if "[PAD]" in v.data["tokens"])
+    tokens = variant.data["tokens"]
+    expected = [i for i, token in enumerate(tokens) if token not in {"[CLS]", "[SEP]", "[PAD]"}]
+    assert parsing.positions(text, tokens, n=len(tokens)) == expected
+    result = exercise.grade(variant, {"positions": text})
+    assert result.correct and result.diagnoses == []
+
+
+@pytest.mark.parametrize(
+    "text", ["all but the last", "except 99", "除了 dog 以外", "all except the last word", "除了最后一个"]
+)
 def test_all_except_what_cannot_be_placed_is_unreadable(text):
     exercise = get("mlm-eligible")
     result = exercise.grade(exercise.generate(0), {"positions": text})

@@ -168,12 +168,23 @@ def _expand_ranges(cleaned: str) -> str | None:
 
 _ASIDE = re.compile(r"\((?=[^()]*[^\d\s,;.()~-])[^()]*\)")  # a bracketed remark with words in it
 _EXCEPT = re.compile(
-    r"\b(?:except(?:\s+for)?|all\s+but|but\s+not|other\s+than|apart\s+from|excluding|not\s+counting)\b"
+    r"\b(?:except(?:\s+for)?|(?:all|everything)\s+but|but\s+not|other\s+than|apart\s+from|excluding|not\s+counting)\b"
     r"|除了|除去|除开|除|以外|之外|不包括|不含|排除",
     re.IGNORECASE,
 )
 _SPECIALS_WORDS = re.compile(
     r"\bspecial\s+tokens?\b|\bspecials\b|特殊符号|特殊\s*token|特殊标记|特殊词", re.IGNORECASE
+)
+
+
+_PADDING_WORDS = re.compile(r"\bpad(?:s|ding)?\b|填充|补齐|补位", re.IGNORECASE)
+# What an excluded part may hold besides positions and tokens: "the", "and", "两个" ... Anything
+# else ("the last word", "最后一个") names something this reader cannot place, and guessing would
+# risk telling a learner they hold a misconception they do not.
+_EXCLUSION_FILLER = re.compile(
+    r"\b(?:the|and|or|both|all|its?|their|also|positions?|tokens?|symbols?|marks?|ones?)\b"
+    r"|[和与及或跟、的个两三第位置符号所有全部都还有以及]|token|词元",
+    re.IGNORECASE,
 )
 
 
@@ -206,7 +217,17 @@ def _named_positions(text: str, tokens: Sequence[str] | None) -> set[int] | None
         named |= {i for i, token in enumerate(normalised) if token in words}
         if _SPECIALS_WORDS.search(text):
             named |= {i for i, token in enumerate(normalised) if is_special(token)}
+        if _PADDING_WORDS.search(text):
+            named |= {i for i, token in enumerate(normalised) if token == "[PAD]"}
     return named
+
+
+def _placed_everything(out_text: str) -> bool:
+    """Does the excluded part name only what ``_named_positions`` can place?"""
+    rest = re.sub(r"\[[A-Za-z]+\]|<[^<>\s]+>", " ", out_text)
+    for pattern in (_SPECIALS_WORDS, _PADDING_WORDS, _EXCLUSION_FILLER, _NUMBER):
+        rest = pattern.sub(" ", rest)
+    return not re.search(r"[^\W\d_]", rest)  # no letters (Latin or CJK) left over
 
 
 def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
@@ -218,6 +239,8 @@ def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> li
     if length is None:
         return None
     base_text, out_text = _split_exclusion(cleaned)
+    if not _placed_everything(out_text):
+        return None
     left_out = _named_positions(out_text, tokens)
     base = _named_positions(base_text, None)
     if not left_out or base is None or any(i < 0 or i >= length for i in left_out | base):

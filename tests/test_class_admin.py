@@ -242,6 +242,21 @@ def test_a_bad_quiz_file_is_refused_before_anything_opens(class_dir, tmp_path, c
         assert store.current_quiz() is None
 
 
+@pytest.mark.parametrize(("lang", "words"), [("en", "code-lab"), ("zh", "代码实验")])
+def test_a_quiz_with_a_lab_task_is_refused_on_the_class_server(class_dir, tmp_path, capsys, lang, words):
+    """Tried by hand: opening it crashed in the rendering ("no exercise 'lab:causal_mask'"). A
+    lab answer is a file on the student's machine, out of a browser session's reach."""
+    quiz = new_quiz("Week 2", ["clm-shift", "lab:causal_mask"], 10)
+    (tmp_path / "lab.toml").write_text(dump_toml(quiz), encoding="utf-8")
+    status, _, err = run(
+        ["--lang", lang, "class", "quiz", "open", str(tmp_path / "lab.toml"), "--class", str(class_dir)],
+        capsys,
+    )
+    assert status == 2 and err.count("\n") == 1 and words in err and "lab:causal_mask" in err
+    with open_class(class_dir) as store:
+        assert store.current_quiz() is None
+
+
 def test_quiz_grade_without_files_or_a_class_is_a_usage_error(capsys):
     status, _, err = run(["quiz", "grade"], capsys)
     assert status == 2 and "--class" in err

@@ -848,7 +848,10 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "class-no-limit": L("none", "无"),
     "class-minutes": L("{minutes} min", "{minutes} 分钟"),
-    "class-no-student": L("no student {student!r} in this class", "这个班级里没有学生 {student!r}"),
+    "class-no-student": L(
+        "no single student of this class matches {student!r} (type the id as the roster has it)",
+        "这个班级里没有唯一对应 {student!r} 的学生（请按名单上的学号原样输入）",
+    ),
     "class-no-open-quiz": L("no quiz is open", "当前没有开放的测验"),
     "class-quiz-closed": L(
         "quiz {number} ({name}) is closed: {started} started, {submitted} submitted",

@@ -290,12 +290,18 @@ def _position_codes(question: Question, given: set[int], expected: set[int]) -> 
     if scoring.is_one_based(given, expected):
         return [scoring.ONE_BASED_CODE]
     if question.figure == "visibility":
-        from exercises.items import visibility  # the exercise's own rule: one story for one answer
-
         kind, n, _prefix, row = question.context
-        codes = visibility.misconceptions(kind, n, row, given, expected)
-        if codes:
-            return codes
+        causal = set(range(row + 1))
+        if given == expected - {row} and row in expected:
+            return ["causal-excludes-self"]
+        if kind == "causal" and given > expected:
+            return ["causal-sees-future"]
+        if kind == "bidirectional" and given == causal:
+            return ["bidirectional-as-causal"]
+        if kind == "prefix" and given == causal:
+            return ["prefix-ignored"]
+        if kind == "prefix" and given == set(range(n)):
+            return ["prefix-fully-bidirectional"]
     if question.figure == "mlm":
         from engine.samples import mlm_sample
 

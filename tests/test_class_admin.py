@@ -314,7 +314,7 @@ def test_extend_finds_the_student_as_sign_in_does(class_dir, tmp_path, capsys, t
     if found:
         assert status == 0 and "s002 now has 2 extra minutes" in out
     else:
-        assert status == 2 and "no student" in err and "\x1b" not in err
+        assert status == 2 and "no single student" in err and "\x1b" not in err
 
 
 def test_the_class_commands_that_compute_nothing_import_no_torch(class_dir, tmp_path):

@@ -19,3 +19,20 @@ def private_progress_home(tmp_path, monkeypatch):
     """Every test gets its own empty progress directory, never the learner's."""
     monkeypatch.setenv("OBJECTIVES_TUTOR_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("OBJECTIVES_TUTOR_LANG", raising=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """tests/pg_server.py's PostgreSQL (CI's, or one throwaway cluster for the whole run),
+    shared by the class-store, class-command and class-server tests. A missing server
+    fails them under CI or when $OBJECTIVES_TUTOR_TEST_PG names one; elsewhere they skip."""
+    from tests import pg_server
+
+    url, cluster, why = pg_server.server_url()
+    if url is None and (os.environ.get("CI") or os.environ.get(pg_server.ENV)):
+        pytest.fail(f"the class database must be tested on PostgreSQL (.ci/run sets ${pg_server.ENV}): {why}")
+    if url is None:
+        pytest.skip(f"no PostgreSQL: {why}")
+    yield url
+    if cluster is not None:
+        cluster.stop()

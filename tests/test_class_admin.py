@@ -18,7 +18,6 @@ from exercises.classdb.folder import PIN_FILE, init_class, open_class
 from exercises.classroom.identity import RosterError, decode_roster, read_roster
 from exercises.classroom.quiz import dump_toml, new_quiz
 from tests import pg_server
-from tests.test_class_store import postgres_url  # noqa: F401 - the shared PostgreSQL fixture
 from tui.cli import main
 
 T0 = 1_800_000_000.0
@@ -262,7 +261,7 @@ def test_quiz_grade_without_files_or_a_class_is_a_usage_error(capsys):
     assert status == 2 and "--class" in err
 
 
-def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, monkeypatch, postgres_url):  # noqa: F811
+def test_a_postgresql_class_needs_its_url_every_time(tmp_path, capsys, monkeypatch, postgres_url):
     (tmp_path / "r.csv").write_text("s001,Ann\n")
     with pg_server.fresh_url(postgres_url) as url:
         assert (

@@ -5,7 +5,6 @@ The clock is injected everywhere: no test sleeps."""
 from __future__ import annotations
 
 import inspect
-import os
 import sqlite3
 import threading
 
@@ -37,18 +36,6 @@ T0 = 1_800_000_000.0  # the injected clock's start
 COST = 2**4  # scrypt's cost in tests: the rules, not the hardness, are under test
 ALICE, BOB = Student("alice", "Alice"), Student("bob", "Bob")
 PINS = {"alice": "ABCD-EFGH", "bob": "JKLM-NPQR", "mr-t": "TTTT-TTTT"}
-
-
-@pytest.fixture(scope="session")
-def postgres_url():
-    url, cluster, why = pg_server.server_url()
-    if url is None and os.environ.get("CI"):
-        pytest.fail(f"CI must test the PostgreSQL store (.ci/run sets ${pg_server.ENV}): {why}")
-    if url is None:
-        pytest.skip(f"no PostgreSQL: {why}")
-    yield url
-    if cluster is not None:
-        cluster.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

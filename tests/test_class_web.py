@@ -37,23 +37,6 @@ def store(tmp_path):
     store.close()
 
 
-@pytest.fixture(scope="module")
-def postgres_url():
-    """tests/pg_server.py's PostgreSQL (CI's, or a throwaway cluster); CI never skips."""
-    import os
-
-    import pg_server
-
-    url, cluster, why = pg_server.server_url()
-    if url is None and (os.environ.get("CI") or os.environ.get(pg_server.ENV)):
-        pytest.fail(f"the class server must be tried on PostgreSQL: {why}")
-    if url is None:
-        pytest.skip(f"no PostgreSQL: {why}")
-    yield url
-    if cluster is not None:
-        cluster.stop()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def any_store(request, tmp_path):
     """The same class on either database."""

@@ -23,9 +23,10 @@ from tui.widgets.matrix_editor import MatrixEditor
 QUIZ = Quiz("quiz-exam", "Week 7", "exam-salt", ("mlm-abcde", "clm-shift", "mask-matrix", "concept-task"), 30)
 
 
-async def ready(app) -> None:
+async def ready(app, view: str = "QuestionView") -> None:
+    """Until the engine is loaded and the exam shows ``view`` (a lab question: LabQuestionView)."""
     for _ in range(600):
-        if app.engine_loaded and app.screen.query("QuestionView"):
+        if app.engine_loaded and app.screen.query(view):
             await asyncio.sleep(0.05)
             return
         await asyncio.sleep(0.05)
@@ -382,10 +383,7 @@ async def test_a_lab_question_attaches_the_file_rereads_it_and_grades_it_after_s
     session = ExamSession.open(LAB_QUIZ, "kim", tmp_path / "out")
     app = TutorApp(lang="en", still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(600):
-            if app.engine_loaded and app.screen.query("LabQuestionView"):
-                break
-            await asyncio.sleep(0.05)
+        await ready(app, "LabQuestionView")
         await pilot.pause(0.2)
         status = app.screen.query_one("#lab-status")
         assert "No file attached yet" in str(status.content)
@@ -426,10 +424,7 @@ async def test_the_lab_pane_speaks_chinese(tmp_path, monkeypatch):
     session = ExamSession.open(LAB_QUIZ, "李明", tmp_path / "out")
     app = TutorApp(lang="zh", still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(600):
-            if app.engine_loaded and app.screen.query("LabQuestionView"):
-                break
-            await asyncio.sleep(0.05)
+        await ready(app, "LabQuestionView")
         await pilot.pause(0.2)
         status = app.screen.query_one("#lab-status")
         assert "还没有附上文件" in str(status.content)

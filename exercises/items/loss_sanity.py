@@ -5,8 +5,10 @@ losses come from the engine's rerun of the section “Self-supervision and LM ob
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections.abc import Mapping
+from pathlib import Path
 
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
@@ -17,6 +19,9 @@ from exercises.text import L
 ID = "loss-sanity"
 VERDICTS = ("normal", "scaling-bug")
 SANE_MARGIN = 5.0  # nats above ln V: scaled random logits land within about 2, unscaled ones 13 or more
+VOCAB_SIZES = (1000, 2000, 5000, 8000, 10000)  # the vocabularies a variant asks about
+RUN_SEEDS = 1000  # the CLM demo runs a variant may show, per vocabulary and scaling
+RUNS_FILE = Path(__file__).with_name("loss_sanity_runs.json")
 OPTIONS = (
     L("normal for an untrained model", "对未训练的模型来说正常"),
     L(
@@ -70,20 +75,68 @@ def _draw(seed: int) -> dict:
         return {"vocab": 10000, "run_seed": 0, "scaled": True}
     rng = rng_for(ID, seed)
     return {
-        "vocab": rng.choice((1000, 2000, 5000, 8000, 10000)),  # the rerun costs ~V/4000 ms
-        "run_seed": rng.randrange(1000),
+        "vocab": rng.choice(VOCAB_SIZES),
+        "run_seed": rng.randrange(RUN_SEEDS),
         "scaled": rng.random() < 0.5,
     }
+
+
+def run_loss(vocab: int, run_seed: int, scaled: bool) -> float:
+    """The loss of the CLM demo's run ``run_seed`` with this vocabulary: the engine's number.
+
+    Every run a variant can show (``VOCAB_SIZES`` × ``RUN_SEEDS`` × scaled or not) was run once
+    by the engine and recorded in ``RUNS_FILE`` (``python -m exercises.items.loss_sanity``
+    records them again; a test reruns a sample and requires them bit for bit). Why: one run
+    draws a 64 × V projection, about 4 ms, and a quiz regenerates one per student, so this
+    question alone was half of grading a class. Recorded, it also reads the same on every
+    machine. Without the file (or outside the grid) the engine runs it now."""
+    recorded = _recorded_runs()
+    if recorded is not None and vocab in recorded and 0 <= run_seed < RUN_SEEDS:
+        return recorded[vocab]["scaled" if scaled else "unscaled"][run_seed]
+    from engine.textbook import clm_demo_loss  # the engine (torch) only where it computes
+
+    return clm_demo_loss(seed=run_seed, vocab_size=vocab, scaled=scaled)
+
+
+@functools.cache
+def _recorded_runs() -> dict[int, dict[str, list[float]]] | None:
+    """``RUNS_FILE`` read once, or None when it is missing, unreadable or not for this grid."""
+    try:
+        recorded = json.loads(RUNS_FILE.read_text(encoding="utf-8"))
+        runs = {int(vocab): losses for vocab, losses in recorded["losses"].items()}
+        complete = set(runs) == set(VOCAB_SIZES) and all(
+            len(losses[kind]) == RUN_SEEDS for losses in runs.values() for kind in ("scaled", "unscaled")
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return runs if complete else None
+
+
+def record_runs(path: Path = RUNS_FILE) -> None:
+    """Run the engine on every (vocabulary, run seed, scaling) a variant can ask about and
+    write the losses to ``path`` (float32 values, written exactly)."""
+    from engine.textbook import clm_demo_loss
+
+    losses = {
+        str(vocab): {
+            kind: [
+                clm_demo_loss(seed=run, vocab_size=vocab, scaled=kind == "scaled") for run in range(RUN_SEEDS)
+            ]
+            for kind in ("scaled", "unscaled")
+        }
+        for vocab in VOCAB_SIZES
+    }
+    about = "engine.textbook.clm_demo_loss(seed, vocab_size, scaled) for loss-sanity's variants"
+    path.write_text(json.dumps({"about": about, "losses": losses}) + "\n", encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=1024)
 def _generate(seed: int) -> Variant:
     from engine.clm import uniform_baseline  # the engine (torch) only where it computes
-    from engine.textbook import clm_demo_loss  # clm_run's loss alone: a quiz makes one per student
 
     params = _draw(seed)
     vocab = params["vocab"]
-    loss = clm_demo_loss(seed=params["run_seed"], vocab_size=vocab, scaled=params["scaled"])
+    loss = run_loss(vocab, params["run_seed"], params["scaled"])
     data = {
         **params,
         "loss": round(loss, 4),
@@ -213,3 +266,11 @@ EXERCISES = (
         ),
     ),
 )
+
+
+if __name__ == "__main__":
+    import torch
+
+    torch.set_num_threads(1)  # many small runs: a thread pool only adds overhead
+    record_runs()
+    print(f"wrote {RUNS_FILE}")

@@ -919,6 +919,33 @@ def test_shared_results_are_placed_at_each_students_own_question(tmp_path):
     assert [g.questions[0].points for g in grades] == [3.0, 3.0]
 
 
+@pytest.mark.parametrize(
+    ("loadavg", "busy", "workers"),
+    [
+        ("0.00 0.00 0.00 1/180 4242\n", 0.0, 2),  # only this process runs: both cores
+        ("1.97 1.50 0.80 1/180 4242\n", 0.0, 2),  # a minute of our own grading: still both
+        ("2.00 2.00 2.00 3/180 4242\n", 2.0, 1),  # two programs on two cores: one worker
+        ("1.00 1.00 1.00 2/180 4242\n", 1.0, 1),
+        ("garbage\n", 1.5, 1),  # unreadable: the load average decides
+        (None, 1.5, 1),  # no such file (not Linux)
+    ],
+)
+def test_grading_uses_the_cores_that_are_free_now_not_a_minute_ago(
+    tmp_path, monkeypatch, loadavg, busy, workers
+):
+    import exercises.classroom.grading as grading
+
+    where = tmp_path / "loadavg"
+    if loadavg is not None:
+        where.write_text(loadavg, encoding="ascii")
+    monkeypatch.setattr(grading, "RUNNABLE_NOW", str(where))
+    monkeypatch.setattr(grading.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    monkeypatch.setattr(grading.os, "sched_getaffinity", lambda _pid: {0, 1})
+    assert grading.busy_elsewhere(gap=0) == busy
+    assert grading._default_workers(labs=False) == workers
+    assert grading._default_workers(labs=True) == 2  # lab files wait on sandboxes: every core
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), vocab=st.sampled_from((2, 7, 1000, 5000, 10000)), scaled=st.booleans())
 def test_the_lean_loss_is_the_runs_loss_bit_for_bit(seed, vocab, scaled):

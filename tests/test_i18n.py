@@ -120,3 +120,66 @@ def test_no_inline_language_switch_outside_the_classroom():
 def test_t_fills_parameters_in_the_asked_language():
     assert t("variant", "zh", seed=3) == "变体 3"
     assert t("variant", "en", seed=3) == "variant 3"
+
+
+def _os_error(action) -> OSError:
+    try:
+        action()
+    except OSError as error:
+        return error
+    raise AssertionError("no OSError")
+
+
+def test_a_failed_file_operation_reads_in_chinese_through_the_reason(tmp_path):
+    """The OS gives its reason in English only; a zh message must not switch to it halfway."""
+    from exercises.text import cannot, reason_of
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cases = {
+        "没有这个文件或文件夹": _os_error(lambda: (tmp_path / "none.toml").read_text()),
+        "这是文件夹": _os_error(lambda: tmp_path.read_text()),
+        "路径中有一段不是文件夹": _os_error(lambda: (blocker / "x").mkdir()),
+        "已经存在": _os_error(lambda: blocker.mkdir()),
+    }
+    for zh, error in cases.items():
+        said = cannot("read", "q.toml", error)
+        assert said["zh"] == f"无法读取 q.toml：{zh}"
+        assert said["en"] == f"cannot read q.toml: {error.strerror}"  # the OS's own English words
+        assert not re.search("[A-Za-z]{3,}", said["zh"].replace("q.toml", ""))
+    try:
+        b"\xff".decode("utf-8")
+    except UnicodeDecodeError as error:
+        assert reason_of(error) == {"en": "not UTF-8 text", "zh": "不是 UTF-8 文本"}
+    odd = OSError(1234, "Strange failure")  # an errno we do not know: its text, in both
+    assert reason_of(odd) == {"en": "Strange failure", "zh": "Strange failure"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["quiz", "grade", "{tmp}/none.toml", "{tmp}"],
+        [
+            "quiz",
+            "new",
+            "--title",
+            "T",
+            "--exercises",
+            "clm-shift",
+            "--roster",
+            "{tmp}/none.csv",
+            "-o",
+            "{tmp}/q.toml",
+        ],
+        ["class", "init", "{tmp}/c", "--roster", "{tmp}/none.csv"],
+    ],
+    ids=["quiz-grade", "quiz-new-roster", "class-init-roster"],
+)
+def test_a_missing_file_is_told_in_chinese_without_english(tmp_path, capsys, argv):
+    from tui.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--lang", "zh", *(part.replace("{tmp}", str(tmp_path)) for part in argv)])
+    status, err = stopped.value.code, capsys.readouterr().err
+    assert status == 2 and "没有这个文件或文件夹" in err, err
+    assert "No such file" not in err and "Errno" not in err

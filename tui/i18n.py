@@ -353,9 +353,6 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "hints-heading": L("Hints (try the first before reading the next):", "提示（先试第一条，再看下一条）："),
     # -- classroom quizzes (h3, issue 12): the quiz command and the exam screen --
-    "quiz-cannot-write": L("cannot write {path}: {why}", "无法写入 {path}：{why}"),
-    "quiz-cannot-read": L("cannot read {path}: {why}", "无法读取 {path}：{why}"),
-    "quiz-cannot-use": L("cannot use {path}: {why}", "无法使用 {path}：{why}"),
     "quiz-exists": L(
         "{path} exists; choose another file or add --force", "{path} 已存在；请换一个文件名或加 --force"
     ),

@@ -17,7 +17,7 @@ from pathlib import Path
 from exercises.classdb.backends import DB_FILE
 from exercises.classdb.model import ClassStoreError, Student
 from exercises.classdb.store import ClassStore, open_class_store
-from exercises.text import L
+from exercises.text import L, cannot
 
 CONFIG_FILE = "class.toml"
 PIN_FILE = "pins-teacher-only.csv"
@@ -125,9 +125,7 @@ def init_class(
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ClassStoreError(
-            L(f"cannot make {folder}: {error.strerror}", f"无法创建 {folder}：{error.strerror}")
-        ) from None
+        raise ClassStoreError(cannot("make", folder, error)) from None
     store = open_class_store(folder, url, create=not add, **options)
     try:
         known = {student.id for student in store.students()}
@@ -151,9 +149,7 @@ def init_class(
                     L(f"{pin_path} exists and is never overwritten", f"{pin_path} 已存在，不会被覆盖")
                 ) from None
             except OSError as error:
-                raise ClassStoreError(
-                    L(f"cannot write {pin_path}: {error.strerror}", f"无法写入 {pin_path}：{error.strerror}")
-                ) from None
+                raise ClassStoreError(cannot("write", pin_path, error)) from None
             try:
                 store.add_students(rows, now)
             except BaseException:
@@ -175,12 +171,7 @@ def init_class(
             try:
                 (folder / CONFIG_FILE).write_text(config, encoding="utf-8")
             except OSError as error:
-                raise ClassStoreError(
-                    L(
-                        f"cannot write {folder / CONFIG_FILE}: {error.strerror}",
-                        f"无法写入 {folder / CONFIG_FILE}：{error.strerror}",
-                    )
-                ) from None
+                raise ClassStoreError(cannot("write", folder / CONFIG_FILE, error)) from None
         return Made(pin_path if rows else Path(), len(rows), skipped, store.where)
     finally:
         store.close()

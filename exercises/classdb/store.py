@@ -43,7 +43,7 @@ from exercises.classdb.model import (
 )
 from exercises.classdb.pins import SCRYPT_N, check_pin, hash_pins, loggable, typed_id
 from exercises.learner.store import Attempt
-from exercises.text import L
+from exercises.text import L, cannot
 
 SCHEMA_VERSION = 3
 MAX_TOKEN = 200
@@ -203,9 +203,7 @@ def open_class_store(
             try:
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as error:
-                raise ClassStoreError(
-                    L(f"cannot make {folder}: {error.strerror}", f"无法创建 {folder}：{error.strerror}")
-                ) from None
+                raise ClassStoreError(cannot("make", folder, error)) from None
         backend = SQLiteBackend(path)
     store = ClassStore(backend, pin_cost=pin_cost)
     try:

@@ -30,7 +30,7 @@ from exercises.classroom.quiz import (
     questions_for,
 )
 from exercises.classroom.submission import SubmissionError, parse_submission, read_json
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, cannot
 
 
 class ExamError(ClassroomError):
@@ -84,10 +84,7 @@ def read_source(path: str) -> str:
     except PermissionError:
         raise ExamError(L(f"not allowed to read {path.strip()}", f"没有权限读取 {path.strip()}")) from None
     except OSError as error:
-        reason = error.strerror or str(error)
-        raise ExamError(
-            L(f"cannot read {path.strip()}: {reason}", f"无法读取 {path.strip()}：{reason}")
-        ) from None
+        raise ExamError(cannot("read", path.strip(), error)) from None
     try:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exercises.classroom.quiz import ClassroomError, Quiz, _toml_string
-from exercises.text import L
+from exercises.text import L, reason_of
 
 PIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud or copied by hand
 PIN_BODY = 7
@@ -194,8 +194,9 @@ def load_teacher_file(path: Path, quiz: Quiz) -> list[Student]:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8").removeprefix("\ufeff"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        why = reason_of(error)
         raise RosterError(
-            L(f"cannot read the teacher file {path}: {error}", f"无法读取教师文件 {path}：{error}")
+            L(f"cannot read the teacher file {path}: {why['en']}", f"无法读取教师文件 {path}：{why['zh']}")
         ) from None
     if data.get("quiz") != quiz.id:
         raise RosterError(

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from exercises.catalogue import BY_ID
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, cannot
 
 SEED_SPACE = 2**31
 MAX_MINUTES = 24 * 60
@@ -447,7 +447,7 @@ def load(path) -> Quiz:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise QuizFileError(L(f"cannot read {path}: {error}", f"无法读取 {path}：{error}")) from None
+        raise QuizFileError(cannot("read", path, error)) from None
     return loads(text)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from exercises.classroom.quiz import ClassroomError
 from exercises.lab.grading import MAX_SOURCE_CHARS, SOURCE_PART
-from exercises.text import L
+from exercises.text import L, reason_of
 
 MAX_BYTES = 2_000_000
 MAX_QUESTIONS = 200
@@ -192,9 +192,8 @@ def read_json(path: Path) -> object:
     except PermissionError:
         raise _error("not allowed to read it", "没有读取权限") from None
     except OSError as error:
-        raise _error(
-            f"cannot read it: {error.strerror or error}", f"无法读取：{error.strerror or error}"
-        ) from None
+        why = reason_of(error)
+        raise _error(f"cannot read it: {why['en']}", f"无法读取：{why['zh']}") from None
     if len(data) > MAX_BYTES:
         raise _error(f"larger than {MAX_BYTES // 1_000_000} MB", f"超过 {MAX_BYTES // 1_000_000} MB")
     try:

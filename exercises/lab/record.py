@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exercises.learner.store import BUSY_TIMEOUT_S, FILE_NAME, default_home
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, cannot
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS lab_runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -55,9 +55,7 @@ class LabRecord:
             return db
         except (OSError, sqlite3.Error) as error:
             self.saving = False
-            self.notice = L(
-                f"{self.path.parent} cannot be written ({error})", f"无法写入 {self.path.parent}（{error}）"
-            )
+            self.notice = cannot("write", self.path.parent, error)
             return None
 
     def record(self, result) -> bool:

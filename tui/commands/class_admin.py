@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from exercises.text import cannot, pick
 from tui.errors import UsageError
 from tui.i18n import t
 
@@ -95,8 +96,7 @@ def _init(args: argparse.Namespace, lang: str, console: Console) -> int:
         data = Path(args.roster).read_bytes()
     except OSError as error:
         raise UsageError(
-            "objectives-tutor class init: "
-            + t("quiz-cannot-read", lang, path=args.roster, why=error.strerror or error)
+            "objectives-tutor class init: " + pick(cannot("read", args.roster, error), lang)
         ) from None
     roster = read_roster(decode_roster(data))
     teacher = unicodedata.normalize("NFKC", args.teacher_id).strip()
@@ -123,9 +123,8 @@ def _open(args: argparse.Namespace, lang: str, console: Console) -> int:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
-        why = getattr(error, "strerror", None) or "not UTF-8 text"
         raise UsageError(
-            "objectives-tutor class quiz open: " + t("quiz-cannot-read", lang, path=path, why=why)
+            "objectives-tutor class quiz open: " + pick(cannot("read", path, error), lang)
         ) from None
     quiz = loads(text)  # a bad quiz is reported before anything is opened
     with _store(args) as store:

@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from exercises.text import L, pick, reason_of
 from tui.errors import UsageError
 from tui.i18n import t
 
@@ -73,9 +74,12 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
     try:
         serve(server, args.host, args.port, announce, warm=not args.cold)
     except OSError as error:  # the port is taken, the address is not this machine's
-        raise UsageError(
-            f"objectives-tutor class serve: cannot listen on {args.host}:{args.port}: {error.strerror}"
-        ) from None
+        why = reason_of(error)
+        message = L(
+            f"cannot listen on {args.host}:{args.port}: {why['en']}",
+            f"无法监听 {args.host}:{args.port}：{why['zh']}",
+        )
+        raise UsageError("objectives-tutor class serve: " + pick(message, lang)) from None
     finally:
         store.close()
     return 0

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from exercises.text import cannot, pick
 from tui.errors import UsageError
 from tui.i18n import MESSAGES, t
 from tui.render import emit_json
@@ -116,8 +117,7 @@ def _write(path: Path, text: str, action: str, lang: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise UsageError(
-            f"objectives-tutor quiz {action}: "
-            + t("quiz-cannot-write", lang, path=path, why=error.strerror or error)
+            f"objectives-tutor quiz {action}: " + pick(cannot("write", path, error), lang)
         ) from None
 
 
@@ -142,7 +142,7 @@ def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
             roster_bytes = Path(args.roster).read_bytes()
         except OSError as error:
             raise UsageError(
-                "objectives-tutor quiz new: " + t("quiz-cannot-read", lang, path=args.roster, why=error)
+                "objectives-tutor quiz new: " + pick(cannot("read", args.roster, error), lang)
             ) from None
         students = read_roster(decode_roster(roster_bytes))
         quiz = replace(quiz, signed=True)
@@ -173,9 +173,7 @@ def _take(args: argparse.Namespace, lang: str, console: Console) -> int:
     try:
         session = ExamSession.open(quiz, student, folder, pin=pin if quiz.signed or pin else None)
     except OSError as error:
-        raise UsageError(
-            "objectives-tutor quiz take: " + t("quiz-cannot-use", lang, path=folder, why=error)
-        ) from None
+        raise UsageError("objectives-tutor quiz take: " + pick(cannot("use", folder, error), lang)) from None
     from tui.app import run_app
 
     try:
@@ -189,7 +187,6 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.catalogue import get
     from exercises.classroom.quiz import is_lab, load, questions_for
     from exercises.classroom.safe import plain
-    from exercises.text import pick
 
     quiz = load(Path(args.quiz))
     student = args.student.strip()
@@ -252,7 +249,6 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classroom.quiz import is_lab, load
     from exercises.classroom.report import gradebook_csv, lab_outcome, points_text, report_markdown
     from exercises.classroom.safe import plain
-    from exercises.text import pick
 
     if args.class_dir is not None:  # h5 (issue 15): the quiz and its answers come from the class database
         from tui.commands.class_admin import graded_class

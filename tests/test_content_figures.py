@@ -1,16 +1,9 @@
 """The figures say what the engine computed: both CLM layouts, T5's targets and
 settings, a random draw equal to the original, a real prefix task."""
 
-from tests.test_app import engine_ready, text_of
+from tests.pilot import open_figure
+from tests.test_app import text_of
 from tui.app import TutorApp
-
-
-async def _figure(app, pilot, objective: str):
-    await engine_ready(app)
-    app.open_lesson(objective)
-    await pilot.pause()
-    await pilot.press("f6")
-    await pilot.pause()
 
 
 async def test_clm_figure_shows_both_layouts_with_the_engines_labels():
@@ -19,7 +12,7 @@ async def test_clm_figure_shows_both_layouts_with_the_engines_labels():
     run = clm_run()
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _figure(app, pilot, "clm")
+        await open_figure(app, pilot, "clm")
         rows = text_of(app.screen.query_one("#clm-table")).splitlines()
         body = [row.split() for row in rows if row.strip()[:1].isdigit()]
         ids, labels = run.input_ids[0].tolist(), run.labels[0].tolist()
@@ -36,7 +29,7 @@ async def test_clm_figure_shows_both_layouts_with_the_engines_labels():
 async def test_span_figure_opens_on_t5s_settings_and_says_why_one_last_span():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _figure(app, pilot, "span")
+        await open_figure(app, pilot, "span")
         out = text_of(app.screen.query_one("#span-out"))
         assert "噪声比例 0.15" in out and "平均长度 3" in out
         assert "<extra_id_0> learn patterns from <extra_id_1> </s>" in out  # the given span 2:5
@@ -52,7 +45,7 @@ async def test_span_figure_opens_on_t5s_settings_and_says_why_one_last_span():
 async def test_mlm_figure_marks_a_random_draw_equal_to_the_original():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(100, 40)) as pilot:
-        await _figure(app, pilot, "mlm")
+        await open_figure(app, pilot, "mlm")
         # One word repeated: every random draw from the sentence's vocabulary is the original.
         app.screen.query_one("#mlm-text").value = " ".join(["cat"] * 12)
         figure = app.screen.query_one("#figure-mlm")
@@ -70,7 +63,7 @@ async def test_mlm_figure_marks_a_random_draw_equal_to_the_original():
 async def test_prefix_figure_opens_on_a_translation_with_the_prefix_at_the_arrow():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _figure(app, pilot, "prefix-lm")
+        await open_figure(app, pilot, "prefix-lm")
         assert app.screen.query_one("#prefix-text").value.endswith("→ le chat dort")
         table = text_of(app.screen.query_one("#prefix-table"))
         assert "Prefix LM, prefix 8" in text_of(app.screen.query_one("#prefix-title"))

@@ -16,6 +16,7 @@ from exercises.classroom.grading import grade_class
 from exercises.classroom.identity import Student, dump_teacher_file, new_pin, sign
 from exercises.classroom.quiz import Quiz, dump_toml, questions_for, variant_fingerprint
 from exercises.classroom.report import gradebook_csv, report_markdown
+from tests.pilot import engine_ready
 from tui.app import TutorApp
 from tui.cli import main
 from tui.widgets.matrix_editor import MatrixEditor
@@ -25,12 +26,13 @@ QUIZ = Quiz("quiz-exam", "Week 7", "exam-salt", ("mlm-abcde", "clm-shift", "mask
 
 async def ready(app, view: str = "QuestionView") -> None:
     """Until the engine is loaded and the exam shows ``view`` (a lab question: LabQuestionView)."""
+    await engine_ready(app)
     for _ in range(600):
-        if app.engine_loaded and app.screen.query(view):
+        if app.screen.query(view):
             await asyncio.sleep(0.05)
             return
         await asyncio.sleep(0.05)
-    raise AssertionError("the exam did not load")
+    raise AssertionError(f"the exam did not show {view}")
 
 
 def solutions(quiz: Quiz, student: str) -> list[dict[str, str]]:

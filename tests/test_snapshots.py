@@ -7,14 +7,12 @@ import dataclasses
 
 import pytest
 
+from tests.pilot import engine_ready
 from tui.app import TutorApp
 
 
 async def _ready(pilot) -> None:
-    for _ in range(600):
-        if pilot.app.engine_loaded:
-            break
-        await asyncio.sleep(0.05)
+    await engine_ready(pilot.app)
     await pilot.pause()
 
 

@@ -48,9 +48,11 @@ _BRACKETS = str.maketrans(
         "`": " ",
     }
 )
+_BRACKET_CHARS = re.compile("[" + re.escape("".join(map(chr, _BRACKETS))) + "]")
 _SPECIAL = re.compile(r"\[\s*(mask|cls|sep|pad|unk)\s*\]", re.IGNORECASE)
 _ANGLE_MASK = re.compile(r"<\s*mask\s*>", re.IGNORECASE)  # RoBERTa's spelling
 _MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "﹣": "-", "－": "-"})
+_BRACKET_OR_MINUS_CHARS = re.compile("[" + re.escape("".join(map(chr, {**_BRACKETS, **_MINUS}))) + "]")
 _TRAILING = re.compile(r"[\s.。!！?？;；,，、]+$")
 _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1,6})\b", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
@@ -67,13 +69,23 @@ def clean(text: str) -> str:
 @functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
 def _clean(text: str) -> str:
     text = _CONTROL.sub(" ", text)
-    text = text.translate(_BRACKETS)
+    if _BRACKET_CHARS.search(text):  # str.translate looks up every character: only when one is there
+        text = text.translate(_BRACKETS)
     text = unicodedata.normalize("NFKC", text)
-    text = text.translate(_BRACKETS).translate(_MINUS)
+    if _BRACKET_OR_MINUS_CHARS.search(text):
+        text = text.translate(_BRACKETS).translate(_MINUS)
     text = _ANGLE_MASK.sub(" [MASK] ", text)
-    text = _SPECIAL.sub(lambda m: f" [{m.group(1).upper()}] ", text)
-    text = _SENTINEL.sub(lambda m: f" <extra_id_{int(m.group(1) or m.group(2))}> ", text)
+    text = _SPECIAL.sub(_spell_special, text)
+    text = _SENTINEL.sub(_spell_sentinel, text)
     return text.strip()
+
+
+def _spell_special(match: re.Match[str]) -> str:
+    return f" [{match.group(1).upper()}] "
+
+
+def _spell_sentinel(match: re.Match[str]) -> str:
+    return f" <extra_id_{int(match.group(1) or match.group(2))}> "
 
 
 def without_trailing_punctuation(text: str) -> str:
@@ -81,19 +93,56 @@ def without_trailing_punctuation(text: str) -> str:
     return _TRAILING.sub("", text)
 
 
+SHORT_TOKEN = 64  # tokens up to this length are memoised (a pasted wall of text is not kept)
+
+
 def normalise_token(token: str) -> str:
     """How a reference token compares with a learner's (NFKC, special spellings)."""
+    if type(token) is str and len(token) <= SHORT_TOKEN:
+        return _normalise_short(token)
     cleaned = clean(token)
     return cleaned if cleaned else token
+
+
+@functools.lru_cache(maxsize=16384)  # pure; called for every token of every reading of every answer
+def _normalise_short(token: str) -> str:
+    cleaned = _clean(token)
+    return cleaned if cleaned else token
+
+
+_HIDDEN_SPECIAL = re.compile("\x00([A-Z]+)\x00")
+
+
+def _hide_special(match: re.Match[str]) -> str:
+    return "\x00" + match.group(1).upper() + "\x00"
 
 
 def _strip_list_brackets(text: str) -> str:
     """Drop brackets around a whole list ("[A, B]", "(A B)") but not the
     brackets of special tokens ("[MASK] B [SEP]")."""
-    hidden = _SPECIAL.sub(lambda m: "\x00" + m.group(1).upper() + "\x00", text.strip())
+    hidden = _SPECIAL.sub(_hide_special, text.strip())
     while len(hidden) >= 2 and hidden[0] in "[({" and hidden[-1] in "])}":
         hidden = hidden[1:-1].strip()
-    return re.sub("\x00([A-Z]+)\x00", r"[\1]", hidden)
+    return _HIDDEN_SPECIAL.sub(r"[\1]", hidden) if "\x00" in hidden else hidden
+
+
+_SEPARATORS = re.compile(r"[\s,;|]+")
+_SEPARATORS_AND_WORDS = re.compile(r"[\s,;|]+|(?<=\S)(?:和|与|及|以及)(?=\S)|\s+and\s+")
+
+
+@functools.lru_cache(maxsize=16384)  # split_text of one piece (a token, mostly): pieces repeat across answers
+def _split_piece(piece: str) -> tuple[str, ...]:
+    return tuple(split_text(piece))
+
+
+def _split_pieces(pieces: list[str]) -> list[str]:
+    tokens: list[str] = []
+    for piece in pieces:
+        if len(piece) <= SHORT_TOKEN:
+            tokens.extend(_split_piece(piece))
+        else:
+            tokens.extend(split_text(piece))
+    return tokens
 
 
 def token_list_candidates(text: str) -> list[list[str]]:
@@ -102,21 +151,35 @@ def token_list_candidates(text: str) -> list[list[str]]:
     "A [MASK] C", "A, [MASK], C", "['A', '[MASK]', 'C']" and "今天[MASK]气" all read.
     Commas and the Chinese "，" may be separators or tokens, so both readings are offered.
     """
-    cleaned = _strip_list_brackets(without_trailing_punctuation(clean(text)))
+    return list_candidates(list_text(text))
+
+
+def list_text(text: str) -> str:
+    """The text ``token_list_candidates`` reads its tokens from (cleaned, brackets off)."""
+    return _strip_list_brackets(without_trailing_punctuation(clean(text)))
+
+
+def by_separators(cleaned: str) -> list[str]:
+    """The first reading ``list_candidates`` offers (before dropping empty readings):
+    the pieces between spaces, commas, semicolons and bars."""
+    return [piece for piece in _SEPARATORS.split(cleaned) if piece]
+
+
+def list_candidates(cleaned: str, first: list[str] | None = None) -> list[list[str]]:
+    """``token_list_candidates`` of a text already through ``list_text``; ``first``,
+    when given, is ``by_separators(cleaned)`` worked out already."""
     if not cleaned:
         return []
     candidates: list[list[str]] = []
-    by_separators = [piece for piece in re.split(r"[\s,;|]+", cleaned) if piece]
+    by_separators = first if first is not None else [piece for piece in _SEPARATORS.split(cleaned) if piece]
     candidates.append(by_separators)
-    by_words = [
-        piece for piece in re.split(r"[\s,;|]+|(?<=\S)(?:和|与|及|以及)(?=\S)|\s+and\s+", cleaned) if piece
-    ]
+    by_words = [piece for piece in _SEPARATORS_AND_WORDS.split(cleaned) if piece]
     if by_words != by_separators:
         candidates.append(by_words)
     by_space = split_text(cleaned)
     if by_space != by_separators:
         candidates.append(by_space)
-    per_char = [token for piece in by_separators for token in split_text(piece)]
+    per_char = _split_pieces(by_separators)
     if per_char not in candidates:
         candidates.append(per_char)
     return [candidate for candidate in candidates if candidate]
@@ -389,6 +452,7 @@ def _cells(row: str) -> list[int] | None:
     return cells or None
 
 
+_PLAIN_DECIMAL = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,15})?")
 _NUMBER_TEXT = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?(?:\s*/\s*\d{1,30}(?:\.\d{1,30})?)?(?:e-?\d{1,3})?%?")
 _THOUSANDS = re.compile(r"(?<![\d.,])([1-9]\d{0,2}(?:,\d{3})+)(?=\.\d|(?![\d,]))")
 _DECIMAL_COMMA = re.compile(r"(?<![\d,])(\d+),(\d+)(?![\d,])")
@@ -464,6 +528,8 @@ def number(text: str, near: float | None = None, symbols: Mapping[str, float] | 
     (``symbols={"V": 10000}`` reads "ln V"). None if it cannot be read as one number."""
     if not isinstance(text, str):
         return None
+    if not symbols and _PLAIN_DECIMAL.fullmatch(text):
+        return float(text)  # "19.2", "4": what every reading below comes to, read at once
     for name, value in (symbols or {}).items():
         text = re.sub(
             rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", f"({value!r})", text[:MAX_ANSWER_CHARS]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
 from exercises.grading.model import Parsed, PartResult
-from exercises.grading.parsing import normalise_token
+from exercises.grading.parsing import SHORT_TOKEN, by_separators, list_candidates, list_text, normalise_token
 from exercises.text import Bilingual, L
 
 ONE_BASED_CODE = "one-based-positions"
@@ -208,15 +209,46 @@ def sequence_score(given: Sequence[str], expected: Sequence[str]) -> float:
     """Fraction of positions that match; a wrong length costs the missing or extra ones."""
     if not expected and not given:
         return 1.0
-    matches = sum(1 for a, b in zip(given, expected, strict=False) if same_token(a, b))
+    return _score_keys(_keys(given), _keys(expected))
+
+
+def _score_keys(given: Sequence[str], expected: Sequence[str]) -> float:
+    """``sequence_score`` on tokens already turned into their ``token_key``."""
+    if not expected and not given:
+        return 1.0
+    matches = 0
+    for a, b in zip(given, expected, strict=False):
+        if a == b:
+            matches += 1
     return matches / max(len(given), len(expected))
+
+
+def token_key(token: str) -> str:
+    """What ``same_token`` compares: the normalised token, casefolded."""
+    if type(token) is str and len(token) <= SHORT_TOKEN:
+        return _short_key(token)
+    return normalise_token(token).casefold()
+
+
+@functools.lru_cache(maxsize=16384)  # pure; every token of every reading of every answer comes here
+def _short_key(token: str) -> str:
+    return normalise_token(token).casefold()
+
+
+def _keys(tokens: Sequence[str]) -> list[str]:
+    return [
+        _short_key(token) if type(token) is str and len(token) <= SHORT_TOKEN else token_key(token)
+        for token in tokens
+    ]
 
 
 def same_token(given: str, expected: str) -> bool:
     """Equal as written by a learner: full-width forms, special-token spellings and case
     ("Transformer" at the start of a sentence, "a b c" for "A B C") do not matter here:
     the exercises ask where tokens go, not how they are spelt."""
-    return normalise_token(given).casefold() == normalise_token(expected).casefold()
+    if given == expected and type(given) is str and type(expected) is str:
+        return True  # the same text normalises the same way
+    return token_key(given) == token_key(expected)
 
 
 def best_candidate(candidates: Sequence[Sequence[str]], expected: Sequence[str]) -> list[str]:
@@ -230,6 +262,9 @@ def read_tokens(text: str, expected: Sequence[str], vocabulary: Sequence[str]) -
     return read_tokens_certain(text, expected, vocabulary)[0]
 
 
+_BARE_MASKS = frozenset({"mask", "MASK", "Mask"})
+
+
 def read_tokens_certain(
     text: str, expected: Sequence[str], vocabulary: Sequence[str]
 ) -> tuple[list[str] | None, bool]:
@@ -238,22 +273,62 @@ def read_tokens_certain(
 
     "MASK" and "mask" written bare stand for [MASK] unless the exercise's own
     text has such a word."""
-    from exercises.grading.parsing import token_list_candidates
-
-    known = {normalise_token(token).casefold() for token in (*expected, *vocabulary)}
-    bare_mask_is_special = not ({"mask", "MASK", "Mask"} & known)
-    candidates = [
-        [MASK if bare_mask_is_special and token.lower() == "mask" else token for token in candidate]
-        for candidate in token_list_candidates(text)
-    ]
+    expected_keys, known = _reference_keys(expected, vocabulary)
+    bare_mask_is_special = not (_BARE_MASKS & known)
+    cleaned = list_text(text)
+    if not cleaned:
+        return None, False
+    written = by_separators(cleaned)
+    if len(written) == len(expected_keys) and written:
+        # The first reading fits exactly: it is the best, and no other reading can tie with it.
+        first = (
+            [MASK if token.lower() == "mask" else token for token in written]
+            if bare_mask_is_special
+            else written
+        )
+        if _keys(first) == list(expected_keys):
+            return first, True
+    candidates = list_candidates(cleaned, written)
     if not candidates:
         return None, False
-    best = best_candidate(candidates, expected)
-    if not any(normalise_token(token).casefold() in known for token in best):
+    if bare_mask_is_special:
+        candidates = [
+            [MASK if token.lower() == "mask" else token for token in candidate] for candidate in candidates
+        ]
+    keys = [_keys(candidate) for candidate in candidates]
+    scores = [_score_keys(candidate, expected_keys) for candidate in keys]
+    top = max(scores)
+    best_index = scores.index(top)  # the first reading that fits best, as ``best_candidate`` picks
+    best, best_keys = candidates[best_index], keys[best_index]
+    if not any(key in known for key in best_keys):
         return None, False
-    top = sequence_score(best, expected)
-    rivals = [c for c in candidates if sequence_score(c, expected) == top and not _same_tokens(c, best)]
+    rivals = [
+        candidate
+        for candidate, candidate_keys, score in zip(candidates, keys, scores, strict=True)
+        if score == top and candidate_keys != best_keys
+    ]
     return best, not rivals
+
+
+def _reference_keys(
+    expected: Sequence[str], vocabulary: Sequence[str]
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The expected tokens' keys, and every key the exercise's own text has (a variant's
+    tokens are read against once per part and per student: worked out once)."""
+    try:
+        expected_keys, known = _reference_keys_of(tuple(expected), tuple(vocabulary))
+    except TypeError:  # an unhashable token: no memo
+        expected_keys = tuple(_keys(expected))
+        known = frozenset((*expected_keys, *_keys(vocabulary)))
+    return expected_keys, known
+
+
+@functools.lru_cache(maxsize=4096)
+def _reference_keys_of(
+    expected: tuple[str, ...], vocabulary: tuple[str, ...]
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    expected_keys = tuple(_keys(expected))
+    return expected_keys, frozenset((*expected_keys, *_keys(vocabulary)))
 
 
 def _same_tokens(a: Sequence[str], b: Sequence[str]) -> bool:

@@ -120,10 +120,14 @@ def _hide_special(match: re.Match[str]) -> str:
 def _strip_list_brackets(text: str) -> str:
     """Drop brackets around a whole list ("[A, B]", "(A B)") but not the
     brackets of special tokens ("[MASK] B [SEP]")."""
-    hidden = _SPECIAL.sub(_hide_special, text.strip())
+    hidden = _SPECIAL.sub(_hide_special, text.strip()) if "[" in text else text.strip()
     while len(hidden) >= 2 and hidden[0] in "[({" and hidden[-1] in "])}":
         hidden = hidden[1:-1].strip()
-    return _HIDDEN_SPECIAL.sub(r"[\1]", hidden) if "\x00" in hidden else hidden
+    return _HIDDEN_SPECIAL.sub(_bracketed, hidden) if "\x00" in hidden else hidden
+
+
+def _bracketed(match: re.Match[str]) -> str:
+    return "[" + match.group(1) + "]"
 
 
 _SEPARATORS = re.compile(r"[\s,;|]+")
@@ -318,7 +322,7 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     and "all except 0 and 5" / "除了 [CLS] 和 [SEP] 以外的所有位置".
     """
     cleaned = without_trailing_punctuation(clean(text))
-    aside = _ASIDE.sub(" ", cleaned)
+    aside = _ASIDE.sub(" ", cleaned) if "(" in cleaned else cleaned
     if aside != cleaned and _NUMBER.search(aside) and not re.search(r"[\[(<]\s*$", aside):
         cleaned = aside  # "1, 2, 4 (0 and 3 are [CLS] and [SEP])": the remark in brackets names no answer
     if _EXCEPT.search(cleaned):
@@ -363,6 +367,9 @@ _SPOKEN_POSITION = re.compile(
 _TOKEN_AT_POSITION = re.compile(
     r"([^\s,;:()]{1,40})\s*\(\s*(?:位置|第|position|pos\.?)?\s*(\d{1,9})\s*(?:位)?\s*\)", re.IGNORECASE
 )
+_SPOKEN_HINT = re.compile(r"位置|第|pos", re.IGNORECASE)  # what every _SPOKEN_POSITION match holds
+_SPACED_SPECIAL = re.compile(r"\[\s*([A-Z]+)\s*\]")
+_LABEL_ROW_MARK = re.compile(r"(?<![\w:])-100(?![\w:])")
 _OFF_THE_LOSS = re.compile(r"(?<!\d)(\d{1,9})\s*(?::|=|->|→|=>|是|为)\s*-100(?![\w])")
 IGNORED_LABELS = frozenset({"-100", "none", "null", "_", "-", "·"})
 
@@ -372,12 +379,17 @@ def mapping(text: str) -> dict[int, str] | None:
     "位置1是B，位置4是E", "位置 1 的标签是 B", "position 1 is B", "B（位置 1）", and
     pairs that spell out the positions off the loss ("0: -100, 1: B")."""
     cleaned = without_trailing_punctuation(clean(text)).replace("{", " ").replace("}", " ")
-    cleaned = _TOKEN_AT_POSITION.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
-    cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
-    cleaned = re.sub(r"\[\s*([A-Z]+)\s*\]", r"[\1]", cleaned)
-    cleaned = _OFF_THE_LOSS.sub(lambda m: f"{m.group(1)}: \x01", cleaned)  # "0: -100": no label at 0
-    if re.search(r"(?<![\w:])-100(?![\w:])", cleaned):
-        return None  # a label row (of the wrong length), not pairs
+    # Each rewrite below runs only where its pattern's own literal is in the text (the same result, sooner).
+    if "(" in cleaned:
+        cleaned = _TOKEN_AT_POSITION.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
+    if _SPOKEN_HINT.search(cleaned):
+        cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
+    if "[" in cleaned:
+        cleaned = _SPACED_SPECIAL.sub(_bracketed, cleaned)
+    if "-100" in cleaned:
+        cleaned = _OFF_THE_LOSS.sub(lambda m: f"{m.group(1)}: \x01", cleaned)  # "0: -100": no label at 0
+        if _LABEL_ROW_MARK.search(cleaned):
+            return None  # a label row (of the wrong length), not pairs
     pairs = _PAIR.findall(cleaned)
     if not pairs or any(int(key) < 0 for key, _ in pairs):
         return None
@@ -395,7 +407,11 @@ def mapping(text: str) -> dict[int, str] | None:
 def label_row(text: str, length: int) -> dict[int, str] | None:
     """A label row in the lessons' layout, one entry per position with -100 where
     no loss is taken ("-100 B -100 -100 E", "[-100, B, -100, -100, E]")."""
-    for candidate in token_list_candidates(text):
+    cleaned = list_text(text)
+    lowered = cleaned.lower()
+    if not any(label in lowered for label in IGNORED_LABELS):
+        return None  # every token is a piece of the text: none of them can be an ignored label
+    for candidate in list_candidates(cleaned):
         if len(candidate) == length and any(token.lower() in IGNORED_LABELS for token in candidate):
             return {i: token for i, token in enumerate(candidate) if token.lower() not in IGNORED_LABELS}
     return None

@@ -316,19 +316,21 @@ def _reference_keys(
     """The expected tokens' keys, and every key the exercise's own text has (a variant's
     tokens are read against once per part and per student: worked out once)."""
     try:
-        expected_keys, known = _reference_keys_of(tuple(expected), tuple(vocabulary))
+        expected_keys = _keys_of(tuple(expected))
+        return expected_keys, frozenset(expected_keys) | _key_set_of(tuple(vocabulary))
     except TypeError:  # an unhashable token: no memo
         expected_keys = tuple(_keys(expected))
-        known = frozenset((*expected_keys, *_keys(vocabulary)))
-    return expected_keys, known
+        return expected_keys, frozenset((*expected_keys, *_keys(vocabulary)))
 
 
 @functools.lru_cache(maxsize=4096)
-def _reference_keys_of(
-    expected: tuple[str, ...], vocabulary: tuple[str, ...]
-) -> tuple[tuple[str, ...], frozenset[str]]:
-    expected_keys = tuple(_keys(expected))
-    return expected_keys, frozenset((*expected_keys, *_keys(vocabulary)))
+def _keys_of(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_keys(tokens))
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_set_of(tokens: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_keys(tokens))
 
 
 def _same_tokens(a: Sequence[str], b: Sequence[str]) -> bool:

@@ -125,6 +125,7 @@ _RULE_SPOKEN = re.compile(
 _TOKEN_SLICE = re.compile(
     r"^(?:tokens|input_ids)\s*\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]$", re.IGNORECASE
 )
+_T = re.compile("t", re.IGNORECASE)  # what every _RULE_SPOKEN match holds
 _INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
@@ -149,7 +150,9 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
         if len(logit_range) == len(label_range):
             return list(zip(logit_range, label_range, strict=True))
         return None
-    rule = _RULE.search(cleaned) or _RULE_SPOKEN.search(_FILLER.sub(" ", cleaned))
+    rule = _RULE.search(cleaned) or (
+        _RULE_SPOKEN.search(_FILLER.sub(" ", cleaned)) if _T.search(cleaned) else None
+    )  # a rule names t; without one, no need to drop the filler words
     if rule:
         shift = int(rule.group(2) or 0) * (-1 if rule.group(1) == "-" else 1)
         return [(t, t + shift) for t in range(n) if 0 <= t + shift < n]

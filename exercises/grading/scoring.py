@@ -8,7 +8,14 @@ from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
 from exercises.grading.model import Parsed, PartResult
-from exercises.grading.parsing import SHORT_TOKEN, by_separators, list_candidates, list_text, normalise_token
+from exercises.grading.parsing import (
+    MEMO_TEXT,
+    SHORT_TOKEN,
+    by_separators,
+    list_candidates,
+    list_text,
+    normalise_token,
+)
 from exercises.text import Bilingual, L
 
 ONE_BASED_CODE = "one-based-positions"
@@ -273,6 +280,26 @@ def read_tokens_certain(
 
     "MASK" and "mask" written bare stand for [MASK] unless the exercise's own
     text has such a word."""
+    if type(text) is str and len(text) <= MEMO_TEXT:
+        try:
+            tokens, certain = _read_tokens_memo(text, tuple(expected), tuple(vocabulary))
+        except TypeError:  # an unhashable token: read afresh
+            return _read_tokens_certain(text, expected, vocabulary)
+        return (None if tokens is None else list(tokens)), certain
+    return _read_tokens_certain(text, expected, vocabulary)
+
+
+@functools.lru_cache(maxsize=4096)  # the students a question goes to write its right answer the same way
+def _read_tokens_memo(
+    text: str, expected: tuple[str, ...], vocabulary: tuple[str, ...]
+) -> tuple[tuple[str, ...] | None, bool]:
+    tokens, certain = _read_tokens_certain(text, expected, vocabulary)
+    return (None if tokens is None else tuple(tokens)), certain
+
+
+def _read_tokens_certain(
+    text: str, expected: Sequence[str], vocabulary: Sequence[str]
+) -> tuple[list[str] | None, bool]:
     expected_keys, known = _reference_keys(expected, vocabulary)
     bare_mask_is_special = not (_BARE_MASKS & known)
     cleaned = list_text(text)

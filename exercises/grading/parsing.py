@@ -54,6 +54,9 @@ _ANGLE_MASK = re.compile(r"<\s*mask\s*>", re.IGNORECASE)  # RoBERTa's spelling
 _MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "﹣": "-", "－": "-"})
 _BRACKET_OR_MINUS_CHARS = re.compile("[" + re.escape("".join(map(chr, {**_BRACKETS, **_MINUS}))) + "]")
 _TRAILING = re.compile(r"[\s.。!！?？;；,，、]+$")
+_TRAILING_MARKS = frozenset(
+    ".。!！?？;；,，、"
+)  # with whitespace (re's \s is str.isspace), what _TRAILING drops
 _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1,6})\b", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 
@@ -90,6 +93,8 @@ def _spell_sentinel(match: re.Match[str]) -> str:
 
 def without_trailing_punctuation(text: str) -> str:
     """ "corpora." and "1, 4。" end a sentence, not a token: drop what ends it."""
+    if not text or not (text[-1] in _TRAILING_MARKS or text[-1].isspace()):
+        return text  # the run _TRAILING drops ends the text: nothing to drop
     return _TRAILING.sub("", text)
 
 

@@ -350,12 +350,12 @@ def _reference_keys(
         return expected_keys, frozenset((*expected_keys, *_keys(vocabulary)))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)  # a variant's parts are read one after the other
 def _keys_of(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_keys(tokens))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _key_set_of(tokens: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_keys(tokens))
 

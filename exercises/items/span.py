@@ -128,6 +128,9 @@ def _generate(seed: int) -> Variant:
     return Variant(ID, seed, data, prompt)
 
 
+_VOCABULARY_SPECIALS = (*(sentinel(i) for i in range(4)), EOS)  # what an answer may hold besides the tokens
+
+
 class SpanCorruptionExercise(Exercise):
     def solve(self, variant: Variant) -> dict[str, str]:
         data = variant.data
@@ -149,7 +152,7 @@ class SpanCorruptionExercise(Exercise):
         return (data["kind"] == "end") == (not data["closed"])
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        vocabulary = [*variant.data["tokens"], *(sentinel(i) for i in range(4)), EOS]
+        vocabulary = [*variant.data["tokens"], *_VOCABULARY_SPECIALS]
         tokens, certain = read_tokens_certain(_normalise(text), [*variant.data[part], EOS], vocabulary)
         if tokens and same_token(tokens[-1], EOS):
             tokens = tokens[:-1]

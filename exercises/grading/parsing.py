@@ -58,6 +58,7 @@ _TRAILING_MARKS = frozenset(
     ".。!！?？;；,，、"
 )  # with whitespace (re's \s is str.isspace), what _TRAILING drops
 _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1,6})\b", re.IGNORECASE)
+_EXTRA_ID = re.compile(r"extra_id_", re.IGNORECASE)  # what a _SENTINEL match without "<" holds
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 
 
@@ -77,9 +78,12 @@ def _clean(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     if _BRACKET_OR_MINUS_CHARS.search(text):
         text = text.translate(_BRACKETS).translate(_MINUS)
-    text = _ANGLE_MASK.sub(" [MASK] ", text)
-    text = _SPECIAL.sub(_spell_special, text)
-    text = _SENTINEL.sub(_spell_sentinel, text)
+    if "<" in text:  # each pattern below runs only where its own literal is in the text
+        text = _ANGLE_MASK.sub(" [MASK] ", text)
+    if "[" in text:
+        text = _SPECIAL.sub(_spell_special, text)
+    if "<" in text or _EXTRA_ID.search(text):
+        text = _SENTINEL.sub(_spell_sentinel, text)
     return text.strip()
 
 

@@ -340,7 +340,7 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     return _positions(text, tokens, n)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096, typed=True)
 def _positions_memo(text: str, tokens: tuple[str, ...] | None, n: int | None) -> tuple[int, ...] | None:
     found = _positions(text, tokens, n)
     return None if found is None else tuple(found)
@@ -455,7 +455,7 @@ def labels(text: str, length: int) -> dict[int, str] | None:
     return _labels(text, length)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096, typed=True)
 def _labels_memo(text: str, length: int) -> tuple[tuple[int, str], ...] | None:
     found = _labels(text, length)
     return None if found is None else tuple(found.items())

@@ -360,10 +360,6 @@ def _key_set_of(tokens: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_keys(tokens))
 
 
-def _same_tokens(a: Sequence[str], b: Sequence[str]) -> bool:
-    return len(a) == len(b) and all(same_token(x, y) for x, y in zip(a, b, strict=True))
-
-
 def mismatches(given: Sequence[str], expected: Sequence[str]) -> list[int]:
     length = max(len(given), len(expected))
     return [

@@ -148,7 +148,9 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     return _read_pairs(text, n)
 
 
-@functools.lru_cache(maxsize=4096)  # the students a question goes to write its right answer the same way
+@functools.lru_cache(
+    maxsize=4096, typed=True
+)  # the students a question goes to write its right answer the same way
 def _read_pairs_memo(text: str, n: int) -> tuple[tuple[int, int], ...] | None:
     pairs = _read_pairs(text, n)
     return None if pairs is None else tuple(pairs)

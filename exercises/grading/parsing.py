@@ -73,11 +73,16 @@ def clean(text: str) -> str:
 @functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
 def _clean(text: str) -> str:
     text = _CONTROL.sub(" ", text)
-    if _BRACKET_CHARS.search(text):  # str.translate looks up every character: only when one is there
+    if (
+        text.isascii()
+    ):  # str.translate is quick on ASCII; NFKC keeps it as it is, and adds nothing to translate
         text = text.translate(_BRACKETS)
-    text = unicodedata.normalize("NFKC", text)
-    if _BRACKET_OR_MINUS_CHARS.search(text):
-        text = text.translate(_BRACKETS).translate(_MINUS)
+    else:  # str.translate looks up every other character: only when there is one to translate
+        if _BRACKET_CHARS.search(text):
+            text = text.translate(_BRACKETS)
+        text = unicodedata.normalize("NFKC", text)
+        if _BRACKET_OR_MINUS_CHARS.search(text):
+            text = text.translate(_BRACKETS).translate(_MINUS)
     if "<" in text:  # each pattern below runs only where its own literal is in the text
         text = _ANGLE_MASK.sub(" [MASK] ", text)
     if "[" in text:

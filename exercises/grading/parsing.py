@@ -54,9 +54,8 @@ _ANGLE_MASK = re.compile(r"<\s*mask\s*>", re.IGNORECASE)  # RoBERTa's spelling
 _MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "﹣": "-", "－": "-"})
 _BRACKET_OR_MINUS_CHARS = re.compile("[" + re.escape("".join(map(chr, {**_BRACKETS, **_MINUS}))) + "]")
 _TRAILING = re.compile(r"[\s.。!！?？;；,，、]+$")
-_TRAILING_MARKS = frozenset(
-    ".。!！?？;；,，、"
-)  # with whitespace (re's \s is str.isspace), what _TRAILING drops
+# What _TRAILING drops, with whitespace (re's \s is str.isspace).
+_TRAILING_MARKS = frozenset(".。!！?？;；,，、")
 _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1,6})\b", re.IGNORECASE)
 _EXTRA_ID = re.compile(r"extra_id_", re.IGNORECASE)  # what a _SENTINEL match without "<" holds
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
@@ -73,11 +72,11 @@ def clean(text: str) -> str:
 @functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
 def _clean(text: str) -> str:
     text = _CONTROL.sub(" ", text)
-    if (
-        text.isascii()
-    ):  # str.translate is quick on ASCII; NFKC keeps it as it is, and adds nothing to translate
+    # str.translate is quick on ASCII text, which NFKC leaves as it is (so nothing new to translate);
+    # on other text it looks every character up, so it runs only when there is one to translate.
+    if text.isascii():
         text = text.translate(_BRACKETS)
-    else:  # str.translate looks up every other character: only when there is one to translate
+    else:
         if _BRACKET_CHARS.search(text):
             text = text.translate(_BRACKETS)
         text = unicodedata.normalize("NFKC", text)

@@ -312,8 +312,6 @@ def _unreadable(part: Part) -> Bilingual:
 
 
 def _overall(score: float, valid: bool, diagnoses: list[str]) -> Bilingual:
-    from exercises.grading.diagnoses import explain
-
     if not valid:
         head = L(
             "Some parts could not be read, so they were not graded: see the expected format.",
@@ -323,5 +321,9 @@ def _overall(score: float, valid: bool, diagnoses: list[str]) -> Bilingual:
         head = L("All correct.", "全部正确。")
     else:
         head = L(f"Score {score:.0%}.", f"得分 {score:.0%}。")
+    if not diagnoses:
+        return {"en": head["en"], "zh": head["zh"]}  # no misconception to explain after the head
+    from exercises.grading.diagnoses import explain
+
     notes = [explain(code) for code in diagnoses]
     return {lang: " ".join([head[lang], *(note[lang] for note in notes)]) for lang in ("en", "zh")}

@@ -166,6 +166,9 @@ def grade_label_map(
     """Labels at positions (mlm-abcde, prefix-lm-labels): every label one place late is
     ``one_place_late`` (counting from 1 unless the exercise knows better); otherwise the
     share right, what is wrong, missing or extra, and the exercise's own ``diagnose``."""
+    if _same_plain(given, expected):  # every label as written: nothing wrong, missing or extra
+        found = LabelComparison([], [], [], matched=len(expected))
+        return label_result(found, rule), diagnose(found)
     if labels_counted_from_one(given, expected):
         return one_place_late()
     found = compare_labels(given, expected)
@@ -216,6 +219,8 @@ def sequence_score(given: Sequence[str], expected: Sequence[str]) -> float:
     """Fraction of positions that match; a wrong length costs the missing or extra ones."""
     if not expected and not given:
         return 1.0
+    if _same_plain(given, expected):  # the same tokens as written: every position matches
+        return 1.0
     return _score_keys(_keys(given), _keys(expected))
 
 
@@ -228,6 +233,22 @@ def _score_keys(given: Sequence[str], expected: Sequence[str]) -> float:
         if a == b:
             matches += 1
     return matches / max(len(given), len(expected))
+
+
+def _same_plain(given: object, expected: object) -> bool:
+    """Equal lists of plain strings, or equal dicts with plain-string values: what
+    ``same_token`` would find equal everywhere, seen at once."""
+    if type(given) is list and type(expected) is list:
+        values, others = given, expected
+    elif type(given) is dict and type(expected) is dict:
+        values, others = given.values(), expected.values()
+    else:
+        return False
+    return (
+        given == expected
+        and all(type(value) is str for value in values)
+        and all(type(value) is str for value in others)
+    )
 
 
 def token_key(token: str) -> str:

@@ -222,7 +222,7 @@ class Exercise(ABC):
     def canonical_answer(self, answer: Mapping[str, str]) -> dict[str, str]:
         """The answer keyed by the parts' current names (a former name is accepted);
         UnknownPart for a name the exercise never had."""
-        names = {alias: part.name for part in self.parts for alias in (part.name, *part.aliases)}
+        names = self._names_by_alias()
         canonical: dict[str, str] = {}
         for name, text in answer.items():
             if name not in names:
@@ -232,6 +232,15 @@ class Exercise(ABC):
             if names[name] not in canonical or name == names[name]:
                 canonical[names[name]] = text
         return canonical
+
+    def _names_by_alias(self) -> dict[str, str]:
+        """Each part's name and former names -> its name (worked out once per ``parts``)."""
+        memo = self.__dict__.get("_names_memo")
+        if memo is None or memo[0] is not self.parts:
+            names = {alias: part.name for part in self.parts for alias in (part.name, *part.aliases)}
+            memo = (self.parts, names)
+            self.__dict__["_names_memo"] = memo
+        return memo[1]
 
     def grade(self, variant: Variant, answer: Mapping[str, str]) -> GradeResult:
         answer = self.canonical_answer(answer)
@@ -303,8 +312,6 @@ def _unreadable(part: Part) -> Bilingual:
 
 
 def _overall(score: float, valid: bool, diagnoses: list[str]) -> Bilingual:
-    from exercises.grading.diagnoses import explain
-
     if not valid:
         head = L(
             "Some parts could not be read, so they were not graded: see the expected format.",
@@ -314,5 +321,9 @@ def _overall(score: float, valid: bool, diagnoses: list[str]) -> Bilingual:
         head = L("All correct.", "全部正确。")
     else:
         head = L(f"Score {score:.0%}.", f"得分 {score:.0%}。")
+    if not diagnoses:
+        return {"en": head["en"], "zh": head["zh"]}  # no misconception to explain after the head
+    from exercises.grading.diagnoses import explain
+
     notes = [explain(code) for code in diagnoses]
     return {lang: " ".join([head[lang], *(note[lang] for note in notes)]) for lang in ("en", "zh")}

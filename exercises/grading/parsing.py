@@ -48,11 +48,16 @@ _BRACKETS = str.maketrans(
         "`": " ",
     }
 )
+_BRACKET_CHARS = re.compile("[" + re.escape("".join(map(chr, _BRACKETS))) + "]")
 _SPECIAL = re.compile(r"\[\s*(mask|cls|sep|pad|unk)\s*\]", re.IGNORECASE)
 _ANGLE_MASK = re.compile(r"<\s*mask\s*>", re.IGNORECASE)  # RoBERTa's spelling
 _MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "﹣": "-", "－": "-"})
+_BRACKET_OR_MINUS_CHARS = re.compile("[" + re.escape("".join(map(chr, {**_BRACKETS, **_MINUS}))) + "]")
 _TRAILING = re.compile(r"[\s.。!！?？;；,，、]+$")
+# What _TRAILING drops, with whitespace (re's \s is str.isspace).
+_TRAILING_MARKS = frozenset(".。!！?？;；,，、")
 _SENTINEL = re.compile(r"<\s*extra[_\s-]*id[_\s-]*(\d{1,6})\s*>|\bextra_id_(\d{1,6})\b", re.IGNORECASE)
+_EXTRA_ID = re.compile(r"extra_id_", re.IGNORECASE)  # what a _SENTINEL match without "<" holds
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 
 
@@ -67,33 +72,95 @@ def clean(text: str) -> str:
 @functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
 def _clean(text: str) -> str:
     text = _CONTROL.sub(" ", text)
-    text = text.translate(_BRACKETS)
-    text = unicodedata.normalize("NFKC", text)
-    text = text.translate(_BRACKETS).translate(_MINUS)
-    text = _ANGLE_MASK.sub(" [MASK] ", text)
-    text = _SPECIAL.sub(lambda m: f" [{m.group(1).upper()}] ", text)
-    text = _SENTINEL.sub(lambda m: f" <extra_id_{int(m.group(1) or m.group(2))}> ", text)
+    # str.translate is quick on ASCII text, which NFKC leaves as it is (so nothing new to translate);
+    # on other text it looks every character up, so it runs only when there is one to translate.
+    if text.isascii():
+        text = text.translate(_BRACKETS)
+    else:
+        if _BRACKET_CHARS.search(text):
+            text = text.translate(_BRACKETS)
+        text = unicodedata.normalize("NFKC", text)
+        if _BRACKET_OR_MINUS_CHARS.search(text):
+            text = text.translate(_BRACKETS).translate(_MINUS)
+    if "<" in text:  # each pattern below runs only where its own literal is in the text
+        text = _ANGLE_MASK.sub(" [MASK] ", text)
+    if "[" in text:
+        text = _SPECIAL.sub(_spell_special, text)
+    if "<" in text or _EXTRA_ID.search(text):
+        text = _SENTINEL.sub(_spell_sentinel, text)
     return text.strip()
+
+
+def _spell_special(match: re.Match[str]) -> str:
+    return f" [{match.group(1).upper()}] "
+
+
+def _spell_sentinel(match: re.Match[str]) -> str:
+    return f" <extra_id_{int(match.group(1) or match.group(2))}> "
 
 
 def without_trailing_punctuation(text: str) -> str:
     """ "corpora." and "1, 4。" end a sentence, not a token: drop what ends it."""
+    if not text or not (text[-1] in _TRAILING_MARKS or text[-1].isspace()):
+        return text  # the run _TRAILING drops ends the text: nothing to drop
     return _TRAILING.sub("", text)
+
+
+SHORT_TOKEN = 64  # tokens up to this length are memoised (a pasted wall of text is not kept)
+MEMO_TEXT = 400  # answers up to this length have their readings memoised (a class writes many alike)
 
 
 def normalise_token(token: str) -> str:
     """How a reference token compares with a learner's (NFKC, special spellings)."""
+    if type(token) is str and len(token) <= SHORT_TOKEN:
+        return _normalise_short(token)
     cleaned = clean(token)
     return cleaned if cleaned else token
+
+
+@functools.lru_cache(maxsize=16384)  # pure; called for every token of every reading of every answer
+def _normalise_short(token: str) -> str:
+    cleaned = _clean(token)
+    return cleaned if cleaned else token
+
+
+_HIDDEN_SPECIAL = re.compile("\x00([A-Z]+)\x00")
+
+
+def _hide_special(match: re.Match[str]) -> str:
+    return "\x00" + match.group(1).upper() + "\x00"
 
 
 def _strip_list_brackets(text: str) -> str:
     """Drop brackets around a whole list ("[A, B]", "(A B)") but not the
     brackets of special tokens ("[MASK] B [SEP]")."""
-    hidden = _SPECIAL.sub(lambda m: "\x00" + m.group(1).upper() + "\x00", text.strip())
+    hidden = _SPECIAL.sub(_hide_special, text.strip()) if "[" in text else text.strip()
     while len(hidden) >= 2 and hidden[0] in "[({" and hidden[-1] in "])}":
         hidden = hidden[1:-1].strip()
-    return re.sub("\x00([A-Z]+)\x00", r"[\1]", hidden)
+    return _HIDDEN_SPECIAL.sub(_bracketed, hidden) if "\x00" in hidden else hidden
+
+
+def _bracketed(match: re.Match[str]) -> str:
+    return "[" + match.group(1) + "]"
+
+
+_SEPARATORS = re.compile(r"[\s,;|]+")
+_SEPARATORS_AND_WORDS = re.compile(r"[\s,;|]+|(?<=\S)(?:和|与|及|以及)(?=\S)|\s+and\s+")
+
+
+@functools.lru_cache(maxsize=16384)  # split_text of one piece (a token, mostly): pieces repeat across answers
+def _split_piece(piece: str) -> tuple[str, ...]:
+    return tuple(split_text(piece))
+
+
+def _split_pieces(pieces: list[str]) -> list[str]:
+    tokens: list[str] = []
+    for piece in pieces:
+        if len(piece) <= SHORT_TOKEN:
+            tokens.extend(_split_piece(piece))
+        else:
+            tokens.extend(split_text(piece))
+    return tokens
 
 
 def token_list_candidates(text: str) -> list[list[str]]:
@@ -102,21 +169,35 @@ def token_list_candidates(text: str) -> list[list[str]]:
     "A [MASK] C", "A, [MASK], C", "['A', '[MASK]', 'C']" and "今天[MASK]气" all read.
     Commas and the Chinese "，" may be separators or tokens, so both readings are offered.
     """
-    cleaned = _strip_list_brackets(without_trailing_punctuation(clean(text)))
+    return list_candidates(list_text(text))
+
+
+def list_text(text: str) -> str:
+    """The text ``token_list_candidates`` reads its tokens from (cleaned, brackets off)."""
+    return _strip_list_brackets(without_trailing_punctuation(clean(text)))
+
+
+def by_separators(cleaned: str) -> list[str]:
+    """The first reading ``list_candidates`` offers (before dropping empty readings):
+    the pieces between spaces, commas, semicolons and bars."""
+    return [piece for piece in _SEPARATORS.split(cleaned) if piece]
+
+
+def list_candidates(cleaned: str, first: list[str] | None = None) -> list[list[str]]:
+    """``token_list_candidates`` of a text already through ``list_text``; ``first``,
+    when given, is ``by_separators(cleaned)`` worked out already."""
     if not cleaned:
         return []
     candidates: list[list[str]] = []
-    by_separators = [piece for piece in re.split(r"[\s,;|]+", cleaned) if piece]
+    by_separators = first if first is not None else [piece for piece in _SEPARATORS.split(cleaned) if piece]
     candidates.append(by_separators)
-    by_words = [
-        piece for piece in re.split(r"[\s,;|]+|(?<=\S)(?:和|与|及|以及)(?=\S)|\s+and\s+", cleaned) if piece
-    ]
+    by_words = [piece for piece in _SEPARATORS_AND_WORDS.split(cleaned) if piece]
     if by_words != by_separators:
         candidates.append(by_words)
     by_space = split_text(cleaned)
     if by_space != by_separators:
         candidates.append(by_space)
-    per_char = [token for piece in by_separators for token in split_text(piece)]
+    per_char = _split_pieces(by_separators)
     if per_char not in candidates:
         candidates.append(per_char)
     return [candidate for candidate in candidates if candidate]
@@ -254,8 +335,24 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     once), "none" (an empty list) or, when the length ``n`` is known, "all positions"
     and "all except 0 and 5" / "除了 [CLS] 和 [SEP] 以外的所有位置".
     """
+    if type(text) is str and len(text) <= MEMO_TEXT:
+        try:
+            found = _positions_memo(text, None if tokens is None else tuple(tokens), n)
+        except TypeError:  # an unhashable token or length: read afresh
+            return _positions(text, tokens, n)
+        return None if found is None else list(found)
+    return _positions(text, tokens, n)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _positions_memo(text: str, tokens: tuple[str, ...] | None, n: int | None) -> tuple[int, ...] | None:
+    found = _positions(text, tokens, n)
+    return None if found is None else tuple(found)
+
+
+def _positions(text: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
     cleaned = without_trailing_punctuation(clean(text))
-    aside = _ASIDE.sub(" ", cleaned)
+    aside = _ASIDE.sub(" ", cleaned) if "(" in cleaned else cleaned
     if aside != cleaned and _NUMBER.search(aside) and not re.search(r"[\[(<]\s*$", aside):
         cleaned = aside  # "1, 2, 4 (0 and 3 are [CLS] and [SEP])": the remark in brackets names no answer
     if _EXCEPT.search(cleaned):
@@ -300,6 +397,9 @@ _SPOKEN_POSITION = re.compile(
 _TOKEN_AT_POSITION = re.compile(
     r"([^\s,;:()]{1,40})\s*\(\s*(?:位置|第|position|pos\.?)?\s*(\d{1,9})\s*(?:位)?\s*\)", re.IGNORECASE
 )
+_SPOKEN_HINT = re.compile(r"位置|第|pos", re.IGNORECASE)  # what every _SPOKEN_POSITION match holds
+_SPACED_SPECIAL = re.compile(r"\[\s*([A-Z]+)\s*\]")
+_LABEL_ROW_MARK = re.compile(r"(?<![\w:])-100(?![\w:])")
 _OFF_THE_LOSS = re.compile(r"(?<!\d)(\d{1,9})\s*(?::|=|->|→|=>|是|为)\s*-100(?![\w])")
 IGNORED_LABELS = frozenset({"-100", "none", "null", "_", "-", "·"})
 
@@ -309,12 +409,17 @@ def mapping(text: str) -> dict[int, str] | None:
     "位置1是B，位置4是E", "位置 1 的标签是 B", "position 1 is B", "B（位置 1）", and
     pairs that spell out the positions off the loss ("0: -100, 1: B")."""
     cleaned = without_trailing_punctuation(clean(text)).replace("{", " ").replace("}", " ")
-    cleaned = _TOKEN_AT_POSITION.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
-    cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
-    cleaned = re.sub(r"\[\s*([A-Z]+)\s*\]", r"[\1]", cleaned)
-    cleaned = _OFF_THE_LOSS.sub(lambda m: f"{m.group(1)}: \x01", cleaned)  # "0: -100": no label at 0
-    if re.search(r"(?<![\w:])-100(?![\w:])", cleaned):
-        return None  # a label row (of the wrong length), not pairs
+    # Each rewrite below runs only where its pattern's own literal is in the text (the same result, sooner).
+    if "(" in cleaned:
+        cleaned = _TOKEN_AT_POSITION.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
+    if _SPOKEN_HINT.search(cleaned):
+        cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
+    if "[" in cleaned:
+        cleaned = _SPACED_SPECIAL.sub(_bracketed, cleaned)
+    if "-100" in cleaned:
+        cleaned = _OFF_THE_LOSS.sub(lambda m: f"{m.group(1)}: \x01", cleaned)  # "0: -100": no label at 0
+        if _LABEL_ROW_MARK.search(cleaned):
+            return None  # a label row (of the wrong length), not pairs
     pairs = _PAIR.findall(cleaned)
     if not pairs or any(int(key) < 0 for key, _ in pairs):
         return None
@@ -332,7 +437,11 @@ def mapping(text: str) -> dict[int, str] | None:
 def label_row(text: str, length: int) -> dict[int, str] | None:
     """A label row in the lessons' layout, one entry per position with -100 where
     no loss is taken ("-100 B -100 -100 E", "[-100, B, -100, -100, E]")."""
-    for candidate in token_list_candidates(text):
+    cleaned = list_text(text)
+    lowered = cleaned.lower()
+    if not any(label in lowered for label in IGNORED_LABELS):
+        return None  # every token is a piece of the text: none of them can be an ignored label
+    for candidate in list_candidates(cleaned):
         if len(candidate) == length and any(token.lower() in IGNORED_LABELS for token in candidate):
             return {i: token for i, token in enumerate(candidate) if token.lower() not in IGNORED_LABELS}
     return None
@@ -341,6 +450,22 @@ def label_row(text: str, length: int) -> dict[int, str] | None:
 def labels(text: str, length: int) -> dict[int, str] | None:
     """Labels at positions, either way the lessons write them: a label row of
     ``length`` entries with -100 off the loss, or position: token pairs."""
+    if type(text) is str and len(text) <= MEMO_TEXT:
+        try:
+            found = _labels_memo(text, length)
+        except TypeError:  # an unhashable length: read afresh
+            return _labels(text, length)
+        return None if found is None else dict(found)
+    return _labels(text, length)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _labels_memo(text: str, length: int) -> tuple[tuple[int, str], ...] | None:
+    found = _labels(text, length)
+    return None if found is None else tuple(found.items())
+
+
+def _labels(text: str, length: int) -> dict[int, str] | None:
     row = label_row(text, length)
     return row if row is not None else mapping(text)
 
@@ -389,6 +514,7 @@ def _cells(row: str) -> list[int] | None:
     return cells or None
 
 
+_PLAIN_DECIMAL = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,15})?")
 _NUMBER_TEXT = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?(?:\s*/\s*\d{1,30}(?:\.\d{1,30})?)?(?:e-?\d{1,3})?%?")
 _THOUSANDS = re.compile(r"(?<![\d.,])([1-9]\d{0,2}(?:,\d{3})+)(?=\.\d|(?![\d,]))")
 _DECIMAL_COMMA = re.compile(r"(?<![\d,])(\d+),(\d+)(?![\d,])")
@@ -464,6 +590,8 @@ def number(text: str, near: float | None = None, symbols: Mapping[str, float] | 
     (``symbols={"V": 10000}`` reads "ln V"). None if it cannot be read as one number."""
     if not isinstance(text, str):
         return None
+    if not symbols and _PLAIN_DECIMAL.fullmatch(text):
+        return float(text)  # "19.2", "4": what every reading below comes to, read at once
     for name, value in (symbols or {}).items():
         text = re.sub(
             rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", f"({value!r})", text[:MAX_ANSWER_CHARS]

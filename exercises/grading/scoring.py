@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
 from exercises.grading.model import Parsed, PartResult
-from exercises.grading.parsing import normalise_token
+from exercises.grading.parsing import (
+    MEMO_TEXT,
+    SHORT_TOKEN,
+    by_separators,
+    list_candidates,
+    list_text,
+    normalise_token,
+)
 from exercises.text import Bilingual, L
 
 ONE_BASED_CODE = "one-based-positions"
@@ -158,6 +166,9 @@ def grade_label_map(
     """Labels at positions (mlm-abcde, prefix-lm-labels): every label one place late is
     ``one_place_late`` (counting from 1 unless the exercise knows better); otherwise the
     share right, what is wrong, missing or extra, and the exercise's own ``diagnose``."""
+    if _same_plain(given, expected):  # every label as written: nothing wrong, missing or extra
+        found = LabelComparison([], [], [], matched=len(expected))
+        return label_result(found, rule), diagnose(found)
     if labels_counted_from_one(given, expected):
         return one_place_late()
     found = compare_labels(given, expected)
@@ -208,15 +219,64 @@ def sequence_score(given: Sequence[str], expected: Sequence[str]) -> float:
     """Fraction of positions that match; a wrong length costs the missing or extra ones."""
     if not expected and not given:
         return 1.0
-    matches = sum(1 for a, b in zip(given, expected, strict=False) if same_token(a, b))
+    if _same_plain(given, expected):  # the same tokens as written: every position matches
+        return 1.0
+    return _score_keys(_keys(given), _keys(expected))
+
+
+def _score_keys(given: Sequence[str], expected: Sequence[str]) -> float:
+    """``sequence_score`` on tokens already turned into their ``token_key``."""
+    if not expected and not given:
+        return 1.0
+    matches = 0
+    for a, b in zip(given, expected, strict=False):
+        if a == b:
+            matches += 1
     return matches / max(len(given), len(expected))
+
+
+def _same_plain(given: object, expected: object) -> bool:
+    """Equal lists of plain strings, or equal dicts with plain-string values: what
+    ``same_token`` would find equal everywhere, seen at once."""
+    if type(given) is list and type(expected) is list:
+        values, others = given, expected
+    elif type(given) is dict and type(expected) is dict:
+        values, others = given.values(), expected.values()
+    else:
+        return False
+    return (
+        given == expected
+        and all(type(value) is str for value in values)
+        and all(type(value) is str for value in others)
+    )
+
+
+def token_key(token: str) -> str:
+    """What ``same_token`` compares: the normalised token, casefolded."""
+    if type(token) is str and len(token) <= SHORT_TOKEN:
+        return _short_key(token)
+    return normalise_token(token).casefold()
+
+
+@functools.lru_cache(maxsize=16384)  # pure; every token of every reading of every answer comes here
+def _short_key(token: str) -> str:
+    return normalise_token(token).casefold()
+
+
+def _keys(tokens: Sequence[str]) -> list[str]:
+    return [
+        _short_key(token) if type(token) is str and len(token) <= SHORT_TOKEN else token_key(token)
+        for token in tokens
+    ]
 
 
 def same_token(given: str, expected: str) -> bool:
     """Equal as written by a learner: full-width forms, special-token spellings and case
     ("Transformer" at the start of a sentence, "a b c" for "A B C") do not matter here:
     the exercises ask where tokens go, not how they are spelt."""
-    return normalise_token(given).casefold() == normalise_token(expected).casefold()
+    if given == expected and type(given) is str and type(expected) is str:
+        return True  # the same text normalises the same way
+    return token_key(given) == token_key(expected)
 
 
 def best_candidate(candidates: Sequence[Sequence[str]], expected: Sequence[str]) -> list[str]:
@@ -230,6 +290,9 @@ def read_tokens(text: str, expected: Sequence[str], vocabulary: Sequence[str]) -
     return read_tokens_certain(text, expected, vocabulary)[0]
 
 
+_BARE_MASKS = frozenset({"mask", "MASK", "Mask"})
+
+
 def read_tokens_certain(
     text: str, expected: Sequence[str], vocabulary: Sequence[str]
 ) -> tuple[list[str] | None, bool]:
@@ -238,26 +301,84 @@ def read_tokens_certain(
 
     "MASK" and "mask" written bare stand for [MASK] unless the exercise's own
     text has such a word."""
-    from exercises.grading.parsing import token_list_candidates
+    if type(text) is str and len(text) <= MEMO_TEXT:
+        try:
+            tokens, certain = _read_tokens_memo(text, tuple(expected), tuple(vocabulary))
+        except TypeError:  # an unhashable token: read afresh
+            return _read_tokens_certain(text, expected, vocabulary)
+        return (None if tokens is None else list(tokens)), certain
+    return _read_tokens_certain(text, expected, vocabulary)
 
-    known = {normalise_token(token).casefold() for token in (*expected, *vocabulary)}
-    bare_mask_is_special = not ({"mask", "MASK", "Mask"} & known)
-    candidates = [
-        [MASK if bare_mask_is_special and token.lower() == "mask" else token for token in candidate]
-        for candidate in token_list_candidates(text)
-    ]
+
+@functools.lru_cache(maxsize=4096)  # the students a question goes to write its right answer the same way
+def _read_tokens_memo(
+    text: str, expected: tuple[str, ...], vocabulary: tuple[str, ...]
+) -> tuple[tuple[str, ...] | None, bool]:
+    tokens, certain = _read_tokens_certain(text, expected, vocabulary)
+    return (None if tokens is None else tuple(tokens)), certain
+
+
+def _read_tokens_certain(
+    text: str, expected: Sequence[str], vocabulary: Sequence[str]
+) -> tuple[list[str] | None, bool]:
+    expected_keys, known = _reference_keys(expected, vocabulary)
+    bare_mask_is_special = not (_BARE_MASKS & known)
+    cleaned = list_text(text)
+    if not cleaned:
+        return None, False
+    written = by_separators(cleaned)
+    if len(written) == len(expected_keys) and written:
+        # The first reading fits exactly: it is the best, and no other reading can tie with it.
+        first = (
+            [MASK if token.lower() == "mask" else token for token in written]
+            if bare_mask_is_special
+            else written
+        )
+        if _keys(first) == list(expected_keys):
+            return first, True
+    candidates = list_candidates(cleaned, written)
     if not candidates:
         return None, False
-    best = best_candidate(candidates, expected)
-    if not any(normalise_token(token).casefold() in known for token in best):
+    if bare_mask_is_special:
+        candidates = [
+            [MASK if token.lower() == "mask" else token for token in candidate] for candidate in candidates
+        ]
+    keys = [_keys(candidate) for candidate in candidates]
+    scores = [_score_keys(candidate, expected_keys) for candidate in keys]
+    top = max(scores)
+    best_index = scores.index(top)  # the first reading that fits best, as ``best_candidate`` picks
+    best, best_keys = candidates[best_index], keys[best_index]
+    if not any(key in known for key in best_keys):
         return None, False
-    top = sequence_score(best, expected)
-    rivals = [c for c in candidates if sequence_score(c, expected) == top and not _same_tokens(c, best)]
+    rivals = [
+        candidate
+        for candidate, candidate_keys, score in zip(candidates, keys, scores, strict=True)
+        if score == top and candidate_keys != best_keys
+    ]
     return best, not rivals
 
 
-def _same_tokens(a: Sequence[str], b: Sequence[str]) -> bool:
-    return len(a) == len(b) and all(same_token(x, y) for x, y in zip(a, b, strict=True))
+def _reference_keys(
+    expected: Sequence[str], vocabulary: Sequence[str]
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The expected tokens' keys, and every key the exercise's own text has (a variant's
+    tokens are read against once per part and per student: worked out once)."""
+    try:
+        expected_keys = _keys_of(tuple(expected))
+        return expected_keys, frozenset(expected_keys) | _key_set_of(tuple(vocabulary))
+    except TypeError:  # an unhashable token: no memo
+        expected_keys = tuple(_keys(expected))
+        return expected_keys, frozenset((*expected_keys, *_keys(vocabulary)))
+
+
+@functools.lru_cache(maxsize=1024)  # a variant's parts are read one after the other
+def _keys_of(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_keys(tokens))
+
+
+@functools.lru_cache(maxsize=1024)
+def _key_set_of(tokens: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_keys(tokens))
 
 
 def mismatches(given: Sequence[str], expected: Sequence[str]) -> list[int]:

@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping
 
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.parsing import MEMO_TEXT
 from exercises.grading.scoring import (
     grade_token_parts,
     jaccard,
@@ -125,6 +126,7 @@ _RULE_SPOKEN = re.compile(
 _TOKEN_SLICE = re.compile(
     r"^(?:tokens|input_ids)\s*\[\s*(?::\s*,\s*)?(-?\d*)\s*:\s*(-?\d*)\s*\]$", re.IGNORECASE
 )
+_T = re.compile("t", re.IGNORECASE)  # what every _RULE_SPOKEN match holds
 _INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
@@ -137,6 +139,24 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     ("t -> t+1", "t→t"), or the slices of the loss ("logits[:, :-1] vs
     labels[:, 1:]"). None when nothing can be read.
     """
+    if type(text) is str and len(text) <= MEMO_TEXT:
+        try:
+            pairs = _read_pairs_memo(text, n)
+        except TypeError:  # an unhashable length: read afresh
+            return _read_pairs(text, n)
+        return None if pairs is None else list(pairs)
+    return _read_pairs(text, n)
+
+
+@functools.lru_cache(
+    maxsize=4096, typed=True
+)  # the students a question goes to write its right answer the same way
+def _read_pairs_memo(text: str, n: int) -> tuple[tuple[int, int], ...] | None:
+    pairs = _read_pairs(text, n)
+    return None if pairs is None else tuple(pairs)
+
+
+def _read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     from exercises.grading.parsing import clean
 
     cleaned = clean(text)[:2000]
@@ -149,7 +169,9 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
         if len(logit_range) == len(label_range):
             return list(zip(logit_range, label_range, strict=True))
         return None
-    rule = _RULE.search(cleaned) or _RULE_SPOKEN.search(_FILLER.sub(" ", cleaned))
+    rule = _RULE.search(cleaned) or (
+        _RULE_SPOKEN.search(_FILLER.sub(" ", cleaned)) if _T.search(cleaned) else None
+    )  # a rule names t; without one, no need to drop the filler words
     if rule:
         shift = int(rule.group(2) or 0) * (-1 if rule.group(1) == "-" else 1)
         return [(t, t + shift) for t in range(n) if 0 <= t + shift < n]

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.parsing import MEMO_TEXT
 from exercises.grading.scoring import (
     grade_token_parts,
     read_tokens_certain,
@@ -127,6 +128,9 @@ def _generate(seed: int) -> Variant:
     return Variant(ID, seed, data, prompt)
 
 
+_VOCABULARY_SPECIALS = (*(sentinel(i) for i in range(4)), EOS)  # what an answer may hold besides the tokens
+
+
 class SpanCorruptionExercise(Exercise):
     def solve(self, variant: Variant) -> dict[str, str]:
         data = variant.data
@@ -148,7 +152,7 @@ class SpanCorruptionExercise(Exercise):
         return (data["kind"] == "end") == (not data["closed"])
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        vocabulary = [*variant.data["tokens"], *(sentinel(i) for i in range(4)), EOS]
+        vocabulary = [*variant.data["tokens"], *_VOCABULARY_SPECIALS]
         tokens, certain = read_tokens_certain(_normalise(text), [*variant.data[part], EOS], vocabulary)
         if tokens and same_token(tokens[-1], EOS):
             tokens = tokens[:-1]
@@ -174,6 +178,17 @@ _BRACKETED_SENTINEL = re.compile(r"[\[(]\s*(<extra_id_\d+>)\s*[\])]")
 def _normalise(text: str) -> str:
     """The ways learners write T5's special tokens: </S>, <eos>, EOS, [EOS] for </s>;
     a sentinel in brackets ("【extra_id_0】" reads as "[ <extra_id_0> ]") for the sentinel."""
+    if type(text) is str and len(text) <= MEMO_TEXT:
+        return _normalise_memo(text)
+    return _normalise_text(text)
+
+
+@functools.lru_cache(maxsize=4096)  # the students a question goes to write its right answer the same way
+def _normalise_memo(text: str) -> str:
+    return _normalise_text(text)
+
+
+def _normalise_text(text: str) -> str:
     from exercises.grading.parsing import clean
 
     cleaned = _EOS_FORMS.sub(f" {EOS} ", clean(text))

@@ -107,13 +107,15 @@ class Busy:
 
 
 def forget_variants() -> None:
-    """Empty every exercise's variant cache, so grading pays for regenerating them."""
-    from exercises.catalogue import EXERCISES as ALL
-    from exercises.items import choice
-
-    for exercise in ALL:
-        getattr(exercise.make_variant, "cache_clear", lambda: None)()
-    choice._generate.cache_clear()
+    """Empty every cache the engine, the exercises and grading keep (variants, readings of
+    answers, per-token work), so each grading pays what a teacher's first one does."""
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("engine", "exercises")):
+            continue
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear):
+                clear()
 
 
 def _cpu() -> float:

@@ -22,7 +22,10 @@ def _check_length(n: int) -> None:
 def causal_mask(n: int) -> torch.Tensor:
     """Decoder (GPT) mask: position q sees keys 0..q; the future is blocked."""
     _check_length(n)
-    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+    # torch.triu(ones, diagonal=1) holds the same cells, but its kernel starts the thread
+    # pool even for a few cells: on a busy machine each call waits for a second core.
+    positions = torch.arange(n)
+    return positions.view(1, n) > positions.view(n, 1)  # key after query
 
 
 def bidirectional_mask(n: int) -> torch.Tensor:

@@ -25,7 +25,7 @@ def causal_mask(n: int) -> torch.Tensor:
     # torch.triu(ones, diagonal=1) holds the same cells, but its kernel starts the thread
     # pool even for a few cells: on a busy machine each call waits for a second core.
     positions = torch.arange(n)
-    return positions.view(1, n) > positions.view(n, 1)  # key after query
+    return positions > positions.view(n, 1)  # key (column) after query (row)
 
 
 def bidirectional_mask(n: int) -> torch.Tensor:

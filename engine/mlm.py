@@ -62,23 +62,23 @@ def _pool(vocab_size: int, specials: tuple[int, ...]) -> torch.Tensor:
     return torch.arange(vocab_size)[~blocked]
 
 
-def _special_flags(ids: torch.Tensor, specials: list[int]) -> torch.Tensor:
-    """True where a token is special: one table lookup per token, not a search."""
+def _not_special(ids: torch.Tensor, specials: list[int]) -> torch.Tensor:
+    """True where a token is not special: one table lookup per token, not a search."""
     if not specials or ids.numel() == 0:
-        return torch.zeros(ids.shape, dtype=torch.bool)
+        return torch.ones(ids.shape, dtype=torch.bool)
     low, high = ids.aminmax()
     low, high = int(low), int(high)
     if low < 0:  # not ids a table can index; search instead
-        return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype))
-    return _special_table(high + 1, tuple(i for i in specials if 0 <= i <= high))[ids]
+        return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype), invert=True)
+    return _not_special_table(high + 1, tuple(i for i in specials if 0 <= i <= high)).take(ids)
 
 
 @functools.lru_cache(maxsize=64)
-def _special_table(size: int, specials: tuple[int, ...]) -> torch.Tensor:
-    """(Cached: only ever indexed, never written.) True at the special ids among 0..size-1."""
-    table = torch.zeros(size, dtype=torch.bool)
+def _not_special_table(size: int, specials: tuple[int, ...]) -> torch.Tensor:
+    """(Cached: only ever read, never written.) False at the special ids among 0..size-1."""
+    table = torch.ones(size, dtype=torch.bool)
     if specials:
-        table[torch.tensor(specials)] = True
+        table[torch.tensor(specials)] = False
     return table
 
 
@@ -137,7 +137,7 @@ def mask_tokens(
             raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
 
     specials = [int(i) for i in special_ids]
-    eligible = ~_special_flags(ids, specials)
+    eligible = _not_special(ids, specials)
     if attention_mask is not None:
         eligible &= attention_mask.to(torch.bool)
 
@@ -159,7 +159,7 @@ def mask_tokens(
 
     input_ids = ids.masked_fill(fate == MASKED, mask_id)
     random_positions = fate == RANDOM
-    n_random = int(random_positions.sum())
+    n_random = int(random_positions.sum())  # (masked_scatter_ below: bool indexing, without its search)
     if n_random:
         pool = replacement_pool(vocab_size, specials) if replacement_ids is None else replacement_ids
         if pool.numel() == 0:
@@ -167,7 +167,7 @@ def mask_tokens(
                 "no-replacement", "the vocabulary has no non-special token to use as a random replacement"
             )
         draws = torch.randint(0, pool.numel(), (n_random,), generator=generator)
-        input_ids[random_positions] = pool[draws].to(ids.dtype)
+        input_ids.masked_scatter_(random_positions, pool.index_select(0, draws).to(ids.dtype))
     labels = torch.where(chosen, ids, IGNORE_INDEX)
     return MaskedLMBatch(ids, input_ids, labels, chosen, fate)
 

@@ -202,7 +202,7 @@ def _fixed_choice(
     for position, code in zip(positions, codes, strict=True):
         chosen[position] = True
         fate_codes[position] = code
-    return torch.tensor(chosen, dtype=torch.bool), torch.tensor(fate_codes, dtype=torch.long)
+    return torch.tensor(chosen, dtype=torch.bool), torch.tensor(fate_codes, dtype=torch.int8)
 
 
 def pieces_with_words(text: str) -> tuple[list[str], list[int]]:

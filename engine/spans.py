@@ -148,12 +148,24 @@ def corrupt(
     span_starts = noise.clone()
     span_starts[:, 1:].bitwise_and_(kept[:, :-1])
 
-    batch = ids.shape[0]
-    n_spans = span_starts.sum(dim=1)
-    # The closing sentinel stands for the kept text after the last span.
-    closes = kept[:, -1] if ids.shape[1] else torch.ones(batch, dtype=torch.bool)
+    batch, length = ids.shape
+    extra = 0 if eos_id is None else 1
+    span_number = span_starts.cumsum(dim=1)  # 1 on the first span, 2 on the second ...
+    noise_through = noise.cumsum(dim=1)  # noise tokens up to and including here
+    if length:
+        n_spans, total_noise = span_number[:, -1], noise_through[:, -1].clone()
+        closes = kept[:, -1]  # The closing sentinel stands for the kept text after the last span.
+    else:
+        n_spans = total_noise = torch.zeros(batch, dtype=torch.long)
+        closes = torch.ones(batch, dtype=torch.bool)
     need = n_spans + closes
-    most = int(need.max()) if need.numel() else 0
+    input_lengths = (n_spans - total_noise).add_(length + extra)
+    hidden = total_noise + n_spans  # the target's noise tokens and their sentinels
+    target_lengths = (hidden + closes).add_(extra)
+    # The three maxima in one reduction and one read.
+    most, input_width, target_width = (
+        torch.stack([need, input_lengths, target_lengths]).amax(dim=1).tolist() if batch else (0, 0, 0)
+    )
     if most > len(sentinel_ids):
         raise InvalidInput(
             "too-many-spans",
@@ -162,30 +174,23 @@ def corrupt(
             need=most,
             sentinels=len(sentinel_ids),
         )
-    extra = 0 if eos_id is None else 1
     # Destinations are 1-based so that column 0 can take every discarded write:
     # multiplying a destination by its keep-flag sends the rest there.
-    span_number = span_starts.cumsum(dim=1)  # 1 on the first span, 2 on the second ...
     span_sentinel = _sentinel_of_span(tuple(sentinel_ids), span_number, ids.dtype)
     # n_spans <= need <= len(sentinel_ids) (checked above): the table's last entry, pad, is the most it reads.
-    closing = _closing_table(tuple(sentinel_ids), pad_id, ids.dtype)[n_spans]
-    noise_through = noise.cumsum(dim=1)  # noise tokens up to and including here
-    total_noise = noise_through[:, -1].clone() if ids.shape[1] else torch.zeros(batch, dtype=torch.long)
-    input_lengths = (n_spans - total_noise).add_(ids.shape[1] + extra)
-    hidden = total_noise + n_spans  # the target's noise tokens and their sentinels
-    target_lengths = (hidden + closes).add_(extra)
+    closing = _closing_table(tuple(sentinel_ids), pad_id, ids.dtype).index_select(0, n_spans)
 
     # Inputs: non-noise tokens, plus the sentinel at the first token of each span.
     # (In-place fills: on a 128x512 batch each avoided allocation is visible.)
     keep_in_input = kept | span_starts
     input_values = torch.where(span_starts, span_sentinel, ids)
     input_place = keep_in_input.cumsum(dim=1).masked_fill_(~keep_in_input, 0)
-    inputs = torch.full((batch, int(input_lengths.max()) + 1 if batch else 1), pad_id, dtype=ids.dtype)
+    inputs = torch.full((batch, input_width + 1), pad_id, dtype=ids.dtype)
     inputs.scatter_(1, input_place, input_values)
 
     # Targets: for span k, its sentinel then its tokens; then the closing sentinel if kept text follows.
     token_place = noise_through.add_(span_number)  # 1-based place of a noise token in the target
-    targets = torch.full((batch, int(target_lengths.max()) + 1 if batch else 1), pad_id, dtype=ids.dtype)
+    targets = torch.full((batch, target_width + 1), pad_id, dtype=ids.dtype)
     targets.scatter_(1, token_place.masked_fill(kept, 0), ids)
     targets.scatter_(1, token_place.sub_(1).masked_fill_(~span_starts, 0), span_sentinel)
     closing_place = (hidden + 1).mul_(closes)

@@ -145,7 +145,11 @@ class Vocab:
         return self._ids.get(token, self._ids[UNK])
 
     def encode(self, tokens: Sequence[str]) -> list[int]:
-        return [self.id_of(token) for token in tokens]
+        unknown = self._ids.get(UNK)
+        if unknown is None:  # no [UNK]: id_of raises, as it should
+            return [self.id_of(token) for token in tokens]
+        get = self._ids.get
+        return [get(token, unknown) for token in tokens]
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         to_list = getattr(ids, "tolist", None)  # a tensor: one conversion, not one per element

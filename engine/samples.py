@@ -3,6 +3,10 @@
 These are the views a learner reads (the command line's ``show sample`` and
 the app's live figures): token strings in, token strings out, with the ids,
 masks and per-position decisions the engine took on the way.
+
+Only Python values leave a builder, so each runs its tensor work under
+``torch.inference_mode()``: the same ops and draws, without autograd's
+bookkeeping on every one of its many tiny ops.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class ClmSample:
         return {"objective": "clm", **asdict(self)}
 
 
+@torch.inference_mode()
 def clm_sample(text: str) -> ClmSample:
     tokens = _tokens(text, 2, "causal LM")
     vocab = Vocab.from_tokens(tokens, n_sentinels=0)
@@ -106,6 +111,7 @@ def parse_fates(names: Sequence[str]) -> list[int]:
     return codes
 
 
+@torch.inference_mode()
 def mlm_sample(
     text: str,
     *,
@@ -250,6 +256,7 @@ class SpanSample:
         return {"objective": "span", **asdict(self)}
 
 
+@torch.inference_mode()
 def span_sample(
     text: str,
     *,
@@ -296,6 +303,7 @@ class PrefixSample:
         return {"objective": "prefix", **asdict(self)}
 
 
+@torch.inference_mode()
 def prefix_sample(text: str, prefix: int | None = None) -> PrefixSample:
     """Prefix LM of one sentence; the default prefix is the first half."""
     tokens = _tokens(text, 2, "prefix LM")

@@ -38,11 +38,12 @@ def _sentinels(count: int) -> tuple[str, ...]:
     return tuple(sentinel(index) for index in range(count))
 
 
+_NAMED_SPECIALS = frozenset((*BASE_SPECIALS, EOS))
+
+
 def is_special(token: str) -> bool:
-    return (
-        token in BASE_SPECIALS
-        or token == EOS
-        or (token.startswith("<extra_id_") and _SENTINEL_PATTERN.fullmatch(token) is not None)
+    return token in _NAMED_SPECIALS or (
+        token.startswith("<extra_id_") and _SENTINEL_PATTERN.fullmatch(token) is not None
     )
 
 

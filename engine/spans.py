@@ -196,9 +196,8 @@ def corrupt(
     closing_place = (hidden + 1).mul_(closes)
     targets.scatter_(1, closing_place.view(-1, 1), closing.view(-1, 1))
     if eos_id is not None:
-        eos = torch.full((batch, 1), eos_id, dtype=ids.dtype)
-        inputs.scatter_(1, input_lengths.view(-1, 1), eos)
-        targets.scatter_(1, target_lengths.view(-1, 1), eos)
+        inputs.scatter_(1, input_lengths.view(-1, 1), eos_id)
+        targets.scatter_(1, target_lengths.view(-1, 1), eos_id)
     inputs, targets = inputs[:, 1:], targets[:, 1:]
 
     parts = (noise, inputs, targets, input_lengths, target_lengths)

@@ -159,7 +159,7 @@ def mask_tokens(
 
     input_ids = ids.masked_fill(fate == MASKED, mask_id)
     random_positions = fate == RANDOM
-    n_random = int(random_positions.sum())  # (masked_scatter_ below: bool indexing, without its search)
+    n_random = int(random_positions.sum())
     if n_random:
         pool = replacement_pool(vocab_size, specials) if replacement_ids is None else replacement_ids
         if pool.numel() == 0:
@@ -167,6 +167,7 @@ def mask_tokens(
                 "no-replacement", "the vocabulary has no non-special token to use as a random replacement"
             )
         draws = torch.randint(0, pool.numel(), (n_random,), generator=generator)
+        # = input_ids[random_positions] = ..., in the same row-major order, without index_put's search
         input_ids.masked_scatter_(random_positions, pool.index_select(0, draws).to(ids.dtype))
     labels = torch.where(chosen, ids, IGNORE_INDEX)
     return MaskedLMBatch(ids, input_ids, labels, chosen, fate)

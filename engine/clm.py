@@ -15,6 +15,7 @@ equal to EOS keeps the EOS labels.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import torch
@@ -65,9 +66,7 @@ def loss_side_pairs(length: int) -> list[tuple[int, int]]:
             n=length,
             need=2,
         )
-    logit_positions = torch.arange(length)[:-1]
-    label_positions = torch.arange(length)[1:]
-    return list(zip(logit_positions.tolist(), label_positions.tolist(), strict=True))
+    return list(itertools.pairwise(torch.arange(length).tolist()))  # (logit position, label position)
 
 
 def loss_side_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

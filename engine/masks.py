@@ -22,7 +22,10 @@ def _check_length(n: int) -> None:
 def causal_mask(n: int) -> torch.Tensor:
     """Decoder (GPT) mask: position q sees keys 0..q; the future is blocked."""
     _check_length(n)
-    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+    # torch.triu(ones, diagonal=1) holds the same cells, but its kernel starts the thread
+    # pool even for a few cells: on a busy machine each call waits for a second core.
+    positions = torch.arange(n)
+    return positions > positions.view(n, 1)  # key (column) after query (row)
 
 
 def bidirectional_mask(n: int) -> torch.Tensor:
@@ -38,6 +41,17 @@ def prefix_mask(n: int, prefix_len: int | torch.Tensor) -> torch.Tensor:
     one prefix per row, giving (B, n, n).
     """
     _check_length(n)
+    if isinstance(prefix_len, int):  # one prefix: checked in Python, no tensor ops on a scalar
+        if not 0 <= prefix_len <= n:
+            raise InvalidInput(
+                "prefix-out-of-range",
+                f"prefix length {prefix_len} must be between 0 and the sequence length {n}",
+                prefix=prefix_len,
+                n=n,
+            )
+        positions = torch.arange(n)
+        # blocked = not (k <= q or k < prefix_len) = k > q and k >= prefix_len
+        return (positions > positions.view(n, 1)) & (positions >= prefix_len)
     prefix = torch.as_tensor(prefix_len)
     if prefix.dim() > 1:
         raise InvalidInput("bad-prefix", "prefix_len must be an int or a 1-D tensor (one per row)")

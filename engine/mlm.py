@@ -62,18 +62,31 @@ def _pool(vocab_size: int, specials: tuple[int, ...]) -> torch.Tensor:
     return torch.arange(vocab_size)[~blocked]
 
 
-def _special_flags(ids: torch.Tensor, specials: list[int]) -> torch.Tensor:
-    """True where a token is special: one table lookup per token, not a search."""
+def _not_special(ids: torch.Tensor, specials: list[int]) -> torch.Tensor:
+    """True where a token is not special: one table lookup per token, not a search."""
     if not specials or ids.numel() == 0:
-        return torch.zeros(ids.shape, dtype=torch.bool)
-    low, high = int(ids.min()), int(ids.max())
+        return torch.ones(ids.shape, dtype=torch.bool)
+    low, high = ids.aminmax()
+    low, high = int(low), int(high)
     if low < 0:  # not ids a table can index; search instead
-        return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype))
-    usable = [i for i in specials if 0 <= i <= high]
-    table = torch.zeros(high + 1, dtype=torch.bool)
-    if usable:
-        table[torch.tensor(usable)] = True
-    return table[ids]
+        return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype), invert=True)
+    return _not_special_table(high + 1, tuple(i for i in specials if 0 <= i <= high)).take(ids)
+
+
+@functools.lru_cache(maxsize=64)
+def _not_special_table(size: int, specials: tuple[int, ...]) -> torch.Tensor:
+    """(Cached: only ever read, never written.) False at the special ids among 0..size-1."""
+    table = torch.ones(size, dtype=torch.bool)
+    if specials:
+        table[torch.tensor(specials)] = False
+    return table
+
+
+@functools.lru_cache(maxsize=32)
+def _fate_cuts(split: tuple[float, float, float]) -> torch.Tensor:
+    """The fate draw's cuts for ``torch.bucketize``: a draw (in [0, 1)) at or above 0 is at least
+    MASKED (1), at or above the mask share RANDOM (2), at or above mask + random KEPT (3)."""
+    return torch.tensor([0.0, split[0], split[0] + split[1]])
 
 
 def _word_starts(word_ids: torch.Tensor) -> torch.Tensor:
@@ -110,14 +123,9 @@ def mask_tokens(
     pool random replacements are drawn from (default: every non-special id).
     """
     _check_probabilities(p, split)
-    squeeze = ids.dim() == 1
-    if squeeze:
-        ids = ids.unsqueeze(0)
-        attention_mask = None if attention_mask is None else attention_mask.unsqueeze(0)
-        word_ids = None if word_ids is None else word_ids.unsqueeze(0)
-        selected = None if selected is None else selected.unsqueeze(0)
-        fates = None if fates is None else fates.unsqueeze(0)
-    if ids.dim() != 2:
+    # Every step is elementwise or along the last dimension, so one sequence (L,) is
+    # worked on as it is: the same draws, in the same order, as for a batch (1, L).
+    if ids.dim() not in (1, 2):
         raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
     for name, extra in (
         ("attention_mask", attention_mask),
@@ -129,12 +137,12 @@ def mask_tokens(
             raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
 
     specials = [int(i) for i in special_ids]
-    eligible = ~_special_flags(ids, specials)
+    eligible = _not_special(ids, specials)
     if attention_mask is not None:
         eligible &= attention_mask.to(torch.bool)
 
-    selection_draw = torch.rand(ids.shape, generator=generator)
-    fate_draw = torch.rand(ids.shape, generator=generator)
+    # One call draws what two calls of ids.shape each would: the selection draw, then the fate draw.
+    selection_draw, fate_draw = torch.rand((2, *ids.shape), generator=generator).unbind()
     if selected is None:
         if word_ids is not None:
             selection_draw = selection_draw.gather(-1, _word_starts(word_ids))
@@ -143,9 +151,8 @@ def mask_tokens(
         chosen = selected.to(torch.bool) & eligible
 
     if fates is None:
-        mask_cut, random_cut = split[0], split[0] + split[1]
         # MASKED (1) below the first cut, RANDOM (2) below the second, KEPT (3) above.
-        fate = (fate_draw >= mask_cut).to(torch.int8) + (fate_draw >= random_cut).to(torch.int8) + MASKED
+        fate = torch.bucketize(fate_draw, _fate_cuts(tuple(split)), right=True).to(torch.int8)
     else:
         fate = fates.to(torch.int8)
     fate = fate * chosen
@@ -160,13 +167,10 @@ def mask_tokens(
                 "no-replacement", "the vocabulary has no non-special token to use as a random replacement"
             )
         draws = torch.randint(0, pool.numel(), (n_random,), generator=generator)
-        input_ids[random_positions] = pool[draws].to(ids.dtype)
-    labels = torch.where(chosen, ids, torch.full_like(ids, IGNORE_INDEX))
-
-    batch = MaskedLMBatch(ids, input_ids, labels, chosen, fate)
-    if squeeze:
-        batch = MaskedLMBatch(*(t.squeeze(0) for t in (ids, input_ids, labels, chosen, fate)))
-    return batch
+        # = input_ids[random_positions] = ..., in the same row-major order, without index_put's search
+        input_ids.masked_scatter_(random_positions, pool.index_select(0, draws).to(ids.dtype))
+    labels = torch.where(chosen, ids, IGNORE_INDEX)
+    return MaskedLMBatch(ids, input_ids, labels, chosen, fate)
 
 
 def expected_counts(

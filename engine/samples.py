@@ -3,6 +3,10 @@
 These are the views a learner reads (the command line's ``show sample`` and
 the app's live figures): token strings in, token strings out, with the ids,
 masks and per-position decisions the engine took on the way.
+
+Only Python values leave a builder, so each runs its tensor work under
+``torch.inference_mode()``: the same ops and draws, without autograd's
+bookkeeping on every one of its many tiny ops.
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ def _tokens(text: str, need: int, objective: str) -> list[str]:
 
 
 def _label_tokens(labels: torch.Tensor, vocab: Vocab) -> list[str | None]:
-    return [None if int(label) == IGNORE_INDEX else vocab.tokens[int(label)] for label in labels]
+    tokens = vocab.tokens
+    return [None if label == IGNORE_INDEX else tokens[label] for label in labels.tolist()]
 
 
 def _as_lists(mask: torch.Tensor) -> list[list[int]]:
@@ -66,6 +71,7 @@ class ClmSample:
         return {"objective": "clm", **asdict(self)}
 
 
+@torch.inference_mode()
 def clm_sample(text: str) -> ClmSample:
     tokens = _tokens(text, 2, "causal LM")
     vocab = Vocab.from_tokens(tokens, n_sentinels=0)
@@ -105,6 +111,7 @@ def parse_fates(names: Sequence[str]) -> list[int]:
     return codes
 
 
+@torch.inference_mode()
 def mlm_sample(
     text: str,
     *,
@@ -159,13 +166,14 @@ def mlm_sample(
         replacement_ids=pool,
         generator=torch.Generator().manual_seed(seed),
     )
+    fate_codes = batch.fates.tolist()  # read once; batch.counts() would ask torch three more times
     return MlmSample(
         tokens=tokens,
         inputs=vocab.decode(batch.input_ids),
         labels=_label_tokens(batch.labels, vocab),
-        selected=batch.selected.to(torch.int).tolist(),
-        fates=[FATE_NAMES.get(int(code)) for code in batch.fates],
-        counts=batch.counts(),
+        selected=[int(chosen) for chosen in batch.selected.tolist()],
+        fates=[FATE_NAMES.get(code) for code in fate_codes],
+        counts={name: fate_codes.count(code) for code, name in FATE_NAMES.items()},
         eligible=[0 if is_special(token) else 1 for token in tokens],
     )
 
@@ -195,12 +203,12 @@ def _fixed_choice(
             f"{len(fates)} fates given for {len(positions)} positions; give one fate per position",
         )
     codes = parse_fates(fates) if fates is not None else [MASKED] * len(positions)
-    chosen = torch.zeros(n, dtype=torch.bool)
-    fate_codes = torch.zeros(n, dtype=torch.long)
+    chosen = [False] * n
+    fate_codes = [0] * n
     for position, code in zip(positions, codes, strict=True):
         chosen[position] = True
         fate_codes[position] = code
-    return chosen, fate_codes
+    return torch.tensor(chosen, dtype=torch.bool), torch.tensor(fate_codes, dtype=torch.int8)
 
 
 def pieces_with_words(text: str) -> tuple[list[str], list[int]]:
@@ -248,6 +256,7 @@ class SpanSample:
         return {"objective": "span", **asdict(self)}
 
 
+@torch.inference_mode()
 def span_sample(
     text: str,
     *,
@@ -273,8 +282,8 @@ def span_sample(
     noise = result.noise_mask.tolist()
     return SpanSample(
         tokens=tokens,
-        inputs=vocab.decode(result.inputs[: int(result.input_lengths)]),
-        targets=vocab.decode(result.targets[: int(result.target_lengths)]),
+        inputs=vocab.decode(result.inputs.tolist()[: int(result.input_lengths)]),
+        targets=vocab.decode(result.targets.tolist()[: int(result.target_lengths)]),
         spans=[[start, end] for start, end in noise_runs(noise)],
         closed=not noise[-1],
         noise_tokens=counts[0],
@@ -294,6 +303,7 @@ class PrefixSample:
         return {"objective": "prefix", **asdict(self)}
 
 
+@torch.inference_mode()
 def prefix_sample(text: str, prefix: int | None = None) -> PrefixSample:
     """Prefix LM of one sentence; the default prefix is the first half."""
     tokens = _tokens(text, 2, "prefix LM")

@@ -13,6 +13,7 @@ a batch.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -143,15 +144,28 @@ def corrupt(
     if noise_mask.shape != ids.shape:
         raise InvalidInput("shape-mismatch", "noise_mask must have the same shape as the token ids")
     noise = noise_mask.to(torch.bool)
+    kept = ~noise  # (read only below)
     span_starts = noise.clone()
-    span_starts[:, 1:] &= ~noise[:, :-1]
+    span_starts[:, 1:].bitwise_and_(kept[:, :-1])
 
-    batch = ids.shape[0]
-    n_spans = span_starts.sum(dim=1)
-    # The closing sentinel stands for the kept text after the last span.
-    closes = ~noise[:, -1] if ids.shape[1] else torch.ones(batch, dtype=torch.bool)
+    batch, length = ids.shape
+    extra = 0 if eos_id is None else 1
+    span_number = span_starts.cumsum(dim=1)  # 1 on the first span, 2 on the second ...
+    noise_through = noise.cumsum(dim=1)  # noise tokens up to and including here
+    if length:
+        n_spans, total_noise = span_number[:, -1], noise_through[:, -1].clone()
+        closes = kept[:, -1]  # The closing sentinel stands for the kept text after the last span.
+    else:
+        n_spans = total_noise = torch.zeros(batch, dtype=torch.long)
+        closes = torch.ones(batch, dtype=torch.bool)
     need = n_spans + closes
-    most = int(need.max()) if need.numel() else 0
+    input_lengths = (n_spans - total_noise).add_(length + extra)
+    hidden = total_noise + n_spans  # the target's noise tokens and their sentinels
+    target_lengths = (hidden + closes).add_(extra)
+    # The three maxima in one reduction and one read.
+    most, input_width, target_width = (
+        torch.stack([need, input_lengths, target_lengths]).amax(dim=1).tolist() if batch else (0, 0, 0)
+    )
     if most > len(sentinel_ids):
         raise InvalidInput(
             "too-many-spans",
@@ -160,59 +174,68 @@ def corrupt(
             need=most,
             sentinels=len(sentinel_ids),
         )
-    extra = 0 if eos_id is None else 1
     # Destinations are 1-based so that column 0 can take every discarded write:
     # multiplying a destination by its keep-flag sends the rest there.
-    span_number = span_starts.cumsum(dim=1)  # 1 on the first span, 2 on the second ...
-    span_sentinel = _sentinel_of_span(list(sentinel_ids), span_number, ids.dtype)
-    closing = torch.as_tensor([*sentinel_ids, pad_id], dtype=ids.dtype)[n_spans.clamp(max=len(sentinel_ids))]
-    noise_through = noise.cumsum(dim=1)  # noise tokens up to and including here
-    total_noise = noise_through[:, -1].clone() if ids.shape[1] else torch.zeros(batch, dtype=torch.long)
-    input_lengths = ids.shape[1] - total_noise + n_spans + extra
-    target_lengths = total_noise + n_spans + closes + extra
+    span_sentinel = _sentinel_of_span(tuple(sentinel_ids), span_number, ids.dtype)
+    # n_spans <= need <= len(sentinel_ids) (checked above): the table's last entry, pad, is the most it reads.
+    closing = _closing_table(tuple(sentinel_ids), pad_id, ids.dtype).index_select(0, n_spans)
 
     # Inputs: non-noise tokens, plus the sentinel at the first token of each span.
     # (In-place fills: on a 128x512 batch each avoided allocation is visible.)
-    keep_in_input = ~noise | span_starts
+    keep_in_input = kept | span_starts
     input_values = torch.where(span_starts, span_sentinel, ids)
     input_place = keep_in_input.cumsum(dim=1).masked_fill_(~keep_in_input, 0)
-    inputs = torch.full((batch, int(input_lengths.max()) + 1 if batch else 1), pad_id, dtype=ids.dtype)
+    inputs = torch.full((batch, input_width + 1), pad_id, dtype=ids.dtype)
     inputs.scatter_(1, input_place, input_values)
 
     # Targets: for span k, its sentinel then its tokens; then the closing sentinel if kept text follows.
     token_place = noise_through.add_(span_number)  # 1-based place of a noise token in the target
-    targets = torch.full((batch, int(target_lengths.max()) + 1 if batch else 1), pad_id, dtype=ids.dtype)
-    targets.scatter_(1, token_place.masked_fill(~noise, 0), ids)
+    targets = torch.full((batch, target_width + 1), pad_id, dtype=ids.dtype)
+    targets.scatter_(1, token_place.masked_fill(kept, 0), ids)
     targets.scatter_(1, token_place.sub_(1).masked_fill_(~span_starts, 0), span_sentinel)
-    closing_place = (total_noise + n_spans + 1) * closes
+    closing_place = (hidden + 1).mul_(closes)
     targets.scatter_(1, closing_place.view(-1, 1), closing.view(-1, 1))
     if eos_id is not None:
-        eos = torch.full((batch, 1), eos_id, dtype=ids.dtype)
-        inputs.scatter_(1, input_lengths.view(-1, 1), eos)
-        targets.scatter_(1, target_lengths.view(-1, 1), eos)
+        inputs.scatter_(1, input_lengths.view(-1, 1), eos_id)
+        targets.scatter_(1, target_lengths.view(-1, 1), eos_id)
     inputs, targets = inputs[:, 1:], targets[:, 1:]
 
-    result = SpanCorruption(noise, inputs, targets, input_lengths, target_lengths)
-    if squeeze:
-        result = SpanCorruption(
-            *(t.squeeze(0) for t in (noise, inputs, targets, input_lengths, target_lengths))
-        )
-    return result
+    parts = (noise, inputs, targets, input_lengths, target_lengths)
+    return SpanCorruption(*(t.squeeze(0) for t in parts) if squeeze else parts)
 
 
-def _sentinel_of_span(sentinel_ids: list[int], span_number: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+def _sentinel_of_span(
+    sentinel_ids: tuple[int, ...], span_number: torch.Tensor, dtype: torch.dtype
+) -> torch.Tensor:
     """The sentinel id of each position's span (span_number counts from 1).
 
     Sentinel ids usually run in steps of +1 or -1 (T5's count down from the
     top of the vocabulary), so arithmetic replaces a gather over every token.
     """
-    first = sentinel_ids[0]
-    step = sentinel_ids[1] - first if len(sentinel_ids) > 1 else 1
-    if all(value == first + step * index for index, value in enumerate(sentinel_ids)):
+    progression = _progression(sentinel_ids)
+    if progression is not None:
+        first, step = progression
         scaled = span_number if step == 1 else span_number * step
         return (scaled + (first - step)).to(dtype)
     table = torch.as_tensor(sentinel_ids, dtype=dtype)
     return table[(span_number - 1).clamp(min=0)]
+
+
+@functools.lru_cache(maxsize=32)
+def _progression(sentinel_ids: tuple[int, ...]) -> tuple[int, int] | None:
+    """(first, step) when the ids run in equal steps, else None (asked once per list of sentinels)."""
+    first = sentinel_ids[0]
+    step = sentinel_ids[1] - first if len(sentinel_ids) > 1 else 1
+    if all(value == first + step * index for index, value in enumerate(sentinel_ids)):
+        return first, step
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _closing_table(sentinel_ids: tuple[int, ...], pad_id: int, dtype: torch.dtype) -> torch.Tensor:
+    """(Cached: only ever indexed, never written.) The closing sentinel after n spans, at index n;
+    pad after the last sentinel."""
+    return torch.as_tensor([*sentinel_ids, pad_id], dtype=dtype)
 
 
 def corrupt_explicit(
@@ -237,10 +260,10 @@ def explicit_noise_mask(spans: Sequence[tuple[int, int]], length: int) -> torch.
     ordered = check_spans(spans, length)
     if not ordered:
         raise InvalidInput("no-spans", "give at least one span to hide")
-    noise = torch.zeros(length, dtype=torch.bool)
+    noise = [False] * length
     for start, end in ordered:
-        noise[start:end] = True
-    return noise
+        noise[start:end] = [True] * (end - start)
+    return torch.tensor(noise, dtype=torch.bool)
 
 
 def noise_runs(noise: Sequence[bool]) -> list[tuple[int, int]]:

@@ -8,6 +8,7 @@ are recognised wherever they stand.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -23,6 +24,7 @@ LESSON_SENTENCE = "transformer models learn patterns from large text corpora"
 
 _SPECIAL_PATTERN = re.compile(r"(\[(?:PAD|UNK|CLS|SEP|MASK)\]|<extra_id_\d+>|</s>)")
 _SENTINEL_PATTERN = re.compile(r"<extra_id_(\d+)>")
+_WHITESPACE = re.compile(r"\s")  # str.isspace's characters, found in C
 
 
 def sentinel(index: int) -> str:
@@ -30,8 +32,19 @@ def sentinel(index: int) -> str:
     return f"<extra_id_{index}>"
 
 
+@functools.cache
+def _sentinels(count: int) -> tuple[str, ...]:
+    """The first ``count`` sentinels, in order (the same names every time: written once)."""
+    return tuple(sentinel(index) for index in range(count))
+
+
+_NAMED_SPECIALS = frozenset((*BASE_SPECIALS, EOS))
+
+
 def is_special(token: str) -> bool:
-    return token in BASE_SPECIALS or token == EOS or _SENTINEL_PATTERN.fullmatch(token) is not None
+    return token in _NAMED_SPECIALS or (
+        token.startswith("<extra_id_") and _SENTINEL_PATTERN.fullmatch(token) is not None
+    )
 
 
 def is_cjk(char: str) -> bool:
@@ -57,6 +70,8 @@ def is_cjk(char: str) -> bool:
 
 def split_characters(chunk: str) -> list[str]:
     """One token per CJK character; runs of other characters stay together."""
+    if chunk.isascii():  # no ASCII character is CJK: just the runs between whitespace
+        return chunk.split()
     pieces: list[str] = []
     run = ""
     for char in chunk:
@@ -84,13 +99,15 @@ def split_text(text: str) -> list[str]:
     contains CJK characters splits per character. Special tokens are always
     tokens of their own.
     """
+    spaced = _WHITESPACE.search(text) is not None
     tokens: list[str] = []
-    for part in _SPECIAL_PATTERN.split(text):
+    # The pattern's one group puts each special token at an odd index, the text between at even ones.
+    for index, part in enumerate(_SPECIAL_PATTERN.split(text)):
         if not part:
             continue
-        if _SPECIAL_PATTERN.fullmatch(part):
+        if index % 2:
             tokens.append(part)
-        elif any(char.isspace() for char in text):
+        elif spaced:
             tokens.extend(part.split())
         else:
             tokens.extend(split_characters(part))
@@ -110,13 +127,11 @@ class Vocab:
 
     @classmethod
     def from_tokens(cls, tokens: Iterable[str], n_sentinels: int = DEFAULT_SENTINELS) -> Vocab:
-        vocab = cls()
-        for token in tokens:
-            vocab.add(token)
-        for index in range(n_sentinels):
-            vocab.add(sentinel(index))
-        vocab.n_sentinels = n_sentinels
-        return vocab
+        # A dict keeps each token where it first came: specials, then the text's tokens, then sentinels.
+        ordered = dict.fromkeys(BASE_SPECIALS)
+        ordered.update(dict.fromkeys(tokens))
+        ordered.update(dict.fromkeys(_sentinels(n_sentinels)))
+        return cls(list(ordered), n_sentinels)
 
     def add(self, token: str) -> int:
         if token not in self._ids:
@@ -131,10 +146,15 @@ class Vocab:
         return self._ids.get(token, self._ids[UNK])
 
     def encode(self, tokens: Sequence[str]) -> list[int]:
-        return [self.id_of(token) for token in tokens]
+        unknown = self._ids.get(UNK)
+        if unknown is None:  # no [UNK]: id_of raises, as it should
+            return [self.id_of(token) for token in tokens]
+        get = self._ids.get
+        return [get(token, unknown) for token in tokens]
 
     def decode(self, ids: Iterable[int]) -> list[str]:
-        return [self.tokens[int(index)] for index in ids]
+        to_list = getattr(ids, "tolist", None)  # a tensor: one conversion, not one per element
+        return [self.tokens[int(index)] for index in (ids if to_list is None else to_list())]
 
     @property
     def pad_id(self) -> int:
@@ -148,6 +168,4 @@ class Vocab:
         return [index for index, token in enumerate(self.tokens) if is_special(token)]
 
     def sentinel_ids(self) -> list[int]:
-        return [
-            self._ids[sentinel(index)] for index in range(self.n_sentinels) if sentinel(index) in self._ids
-        ]
+        return [self._ids[name] for name in _sentinels(self.n_sentinels) if name in self._ids]

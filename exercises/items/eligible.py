@@ -33,15 +33,21 @@ def _draw(seed: int) -> dict:
     return {"tokens": tokens}
 
 
-@functools.lru_cache(maxsize=4096)
-def _generate(seed: int) -> Variant:
+@functools.lru_cache(maxsize=1024)
+def _eligible(text: str) -> tuple[int, ...]:
+    """The positions the engine selects with p = 1, i.e. every eligible one: the judge.
+    Once per text (seeds repeat some)."""
     from engine.samples import mlm_sample  # the engine (torch) only where it computes
 
+    sample = mlm_sample(text, p=1.0, seed=0)
+    return tuple(i for i, chosen in enumerate(sample.selected) if chosen)
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
     params = _draw(seed)
     tokens = params["tokens"]
-    # The engine is the judge: with p = 1 every eligible token is selected.
-    sample = mlm_sample(" ".join(tokens), p=1.0, seed=0)
-    eligible = [i for i, chosen in enumerate(sample.selected) if chosen]
+    eligible = list(_eligible(" ".join(tokens)))
     data = {"tokens": tokens, "eligible": eligible}
     listing = " ".join(f"{i}:{token}" for i, token in enumerate(tokens))
     prompt = L(

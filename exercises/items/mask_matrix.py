@@ -40,15 +40,21 @@ def all_questions() -> list[dict]:
     return causal + prefix
 
 
-@functools.lru_cache(maxsize=4096)
-def _generate(seed: int) -> Variant:
+@functools.lru_cache(maxsize=256)
+def _mask_rows(kind: str, n: int, prefix: int) -> tuple[tuple[int, ...], ...]:
+    """The engine's mask as 0/1 rows, once per question (the pool has 20; seeds repeat them)."""
     import torch  # the engine (torch) only where it computes
 
     from engine.masks import mask_for
 
+    return tuple(map(tuple, mask_for(kind, n, prefix).to(torch.int).tolist()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
     params = _draw(seed)
     kind, n, prefix = params["kind"], params["n"], params["prefix"]
-    matrix = mask_for(kind, n, prefix).to(torch.int).tolist()
+    matrix = [list(row) for row in _mask_rows(kind, n, prefix)]
     data = {"kind": kind, "n": n, "prefix": prefix, "mask": matrix}
     what = (
         L("the causal attention mask", "因果注意力掩码")

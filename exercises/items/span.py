@@ -96,19 +96,26 @@ def _draw(seed: int) -> dict:
     }
 
 
-@functools.lru_cache(maxsize=4096)
-def _generate(seed: int) -> Variant:
+@functools.lru_cache(maxsize=1024)
+def _sample(text: str, spans: tuple[tuple[int, int], ...]):
+    """The engine's span corruption of a text, once per question (seeds repeat some).
+    Read only: callers copy."""
     from engine.samples import span_sample
 
+    return span_sample(text, spans=spans)
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
     params = _draw(seed)
     tokens, kind = params["tokens"], params["kind"]
     spans = [tuple(span) for span in params["spans"]]
-    sample = span_sample(" ".join(tokens), spans=spans)  # both end with </s>
+    sample = _sample(" ".join(tokens), tuple(spans))  # both end with </s>
     data = {
         "tokens": tokens,
         "kind": kind,
         "spans": [list(span) for span in spans],
-        "merged": sample.spans,
+        "merged": [list(span) for span in sample.spans],
         "closed": sample.closed,
         "inputs": sample.inputs[:-1],  # the answer; </s> after it is optional
         "targets": sample.targets[:-1],

@@ -87,14 +87,19 @@ def all_questions() -> list[dict]:
     return [params for params in found if _fair(params)]
 
 
-@functools.lru_cache(maxsize=4096)
-def _generate(seed: int) -> Variant:
+@functools.lru_cache(maxsize=1024)
+def _visible(kind: str, n: int, query: int, prefix: int) -> tuple[int, ...]:
+    """The keys the engine's mask lets ``query`` see, once per question (seeds repeat them)."""
     from engine.masks import mask_for, visible_keys  # the engine (torch) only where it computes
 
+    return tuple(visible_keys(mask_for(kind, n, prefix), query))
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(seed: int) -> Variant:
     params = _draw(seed)
     kind, n, query, prefix = params["kind"], params["n"], params["query"], params["prefix"]
-    mask = mask_for(kind, n, prefix)
-    visible = visible_keys(mask, query)
+    visible = list(_visible(kind, n, query, prefix))
     data = {"kind": kind, "n": n, "query": query, "prefix": prefix, "visible": visible}
     name = {lang: text.format(prefix=prefix) for lang, text in KIND_NAMES[kind].items()}
     prompt = L(

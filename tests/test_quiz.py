@@ -1191,21 +1191,6 @@ def test_seeds_with_the_same_shown_question_show_the_same_question(one_thread, e
         assert seen.setdefault(shown_question(exercise, variant), content) == content, (exercise_id, seed)
 
 
-@pytest.mark.parametrize("exercise_id", QUIZZABLE)
-def test_a_shared_generation_is_the_variant_each_seed_would_generate(one_thread, exercise_id):
-    """Grading generates a drawn question once per class and relabels it for each seed that
-    draws it: what every student is graded against must be exactly their own variant."""
-    from exercises.classroom.grading import _variant_of
-
-    exercise, memo = get(exercise_id), {}
-    seeds = range(0, 300 if exercise_id == "loss-sanity" else 1200)
-    shared = [_variant_of(exercise, seed, memo) for seed in seeds]
-    assert shared == [exercise.generate(seed) for seed in seeds]
-    if exercise.draw is not None:
-        generated = sum(1 for key in memo if key[0] == "variant")
-        assert generated == len({exercise.question_key(seed) for seed in seeds})
-
-
 def test_a_lab_file_in_a_submission_is_capped_at_its_own_limit(tmp_path):
     from exercises.classroom.submission import parse_submission
 

@@ -163,7 +163,7 @@ def _grade_exercise(
     parts = {p: text for p, text in (answer.parts if answer else {}).items() if p in names}
     if not any(text.strip() for text in parts.values()):
         return _unanswered(question)
-    variant = _variant_of(exercise, question.seed, memo)
+    variant = exercise.generate(question.seed)
     if answer.variant is not None and answer.variant != variant_fingerprint(variant):
         raise _changed_since(question, submission)
     key = None
@@ -189,20 +189,6 @@ def _grade_exercise(
     if key is not None:
         memo[key] = graded
     return graded
-
-
-def _variant_of(exercise, seed: int, memo: dict | None):
-    """The variant ``seed`` shows. With a memo, seeds that draw the same question share one
-    generation, relabelled with each seed (a class of 500 draws 170 distinct clm-shift
-    questions, 20 mask-matrix ones): equal key, equal question, a test holds every item to
-    it. The key is the item's torch-free draw, ~20 µs against 0.1–1 ms for a variant."""
-    if memo is None or exercise.draw is None:
-        return exercise.generate(seed)
-    key = ("variant", exercise.id, exercise.question_key(seed))
-    known = memo.get(key)
-    if known is None:
-        memo[key] = known = exercise.generate(seed)
-    return known if known.seed == seed else replace(known, seed=seed)
 
 
 def shown_question(exercise, variant) -> str:

@@ -919,6 +919,35 @@ def test_shared_results_are_placed_at_each_students_own_question(tmp_path):
     assert [g.questions[0].points for g in grades] == [3.0, 3.0]
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_grading_pauses_the_garbage_collector_and_leaves_it_as_it_was(tmp_path, monkeypatch, collecting):
+    """The fast path grades with the collector off and the heap frozen (a class makes no
+    cyclic garbage; full collections walked torch's objects); afterwards all is as before."""
+    import gc
+
+    import exercises.classroom.grading as grading
+
+    seen = []
+    real = grading._grade_many
+
+    def watching(*args, **kwargs):
+        seen.append((gc.isenabled(), gc.get_freeze_count() > 0))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(grading, "_grade_many", watching)
+    paths = _speed_class(tmp_path, 5)
+    (gc.enable if collecting else gc.disable)()
+    try:
+        grade_class(SPEED_QUIZ, paths, now=NOW, workers=1)
+        assert seen == [(False, True)]
+        assert gc.isenabled() is collecting and gc.get_freeze_count() == 0
+        seen.clear()
+        grade_class(SPEED_QUIZ, paths, now=NOW, workers=1, fast=False)  # the plain reference
+        assert seen == [(collecting, False)]
+    finally:
+        gc.enable()
+
+
 @pytest.mark.parametrize(
     ("loadavg", "busy", "workers"),
     [

@@ -156,11 +156,8 @@ def _unanswered(question: Question) -> QuestionGrade:
 def _grade_exercise(
     quiz: Quiz, question: Question, answer: Answer | None, submission: Submission, memo: dict | None
 ) -> QuestionGrade:
-    from exercises.catalogue import get
-
-    exercise = get(question.exercise)
-    names = exercise.part_names()
-    parts = {p: text for p, text in (answer.parts if answer else {}).items() if p in names}
+    exercise, labels = _exercise_parts(question.exercise)
+    parts = {p: text for p, text in (answer.parts if answer else {}).items() if p in labels}
     if not any(text.strip() for text in parts.values()):
         return _unanswered(question)
     variant = exercise.generate(question.seed)
@@ -172,7 +169,6 @@ def _grade_exercise(
         if key in memo:
             return _at(memo[key], question, quiz.points_of(question.index))
     result = exercise.grade(variant, parts)
-    labels = {part.name: part.label for part in exercise.parts}
     score = result.score or 0.0
     graded = QuestionGrade(
         question.index,
@@ -191,6 +187,15 @@ def _grade_exercise(
     return graded
 
 
+@functools.lru_cache(maxsize=256)
+def _exercise_parts(exercise_id: str):
+    """An exercise and its parts' labels by name: looked up once, not once per answer."""
+    from exercises.catalogue import get
+
+    exercise = get(exercise_id)
+    return exercise, {part.name: part.label for part in exercise.parts}
+
+
 def shown_question(exercise, variant) -> str:
     """What decides a variant's content, seed aside: an item that draws its question's
     parameters names them (``variant.question``, already computed); any other variant is
@@ -201,8 +206,21 @@ def shown_question(exercise, variant) -> str:
 
 
 def _at(graded: QuestionGrade, question: Question, points: float) -> QuestionGrade:
-    """A remembered result placed at this student's question."""
-    return replace(graded, index=question.index, seed=question.seed, points=graded.score * points)
+    """A remembered result placed at this student's question (built directly: a class has
+    thousands, and dataclasses.replace costs three times as much)."""
+    return QuestionGrade(
+        question.index,
+        graded.exercise,
+        question.seed,
+        graded.score,
+        graded.score * points,
+        graded.answered,
+        graded.valid,
+        graded.diagnoses,
+        graded.feedback,
+        graded.choice,
+        graded.rule,
+    )
 
 
 def _grade_lab(

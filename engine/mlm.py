@@ -22,6 +22,9 @@ from engine.errors import InvalidInput
 UNSELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
 FATE_NAMES = {MASKED: "mask", RANDOM: "random", KEPT: "keep"}
 BERT_SPLIT = (0.8, 0.1, 0.1)
+# IGNORE_INDEX as a 0-d tensor (only ever read): torch.where takes it as it is, where a Python number
+# is wrapped in a new tensor on every call; a 0-d tensor does not widen the ids' dtype, as a number does not.
+_IGNORE = torch.tensor(IGNORE_INDEX)
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ def _pool(vocab_size: int, specials: tuple[int, ...]) -> torch.Tensor:
     return torch.arange(vocab_size)[~blocked]
 
 
-def _not_special(ids: torch.Tensor, specials: list[int]) -> torch.Tensor:
+def _not_special(ids: torch.Tensor, specials: tuple[int, ...]) -> torch.Tensor:
     """True where a token is not special: one table lookup per token, not a search."""
     if not specials or ids.numel() == 0:
         return torch.ones(ids.shape, dtype=torch.bool)
@@ -70,15 +73,17 @@ def _not_special(ids: torch.Tensor, specials: list[int]) -> torch.Tensor:
     low, high = int(low), int(high)
     if low < 0:  # not ids a table can index; search instead
         return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype), invert=True)
-    return _not_special_table(high + 1, tuple(i for i in specials if 0 <= i <= high)).take(ids)
+    return _not_special_table(high + 1, specials).take(ids)
 
 
 @functools.lru_cache(maxsize=64)
 def _not_special_table(size: int, specials: tuple[int, ...]) -> torch.Tensor:
-    """(Cached: only ever read, never written.) False at the special ids among 0..size-1."""
+    """(Cached: only ever read, never written.) False at the special ids among 0..size-1
+    (specials outside that range are no token's)."""
     table = torch.ones(size, dtype=torch.bool)
-    if specials:
-        table[torch.tensor(specials)] = False
+    inside = [i for i in specials if 0 <= i < size]
+    if inside:
+        table[torch.tensor(inside)] = False
     return table
 
 
@@ -87,6 +92,11 @@ def _fate_cuts(split: tuple[float, float, float]) -> torch.Tensor:
     """The fate draw's cuts for ``torch.bucketize``: a draw (in [0, 1)) at or above 0 is at least
     MASKED (1), at or above the mask share RANDOM (2), at or above mask + random KEPT (3)."""
     return torch.tensor([0.0, split[0], split[0] + split[1]])
+
+
+def _as(tensor: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``tensor.to(dtype)``, without the call (a few microseconds each) when it already is."""
+    return tensor if tensor.dtype == dtype else tensor.to(dtype)
 
 
 def _word_starts(word_ids: torch.Tensor) -> torch.Tensor:
@@ -136,40 +146,42 @@ def mask_tokens(
         if extra is not None and extra.shape != ids.shape:
             raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
 
-    specials = [int(i) for i in special_ids]
+    specials = tuple(int(i) for i in special_ids)
     eligible = _not_special(ids, specials)
     if attention_mask is not None:
         eligible &= attention_mask.to(torch.bool)
 
-    # One call draws what two calls of ids.shape each would: the selection draw, then the fate draw.
-    selection_draw, fate_draw = torch.rand((2, *ids.shape), generator=generator).unbind()
+    # One call draws what two calls of ids.shape each would: draws[0] the selection draw, then
+    # draws[1] the fate draw (both made even when fixed, so the replacement draws stay the same).
+    draws = torch.rand((2, *ids.shape), generator=generator)
     if selected is None:
+        selection_draw = draws[0]
         if word_ids is not None:
             selection_draw = selection_draw.gather(-1, _word_starts(word_ids))
         chosen = (selection_draw < p) & eligible
     else:
-        chosen = selected.to(torch.bool) & eligible
+        chosen = _as(selected, torch.bool) & eligible
 
     if fates is None:
         # MASKED (1) below the first cut, RANDOM (2) below the second, KEPT (3) above.
-        fate = torch.bucketize(fate_draw, _fate_cuts(tuple(split)), right=True).to(torch.int8)
+        fate = torch.bucketize(draws[1], _fate_cuts(tuple(split)), right=True).to(torch.int8)
     else:
-        fate = fates.to(torch.int8)
+        fate = _as(fates, torch.int8)
     fate = fate * chosen
 
     input_ids = ids.masked_fill(fate == MASKED, mask_id)
     random_positions = fate == RANDOM
-    n_random = int(random_positions.sum())
+    n_random = int(random_positions.count_nonzero())  # (a bool sum would widen to int64 first)
     if n_random:
         pool = replacement_pool(vocab_size, specials) if replacement_ids is None else replacement_ids
         if pool.numel() == 0:
             raise InvalidInput(
                 "no-replacement", "the vocabulary has no non-special token to use as a random replacement"
             )
-        draws = torch.randint(0, pool.numel(), (n_random,), generator=generator)
+        picks = torch.randint(0, pool.numel(), (n_random,), generator=generator)
         # = input_ids[random_positions] = ..., in the same row-major order, without index_put's search
-        input_ids.masked_scatter_(random_positions, pool.index_select(0, draws).to(ids.dtype))
-    labels = torch.where(chosen, ids, IGNORE_INDEX)
+        input_ids.masked_scatter_(random_positions, _as(pool.index_select(0, picks), ids.dtype))
+    labels = torch.where(chosen, ids, _IGNORE)
     return MaskedLMBatch(ids, input_ids, labels, chosen, fate)
 
 

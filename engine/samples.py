@@ -6,11 +6,14 @@ masks and per-position decisions the engine took on the way.
 
 Only Python values leave a builder, so each runs its tensor work under
 ``torch.inference_mode()``: the same ops and draws, without autograd's
-bookkeeping on every one of its many tiny ops.
+bookkeeping on every one of its many tiny ops. The masking and span builders
+memoise that work on the token ids (what it depends on), so sentences of the
+same shape (same length, same repeats) share it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -21,7 +24,14 @@ from engine.errors import InvalidInput
 from engine.masks import causal_mask
 from engine.mlm import BERT_SPLIT, FATE_NAMES, KEPT, MASKED, RANDOM, mask_tokens
 from engine.prefix_lm import prefix_lm_sample
-from engine.spans import corrupt_explicit, corrupt_random, noise_runs, span_counts
+from engine.spans import (
+    SpanCorruption,
+    check_spans,
+    corrupt_explicit,
+    corrupt_random,
+    noise_runs,
+    span_counts,
+)
 from engine.tokens import CLS, EOS, SEP, Vocab, is_special, split_characters, split_text
 
 FATE_CODES = {"mask": MASKED, "random": RANDOM, "keep": KEPT}
@@ -111,7 +121,6 @@ def parse_fates(names: Sequence[str]) -> list[int]:
     return codes
 
 
-@torch.inference_mode()
 def mlm_sample(
     text: str,
     *,
@@ -145,42 +154,81 @@ def mlm_sample(
         tokens = [CLS, *tokens, SEP]
         word_list = None if word_list is None else [-1, *word_list, -1]
     vocab = Vocab.from_tokens([*tokens, *(replacements or ())], n_sentinels=0)
-    ids = torch.tensor(vocab.encode(tokens))
-    pool = None if not replacements else torch.tensor(vocab.encode(list(replacements)))
+    pool = None if not replacements else tuple(vocab.encode(list(replacements)))
     chosen = fate_codes = None
     if positions is not None:
         chosen, fate_codes = _fixed_choice(tokens, positions, fates)
     elif fates is not None:
         raise InvalidInput("fates-without-positions", "fates can only be given together with positions")
-    word_ids = None if word_list is None else torch.tensor(word_list)
-    batch = mask_tokens(
-        ids,
-        mask_id=vocab.mask_id,
-        vocab_size=len(vocab),
-        special_ids=vocab.special_ids(),
-        p=p,
-        split=split,
-        word_ids=word_ids,
-        selected=chosen,
-        fates=fate_codes,
-        replacement_ids=pool,
-        generator=torch.Generator().manual_seed(seed),
+    input_ids, labels, selected, fate_codes = _masked(
+        tuple(vocab.encode(tokens)),
+        vocab.mask_id,
+        len(vocab),
+        tuple(vocab.special_ids()),
+        p,
+        tuple(split),
+        None if word_list is None else tuple(word_list),
+        chosen,
+        fate_codes,
+        pool,
+        seed,
     )
-    fate_codes = batch.fates.tolist()  # read once; batch.counts() would ask torch three more times
+    names = vocab.tokens
     return MlmSample(
         tokens=tokens,
-        inputs=vocab.decode(batch.input_ids),
-        labels=_label_tokens(batch.labels, vocab),
-        selected=[int(chosen) for chosen in batch.selected.tolist()],
+        inputs=[names[index] for index in input_ids],
+        labels=[None if label == IGNORE_INDEX else names[label] for label in labels],
+        selected=[int(chosen) for chosen in selected],
         fates=[FATE_NAMES.get(code) for code in fate_codes],
         counts={name: fate_codes.count(code) for code, name in FATE_NAMES.items()},
         eligible=[0 if is_special(token) else 1 for token in tokens],
     )
 
 
+@functools.lru_cache(maxsize=1024)
+@torch.inference_mode()
+def _masked(
+    ids: tuple[int, ...],
+    mask_id: int,
+    vocab_size: int,
+    special_ids: tuple[int, ...],
+    p: float,
+    split: tuple[float, float, float],
+    word_ids: tuple[int, ...] | None,
+    selected: tuple[bool, ...] | None,
+    fates: tuple[int, ...] | None,
+    replacement_ids: tuple[int, ...] | None,
+    seed: int,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[bool, ...], tuple[int, ...]]:
+    """``mask_tokens`` on one sequence of ids, read back: (input ids, labels, selected, fates).
+
+    Memoised (its results are tuples, never written): masking depends on the ids, not on the
+    words behind them, so texts of the same shape share it (a class's mlm-eligible questions
+    are ~400 texts but ~120 id sequences; mlm-abcde's ~480 and ~350).
+    """
+    tensor = torch.tensor
+    batch = mask_tokens(
+        tensor(ids),
+        mask_id=mask_id,
+        vocab_size=vocab_size,
+        special_ids=special_ids,
+        p=p,
+        split=split,
+        word_ids=None if word_ids is None else tensor(word_ids),
+        selected=None if selected is None else tensor(selected, dtype=torch.bool),
+        fates=None if fates is None else tensor(fates, dtype=torch.int8),
+        replacement_ids=None if replacement_ids is None else tensor(replacement_ids),
+        generator=torch.Generator().manual_seed(seed),
+    )
+    return tuple(
+        tuple(tensor.tolist()) for tensor in (batch.input_ids, batch.labels, batch.selected, batch.fates)
+    )
+
+
 def _fixed_choice(
     tokens: list[str], positions: Sequence[int], fates: Sequence[str] | None
-) -> tuple[torch.Tensor, torch.Tensor]:
+) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+    """The selection and fate codes the learner fixed, one per token, validated."""
     n = len(tokens)
     for position in positions:
         if not 0 <= position < n:
@@ -208,7 +256,7 @@ def _fixed_choice(
     for position, code in zip(positions, codes, strict=True):
         chosen[position] = True
         fate_codes[position] = code
-    return torch.tensor(chosen, dtype=torch.bool), torch.tensor(fate_codes, dtype=torch.int8)
+    return tuple(chosen), tuple(fate_codes)
 
 
 def pieces_with_words(text: str) -> tuple[list[str], list[int]]:
@@ -256,7 +304,6 @@ class SpanSample:
         return {"objective": "span", **asdict(self)}
 
 
-@torch.inference_mode()
 def span_sample(
     text: str,
     *,
@@ -269,25 +316,70 @@ def span_sample(
     tokens = _tokens(text, 2, "span corruption")
     vocab = Vocab.from_tokens(tokens)
     eos_id = vocab.add(EOS)
-    ids = torch.tensor(vocab.encode(tokens))
+    ids = tuple(vocab.encode(tokens))
+    sentinel_ids = tuple(vocab.sentinel_ids())
     counts: tuple[int, int] | tuple[None, None] = (None, None)
     if spans:
-        result = corrupt_explicit(ids, spans, vocab.sentinel_ids(), vocab.pad_id, eos_id=eos_id)
+        # Validated here, as corrupt_explicit would, so that the memo's key holds plain (start, end) ints.
+        ordered = tuple(check_spans(spans, len(ids)))
+        inputs, targets, noise = _explicit_corruption(ids, ordered, sentinel_ids, vocab.pad_id, eos_id)
     else:
-        generator = torch.Generator().manual_seed(seed)
-        result = corrupt_random(
-            ids, vocab.sentinel_ids(), density, mean_span, vocab.pad_id, generator, eos_id=eos_id
+        inputs, targets, noise = _random_corruption(
+            ids, density, mean_span, seed, sentinel_ids, vocab.pad_id, eos_id
         )
         counts = span_counts(len(tokens), density, mean_span)
-    noise = result.noise_mask.tolist()
+    names = vocab.tokens
     return SpanSample(
         tokens=tokens,
-        inputs=vocab.decode(result.inputs.tolist()[: int(result.input_lengths)]),
-        targets=vocab.decode(result.targets.tolist()[: int(result.target_lengths)]),
+        inputs=[names[index] for index in inputs],
+        targets=[names[index] for index in targets],
         spans=[[start, end] for start, end in noise_runs(noise)],
         closed=not noise[-1],
         noise_tokens=counts[0],
         span_count=counts[1],
+    )
+
+
+# The two memos below hold what corruption of one sequence of ids reads back: (inputs, targets,
+# noise mask), inputs and targets without their padding, all tuples (never written). Corruption
+# depends on the ids, not on the words behind them, so texts of the same shape share one (a
+# class's span-corruption questions are ~420 texts and spans but ~280 id sequences and spans).
+
+
+@functools.lru_cache(maxsize=1024)
+@torch.inference_mode()
+def _explicit_corruption(
+    ids: tuple[int, ...],
+    spans: tuple[tuple[int, int], ...],
+    sentinel_ids: tuple[int, ...],
+    pad_id: int,
+    eos_id: int,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[bool, ...]]:
+    return _read_back(corrupt_explicit(torch.tensor(ids), spans, sentinel_ids, pad_id, eos_id=eos_id))
+
+
+@functools.lru_cache(maxsize=1024)
+@torch.inference_mode()
+def _random_corruption(
+    ids: tuple[int, ...],
+    density: float,
+    mean_span: float,
+    seed: int,
+    sentinel_ids: tuple[int, ...],
+    pad_id: int,
+    eos_id: int,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[bool, ...]]:
+    generator = torch.Generator().manual_seed(seed)
+    return _read_back(
+        corrupt_random(torch.tensor(ids), sentinel_ids, density, mean_span, pad_id, generator, eos_id=eos_id)
+    )
+
+
+def _read_back(result: SpanCorruption) -> tuple[tuple[int, ...], tuple[int, ...], tuple[bool, ...]]:
+    return (
+        tuple(result.inputs.tolist()[: int(result.input_lengths)]),
+        tuple(result.targets.tolist()[: int(result.target_lengths)]),
+        tuple(result.noise_mask.tolist()),
     )
 
 

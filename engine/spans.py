@@ -143,7 +143,8 @@ def corrupt(
         ids, noise_mask = ids.unsqueeze(0), noise_mask.unsqueeze(0)
     if noise_mask.shape != ids.shape:
         raise InvalidInput("shape-mismatch", "noise_mask must have the same shape as the token ids")
-    noise = noise_mask.to(torch.bool)
+    # (.to() costs a call even when the mask is bool already.)
+    noise = noise_mask if noise_mask.dtype == torch.bool else noise_mask.to(torch.bool)
     kept = ~noise  # (read only below)
     span_starts = noise.clone()
     span_starts[:, 1:].bitwise_and_(kept[:, :-1])
@@ -216,7 +217,8 @@ def _sentinel_of_span(
     if progression is not None:
         first, step = progression
         scaled = span_number if step == 1 else span_number * step
-        return (scaled + (first - step)).to(dtype)
+        shifted = scaled + (first - step)
+        return shifted if shifted.dtype == dtype else shifted.to(dtype)
     table = torch.as_tensor(sentinel_ids, dtype=dtype)
     return table[(span_number - 1).clamp(min=0)]
 

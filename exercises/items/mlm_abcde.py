@@ -96,12 +96,9 @@ def _generate(seed: int) -> Variant:
     choices = [fmt(L("position {i} ({t})", "位置 {i}（{t}）"), i=i, t=tokens[i]) for i in selected]
     chosen_en = ", ".join(c["en"] for c in choices[:-1]) + " and " + choices[-1]["en"]
     chosen_zh = "、".join(c["zh"] for c in choices[:-1]) + "和" + choices[-1]["zh"]
-    fate_en = "; ".join(
-        _fate_phrase(tokens[i], f, replacement)["en"] for i, f in zip(selected, fates, strict=True)
-    )
-    fate_zh = "；".join(
-        _fate_phrase(tokens[i], f, replacement)["zh"] for i, f in zip(selected, fates, strict=True)
-    )
+    phrases = [_fate_phrase(tokens[i], f, replacement) for i, f in zip(selected, fates, strict=True)]
+    fate_en = "; ".join(phrase["en"] for phrase in phrases)
+    fate_zh = "；".join(phrase["zh"] for phrase in phrases)
     from engine.mlm import BERT_SPLIT  # the split is the engine's fact (torch only where it computes)
 
     to_mask, to_random, kept = BERT_SPLIT

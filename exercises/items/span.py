@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.parsing import MEMO_TEXT
 from exercises.grading.scoring import (
     grade_token_parts,
@@ -132,7 +132,7 @@ def _generate(seed: int) -> Variant:
         "不含终点，和 tokens[start:end] 一样；哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
         "写不写都可以。\n1. 破坏后的输入是什么？\n2. 目标序列是什么？",
     )
-    return Variant(ID, seed, data, prompt)
+    return Variant(ID, seed, data, prompt, question_key_of(params))  # (not drawn a second time by generate)
 
 
 _VOCABULARY_SPECIALS = (*(sentinel(i) for i in range(4)), EOS)  # what an answer may hold besides the tokens

@@ -812,6 +812,28 @@ def test_every_quiz_message_has_zh():
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "zh"),
+    [
+        ('{"quiz": "q" "student": "s"}', "这里少了逗号"),
+        ('{"quiz" "q"}', "这里少了冒号"),
+        ("{quiz: 1}", "键名要用双引号括起来"),
+        ('{"quiz": "q', "字符串没有结束引号"),
+        ('{"quiz": }', "这里应当是一个值"),
+        ("{} {}", "JSON 结束后还有多余内容"),
+        ('{"a": "\\q"}', "无效的转义"),
+    ],
+)
+def test_a_broken_json_file_is_told_in_chinese_with_its_place(tmp_path, text, zh):
+    path = tmp_path / "s.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SubmissionError) as raised:
+        read_json(path)
+    said = raised.value.text
+    assert said["zh"].startswith("不是有效的 JSON：第 1 行第 ") and said["zh"].endswith(zh)
+    assert "not valid JSON" in said["en"] and not re.search("[A-Za-z]{4,}", said["zh"].replace("JSON", ""))
+
+
 def test_read_json_reads_a_bom(tmp_path):
     path = tmp_path / "a.json"
     path.write_bytes('\ufeff{"a": 1}'.encode())

@@ -180,6 +180,20 @@ def parse_submission(payload: object, kind: str = "submission") -> Submission:
     )
 
 
+# What Python's JSON reader says (its English only), in zh: what a hand-edited file gets wrong.
+JSON_ERRORS_ZH = {
+    "Expecting value": "这里应当是一个值",
+    "Expecting ',' delimiter": "这里少了逗号",
+    "Expecting ':' delimiter": "这里少了冒号",
+    "Expecting property name enclosed in double quotes": "键名要用双引号括起来",
+    "Unterminated string starting at": "字符串没有结束引号",
+    "Invalid control character at": "字符串里有控制字符",
+    "Invalid \\escape": "无效的转义",
+    "Invalid \\uXXXX escape": "无效的 \\u 转义",
+    "Extra data": "JSON 结束后还有多余内容",
+}
+
+
 def read_json(path: Path) -> object:
     """The JSON in ``path``; SubmissionError for anything unreadable, huge or absurdly nested."""
     try:
@@ -205,7 +219,7 @@ def read_json(path: Path) -> object:
     except json.JSONDecodeError as error:
         raise _error(
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
-            f"不是有效的 JSON：第 {error.lineno} 行第 {error.colno} 列，{error.msg}",
+            f"不是有效的 JSON：第 {error.lineno} 行第 {error.colno} 列，{JSON_ERRORS_ZH.get(error.msg, error.msg)}",
         ) from None
     except (ValueError, RecursionError):  # a 5,000-digit number, nesting 100,000 deep
         raise _error(

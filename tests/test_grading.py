@@ -324,10 +324,10 @@ def test_a_reading_is_the_same_memoised_or_afresh(text):
         parsing.number(text, near=19.0),
     )
     afresh = (
-        scoring._read_tokens_certain(text, tokens, tokens),
-        parsing._positions(text, tokens, None),
-        parsing._labels(text, 4),
-        clm_shift._read_pairs(text, 4),
+        scoring._read_tokens_certain.__wrapped__(text, tokens, tokens),
+        parsing._positions.__wrapped__(text, tokens, None),
+        parsing.labels.__wrapped__(text, 4),
+        clm_shift.read_pairs.__wrapped__(text, 4),
         parsing.number(text + " ", near=19.0),  # not a plain decimal: read the long way
     )
     assert memoised == afresh

@@ -11,8 +11,9 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 from engine.tokens import is_special, split_text
 
@@ -108,6 +109,33 @@ def without_trailing_punctuation(text: str) -> str:
 
 SHORT_TOKEN = 64  # tokens up to this length are memoised (a pasted wall of text is not kept)
 MEMO_TEXT = 400  # answers up to this length have their readings memoised (a class writes many alike)
+
+
+def memoised_reading(fresh: Callable[[Any], Any]):
+    """Remember a reader's readings of answers up to MEMO_TEXT characters: the students a
+    question goes to write its right answer the same way. Each caller gets ``fresh(reading)``,
+    a copy of its own, so none can change what another is handed; an argument that cannot be
+    hashed is read afresh, and ``reader.__wrapped__`` always reads afresh."""
+
+    def wrap(read):
+        @functools.lru_cache(maxsize=4096, typed=True)
+        def memo(*args):
+            return read(*args)
+
+        @functools.wraps(read)
+        def reader(text, *args):
+            if type(text) is str and len(text) <= MEMO_TEXT:
+                try:
+                    found = memo(text, *args)
+                except TypeError:  # an argument that cannot be hashed
+                    return read(text, *args)
+                return None if found is None else fresh(found)
+            return read(text, *args)
+
+        reader.cache_clear = memo.cache_clear
+        return reader
+
+    return wrap
 
 
 def normalise_token(token: str) -> str:
@@ -335,21 +363,10 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     once), "none" (an empty list) or, when the length ``n`` is known, "all positions"
     and "all except 0 and 5" / "除了 [CLS] 和 [SEP] 以外的所有位置".
     """
-    if type(text) is str and len(text) <= MEMO_TEXT:
-        try:
-            found = _positions_memo(text, None if tokens is None else tuple(tokens), n)
-        except TypeError:  # an unhashable token or length: read afresh
-            return _positions(text, tokens, n)
-        return None if found is None else list(found)
-    return _positions(text, tokens, n)
+    return _positions(text, None if tokens is None else tuple(tokens), n)
 
 
-@functools.lru_cache(maxsize=4096, typed=True)
-def _positions_memo(text: str, tokens: tuple[str, ...] | None, n: int | None) -> tuple[int, ...] | None:
-    found = _positions(text, tokens, n)
-    return None if found is None else tuple(found)
-
-
+@memoised_reading(list)
 def _positions(text: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
     cleaned = without_trailing_punctuation(clean(text))
     aside = _ASIDE.sub(" ", cleaned) if "(" in cleaned else cleaned
@@ -447,25 +464,10 @@ def label_row(text: str, length: int) -> dict[int, str] | None:
     return None
 
 
+@memoised_reading(dict)
 def labels(text: str, length: int) -> dict[int, str] | None:
     """Labels at positions, either way the lessons write them: a label row of
     ``length`` entries with -100 off the loss, or position: token pairs."""
-    if type(text) is str and len(text) <= MEMO_TEXT:
-        try:
-            found = _labels_memo(text, length)
-        except TypeError:  # an unhashable length: read afresh
-            return _labels(text, length)
-        return None if found is None else dict(found)
-    return _labels(text, length)
-
-
-@functools.lru_cache(maxsize=4096, typed=True)
-def _labels_memo(text: str, length: int) -> tuple[tuple[int, str], ...] | None:
-    found = _labels(text, length)
-    return None if found is None else tuple(found.items())
-
-
-def _labels(text: str, length: int) -> dict[int, str] | None:
     row = label_row(text, length)
     return row if row is not None else mapping(text)
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from engine.tokens import MASK  # torch-free
 from exercises.grading.model import Parsed, PartResult
 from exercises.grading.parsing import (
-    MEMO_TEXT,
     SHORT_TOKEN,
     by_separators,
     list_candidates,
     list_text,
+    memoised_reading,
     normalise_token,
 )
 from exercises.text import Bilingual, L
@@ -301,23 +301,10 @@ def read_tokens_certain(
 
     "MASK" and "mask" written bare stand for [MASK] unless the exercise's own
     text has such a word."""
-    if type(text) is str and len(text) <= MEMO_TEXT:
-        try:
-            tokens, certain = _read_tokens_memo(text, tuple(expected), tuple(vocabulary))
-        except TypeError:  # an unhashable token: read afresh
-            return _read_tokens_certain(text, expected, vocabulary)
-        return (None if tokens is None else list(tokens)), certain
-    return _read_tokens_certain(text, expected, vocabulary)
+    return _read_tokens_certain(text, tuple(expected), tuple(vocabulary))
 
 
-@functools.lru_cache(maxsize=4096)  # the students a question goes to write its right answer the same way
-def _read_tokens_memo(
-    text: str, expected: tuple[str, ...], vocabulary: tuple[str, ...]
-) -> tuple[tuple[str, ...] | None, bool]:
-    tokens, certain = _read_tokens_certain(text, expected, vocabulary)
-    return (None if tokens is None else tuple(tokens)), certain
-
-
+@memoised_reading(lambda reading: (None if reading[0] is None else list(reading[0]), reading[1]))
 def _read_tokens_certain(
     text: str, expected: Sequence[str], vocabulary: Sequence[str]
 ) -> tuple[list[str] | None, bool]:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
-from exercises.grading.parsing import MEMO_TEXT
+from exercises.grading.parsing import memoised_reading
 from exercises.grading.scoring import (
     grade_token_parts,
     jaccard,
@@ -137,6 +137,7 @@ _T = re.compile("t", re.IGNORECASE)  # what every _RULE_SPOKEN match holds
 _INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
+@memoised_reading(list)
 def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     """Which logit meets which label, read from what learners write; ``n`` is the length
     of the sequence the model reads (n - 1 tokens data-side, n loss-side), so a rule
@@ -146,24 +147,6 @@ def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     ("t -> t+1", "t→t"), or the slices of the loss ("logits[:, :-1] vs
     labels[:, 1:]"). None when nothing can be read.
     """
-    if type(text) is str and len(text) <= MEMO_TEXT:
-        try:
-            pairs = _read_pairs_memo(text, n)
-        except TypeError:  # an unhashable length: read afresh
-            return _read_pairs(text, n)
-        return None if pairs is None else list(pairs)
-    return _read_pairs(text, n)
-
-
-@functools.lru_cache(
-    maxsize=4096, typed=True
-)  # the students a question goes to write its right answer the same way
-def _read_pairs_memo(text: str, n: int) -> tuple[tuple[int, int], ...] | None:
-    pairs = _read_pairs(text, n)
-    return None if pairs is None else tuple(pairs)
-
-
-def _read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     from exercises.grading.parsing import clean
 
     cleaned = clean(text)[:2000]

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
-from exercises.grading.parsing import MEMO_TEXT
+from exercises.grading.parsing import memoised_reading
 from exercises.grading.scoring import (
     grade_token_parts,
     read_tokens_certain,
@@ -182,20 +182,10 @@ _EOS_FORMS = re.compile(r"<\s*[/\\]\s*s\s*>|\[\s*eos\s*\]|<\s*eos\s*>|(?<![\w<])
 _BRACKETED_SENTINEL = re.compile(r"[\[(]\s*(<extra_id_\d+>)\s*[\])]")
 
 
+@memoised_reading(str)
 def _normalise(text: str) -> str:
     """The ways learners write T5's special tokens: </S>, <eos>, EOS, [EOS] for </s>;
     a sentinel in brackets ("【extra_id_0】" reads as "[ <extra_id_0> ]") for the sentinel."""
-    if type(text) is str and len(text) <= MEMO_TEXT:
-        return _normalise_memo(text)
-    return _normalise_text(text)
-
-
-@functools.lru_cache(maxsize=4096)  # the students a question goes to write its right answer the same way
-def _normalise_memo(text: str) -> str:
-    return _normalise_text(text)
-
-
-def _normalise_text(text: str) -> str:
     from exercises.grading.parsing import clean
 
     cleaned = _EOS_FORMS.sub(f" {EOS} ", clean(text))

@@ -206,21 +206,8 @@ def shown_question(exercise, variant) -> str:
 
 
 def _at(graded: QuestionGrade, question: Question, points: float) -> QuestionGrade:
-    """A remembered result placed at this student's question (built directly: a class has
-    thousands, and dataclasses.replace costs three times as much)."""
-    return QuestionGrade(
-        question.index,
-        graded.exercise,
-        question.seed,
-        graded.score,
-        graded.score * points,
-        graded.answered,
-        graded.valid,
-        graded.diagnoses,
-        graded.feedback,
-        graded.choice,
-        graded.rule,
-    )
+    """A remembered result placed at this student's question."""
+    return replace(graded, index=question.index, seed=question.seed, points=graded.score * points)
 
 
 def _grade_lab(

@@ -1285,6 +1285,31 @@ def test_a_grading_worker_that_dies_costs_time_not_grades(tmp_path, monkeypatch)
     assert gradebook_csv(SPEED_QUIZ, result.grades) == expected
 
 
+def test_chunks_a_broken_pool_refuses_are_graded_here(tmp_path, monkeypatch):
+    """Once a worker has died the pool refuses new chunks (it raised out of grading while the
+    later files were still being read); those chunks are graded in this process too."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    paths = [p for p in _speed_class(tmp_path, 70) if p.name != "forged.json"]
+    expected = gradebook_csv(
+        SPEED_QUIZ, grade_class(SPEED_QUIZ, paths, now=NOW, workers=1, fast=False).grades
+    )
+    submitted = []
+    real_submit = ProcessPoolExecutor.submit
+
+    def broken_after_the_first(self, *args, **kwargs):
+        submitted.append(args)
+        if len(submitted) > 1:
+            raise BrokenProcessPool("a child process terminated abruptly")
+        return real_submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", broken_after_the_first)
+    result = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2)
+    assert len(submitted) > 1
+    assert gradebook_csv(SPEED_QUIZ, result.grades) == expected
+
+
 def test_a_reworded_lab_statement_keeps_the_fingerprint_a_new_signature_does_not(monkeypatch):
     import exercises.lab.grading as lab_grading
     from exercises.lab.tasks import BY_ID

@@ -387,14 +387,22 @@ class _Grader:
             self._send()
 
     def _send(self) -> None:
+        """The pending chunk to the pool; once a worker has died the pool takes no more, and the
+        chunk waits (future None) to be graded here by ``results``."""
+        from concurrent.futures.process import BrokenProcessPool
+
         if self.pending:
-            self.futures.append((self.pool.submit(_grade_many, self.quiz, self.pending), self.pending))
+            try:
+                future = self.pool.submit(_grade_many, self.quiz, self.pending)
+            except BrokenProcessPool:
+                future = None
+            self.futures.append((future, self.pending))
             self.pending = []
 
     def results(self) -> list[StudentGrade | SubmissionError]:
         """Every submission's grade (or why it cannot be graded), in the order added. A
-        worker that died (killed, out of memory) costs time, never grades: its chunks are
-        graded again here."""
+        worker that died (killed, out of memory) costs time, never grades: its chunks, and
+        those the broken pool refused, are graded here."""
         from concurrent.futures.process import BrokenProcessPool
 
         if self.pool is None:
@@ -403,9 +411,10 @@ class _Grader:
         out: list[StudentGrade | SubmissionError] = []
         for future, chunk in self.futures:
             try:
-                out.extend(future.result())
+                graded = None if future is None else future.result()
             except BrokenProcessPool:
-                out.extend(_grade_many(self.quiz, chunk, share=self.fast))
+                graded = None
+            out.extend(graded if graded is not None else _grade_many(self.quiz, chunk, share=self.fast))
         return out
 
 

@@ -4,7 +4,7 @@ HMAC that ties a submission to the PIN of the student it names.
 
 What the signature proves: whoever wrote the file knew that student's PIN, and
 nothing signed was changed afterwards. What it does not prove: who typed the
-answers, or when (see the README's trust model)."""
+answers, or when (see the trust model in docs/teacher.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A quiz definition (TOML): its questions and points, its clock and window, when
 students see results, and one variant per (quiz, student, question). The file
-format is documented in the README; every error names its line."""
+format is documented in docs/formats.md; every error names its line."""
 
 from __future__ import annotations
 
@@ -224,7 +224,7 @@ def iso_time(epoch: float) -> str:
 
 
 def dump_toml(quiz: Quiz) -> str:
-    """The quiz as TOML a teacher can read and edit (the format is in the README)."""
+    """The quiz as TOML a teacher can read and edit (the format is in docs/formats.md)."""
     lines = [
         "# objectives-tutor quiz. Every student gets their own variant of each question,",
         "# derived from (salt, student id, question number): do not change the salt or the",

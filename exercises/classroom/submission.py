@@ -2,7 +2,7 @@
 (autosaves): the same shape, checked field by field, bounded in size, so that a
 bad file is one rejected file with its reason and never an exception upstream.
 
-A submission's fields (README, "File formats"): kind, format, quiz, quiz_hash,
+A submission's fields (docs/formats.md): kind, format, quiz, quiz_hash,
 student, answers {"0": {exercise, seed, parts {part: text}}}, timeline
 {"0": [{at, part, length}]}, started_at, submitted_at, app_version,
 engine_version, signature."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from engine.tokens import LESSON_SENTENCE  # stated once, in the engine (torch-free module)
+from exercises.text import Bilingual
 
 LETTERS = tuple("ABCDEFGHIJKLMNOP")
 
@@ -62,3 +63,30 @@ def shown(tokens: list[str]) -> str:
     ):
         return "".join(tokens)
     return " ".join(tokens)
+
+
+# Said in an English prompt whose material is Chinese: the course draws Chinese and English
+# sentences alike (its learners are both), so a variant may not be in the learner's language;
+# the prompt says so, and how the text is cut. ``exercises --check`` holds every English
+# prompt with Chinese characters in it to this.
+CHINESE_MATERIAL_NOTE = (
+    "The sentence is Chinese, one token per character, as Chinese BERT splits text: this course "
+    "mixes Chinese and English examples."
+)
+COPY_NOTE = "Copy the characters as shown, or ask for another variant."
+
+
+def is_chinese(tokens: list[str]) -> bool:
+    """Does the material hold Chinese characters (outside special tokens)?"""
+    from engine.tokens import is_cjk
+
+    return any(is_cjk(char) for token in tokens if not token.startswith(("[", "<")) for char in token)
+
+
+def language_note(prompt: Bilingual, tokens: list[str], typed: bool = False) -> Bilingual:
+    """``prompt`` with the note above appended to its English side when ``tokens`` are
+    Chinese (``typed``: the answer is written in those tokens, so say how)."""
+    if not is_chinese(tokens):
+        return prompt
+    note = f"{CHINESE_MATERIAL_NOTE} {COPY_NOTE}" if typed else CHINESE_MATERIAL_NOTE
+    return {**prompt, "en": f"{prompt['en']}\n({note})"}

@@ -110,7 +110,12 @@ def test_one_way_context_costs_at_sentence_and_token_level_as_bert_measured():
         assert "86.5 → 77.5" in words[lang] and "87.9 → 77.8" in words[lang]
     clm_en, clm_zh = lesson_text("clm", "en"), lesson_text("clm", "zh")
     assert "sentence classification and entity recognition" in clm_en and "句子分类、实体识别" in clm_zh
-    for stale in ("what suffers is token-level", "classify a\nwhole text well enough", "做分类没问题", "其实也够用"):
+    for stale in (
+        "what suffers is token-level",
+        "classify a\nwhole text well enough",
+        "做分类没问题",
+        "其实也够用",
+    ):
         assert all(stale not in text for text in (clm_en, clm_zh, words["en"], words["zh"])), stale
     # A concept question that marks "causal LM" wrong for understanding says why in BERT's terms.
     asked = [

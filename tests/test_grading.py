@@ -665,7 +665,8 @@ def test_rubric_and_pool_on_the_command_line(capsys):
     assert main(["exercises", "--json"]) in (0, None)
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)["exercises"]}
     assert all(rows[e.id]["pool_size"] >= MIN_POOL for e in CONCEPTS)
-    assert rows["visibility"]["pool_size"] == 254  # issue 24: padded bidirectional rows, no trivial causal ones
+    # issue 24: padded bidirectional rows, no trivial causal ones
+    assert rows["visibility"]["pool_size"] == 254
 
 
 def test_wrong_positions_names_twelve_and_counts_them_all():

@@ -69,10 +69,11 @@ def shown(tokens: list[str]) -> str:
 # sentences alike (its learners are both), so a variant may not be in the learner's language;
 # the prompt says so, and how the text is cut. ``exercises --check`` holds every English
 # prompt with Chinese characters in it to this.
-CHINESE_MATERIAL_NOTE = (
-    "The sentence is Chinese, one token per character, as Chinese BERT splits text: this course "
-    "mixes Chinese and English examples."
-)
+CHINESE_MATERIAL_NOTE = "This course mixes Chinese and English examples."  # what --check looks for
+_HOW_SPLIT = {
+    True: "The sentence is Chinese, one token per character, as Chinese BERT splits text.",
+    False: "The text holds Chinese words, one token each, as the spaces show.",
+}
 COPY_NOTE = "Copy the characters as shown, or ask for another variant."
 
 
@@ -84,9 +85,13 @@ def is_chinese(tokens: list[str]) -> bool:
 
 
 def language_note(prompt: Bilingual, tokens: list[str], typed: bool = False) -> Bilingual:
-    """``prompt`` with the note above appended to its English side when ``tokens`` are
-    Chinese (``typed``: the answer is written in those tokens, so say how)."""
-    if not is_chinese(tokens):
+    """``prompt`` with a note appended to its English side when ``tokens`` are Chinese: how
+    the text is cut, that the course mixes both languages, and (``typed``: the answer is
+    written in those tokens) how to answer."""
+    chinese = [token for token in tokens if is_chinese([token])]
+    if not chinese:
         return prompt
-    note = f"{CHINESE_MATERIAL_NOTE} {COPY_NOTE}" if typed else CHINESE_MATERIAL_NOTE
-    return {**prompt, "en": f"{prompt['en']}\n({note})"}
+    parts = [_HOW_SPLIT[all(len(token) == 1 for token in chinese)], CHINESE_MATERIAL_NOTE]
+    if typed:
+        parts.append(COPY_NOTE)
+    return {**prompt, "en": f"{prompt['en']}\n({' '.join(parts)})"}

@@ -48,6 +48,7 @@ class PrefixFigure(Figure):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        self.random_cut = False  # a new text: the cut drawn for the old one no longer applies
         self.refresh_figure()
 
     def action_prefix(self, step: int) -> None:

@@ -182,15 +182,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "掩码语言建模借两侧上下文填空；开放式生成是从左到右续写，这正是因果语言建模练的。",
     ),
     "clm-for-understanding-only": L(
-        "A causal LM can do understanding tasks: its last position has read the whole text, so it can "
-        'classify from there. But every token\'s representation sees only its left ("bank" in "I went to '
-        'the bank to sit down" has not seen "sit"), and that costs: in BERT\'s controlled comparison '
-        "(Section 5.1) the left-to-right model was worse on every task, sentence-level ones too (MRPC 86.5 "
-        "→ 77.5), and most on token-level ones (SQuAD 87.9 → 77.8).",
-        "因果语言模型也能做理解类任务：它的最后一个位置读完了全文，可以在那里做分类。但每个 token 的表示都只"
-        "看得到左边（“I went to the bank to sit down”里的 “bank” 还没看到 “sit”），这是有代价的：在 BERT "
-        "的对照实验（5.1 节）里，从左到右的模型在每个任务上都更差，句子级任务也不例外（MRPC 86.5 → 77.5），"
-        "逐 token 的任务差得最多（SQuAD 87.9 → 77.8）。",
+        "A causal LM can classify from its last position, which has read everything; but each token's representation sees only its left, and BERT measured the cost on every task (Section 5.1): MRPC 86.5 → 77.5, and most on token-level SQuAD, 87.9 → 77.8.",
+        "因果语言模型可以用读完全文的最后一个位置做分类；但每个 token 的表示只看得到左边，BERT 测出每个任务都有代价（5.1 节）：MRPC 86.5 → 77.5，逐 token 的 SQuAD 差得最多，87.9 → 77.8。",
     ),
     "fine-tuning-fixes-everything": L(
         "Pretraining sets a lasting bias in what the model is good at; fine-tuning builds on it, it does not erase it.",
@@ -205,8 +198,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "理解一个目标，意味着知道它的输入和标签如何构造，而不只是记住名字。",
     ),
     "mask-only-training": L(
-        "BERT's reason for 80/10/10 is that fine-tuning inputs never contain [MASK]. Its own ablation (Appendix C.2) found fine-tuning surprisingly robust to the mix (MNLI 84.2 with 80/10/10, 84.3 always-[MASK]); always-[MASK] cost most where features are used without fine-tuning (NER 94.9 → 94.0).",
-        "BERT 采用 80/10/10 的理由是：微调时的输入里从不出现 [MASK]。它自己的消融实验（附录 C.2）却发现，微调对这个比例出奇地不敏感（MNLI：80/10/10 为 84.2，全用 [MASK] 为 84.3）；全用 [MASK] 的代价主要出现在不做微调、直接用特征的场合（NER 94.9 → 94.0）。",
+        "BERT's reason for 80/10/10: fine-tuning inputs never contain [MASK]. Its own ablation (Appendix C.2) found fine-tuning robust to the mix (MNLI 84.2, always-[MASK] 84.3); always-[MASK] cost most for features used without fine-tuning (NER 94.9 → 94.0).",
+        "BERT 用 80/10/10 的理由：微调时的输入里没有 [MASK]。它自己的消融实验（附录 C.2）却发现微调对这个比例不敏感（MNLI 84.2，全用 [MASK] 为 84.3）；全用 [MASK] 的代价主要出现在不微调、直接用特征的时候（NER 94.9 → 94.0）。",
     ),
     "random-as-regularisation-only": L(
         "BERT gives the random 10 % and kept 10 % a reason other than noise: fine-tuning inputs never contain [MASK], so the model must represent every real token well, since any visible token may have been replaced.",
@@ -315,8 +308,8 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     # Next sentence prediction
     "nsp-still-needed": L(
-        "BERT's A and B were already spans of contiguous text, up to 512 tokens together. RoBERTa (Section 4.2) dropped next sentence prediction and packed each input with full sentences from contiguous text: results matched or slightly improved. Why BERT's own ablation found NSP useful is not settled; RoBERTa suggests it may have removed only the loss and kept the pair format.",
-        "BERT 的 A 和 B 本来就是连续文本的片段，合起来最多 512 个 token。RoBERTa（4.2 节）去掉了下一句预测，把每个输入装满连续文本里的完整句子：效果持平或略好。BERT 自己的消融为什么得出 NSP 有用，并无定论；RoBERTa 推测它可能只去掉了损失，却保留了文段对的格式。",
+        "BERT's A and B were already multi-sentence spans, up to 512 tokens. RoBERTa (Section 4.2) dropped NSP and packed full sentences: results matched or slightly improved. Why BERT found NSP useful is unsettled (RoBERTa: it may have kept the pair format).",
+        "BERT 的 A 和 B 本来就是多句的连续片段，合起来最多 512 个 token。RoBERTa（4.2 节）去掉 NSP、装满完整句子：效果持平或略好。BERT 为何测出 NSP 有用并无定论（RoBERTa 推测它保留了句对格式）。",
     ),
     "nsp-is-generation": L(
         "NSP is one yes/no classification per sentence pair; it generates no text.",

@@ -165,7 +165,9 @@ def _span_reused(variant: Variant) -> dict[str, str] | None:
     return {"inputs": " ".join(t.replace("<extra_id_1>", "<extra_id_0>") for t in variant.data["inputs"])}
 
 
-def _span_one_per_token(variant: Variant) -> dict[str, str]:
+def _span_one_per_token(variant: Variant) -> dict[str, str] | None:
+    if variant.data["kind"] == "touching" and all(end - start == 1 for start, end in variant.data["spans"]):
+        return None  # one token per touching piece: the same answer as the pieces split, that variant's story
     tokens = list(variant.data["tokens"])
     counter = 0
     for start, end in variant.data["merged"]:

@@ -134,6 +134,10 @@ DIAGNOSES: dict[str, Bilingual] = {
         "The hidden span is removed from the input and replaced by one sentinel.",
         "被遮盖的片段要从输入中删掉，换成一个哨兵。",
     ),
+    "t5-as-bart": L(
+        "That is BART's text infilling: one [MASK] per span in the input, the whole text as the target. T5 replaces each span with its own numbered sentinel (<extra_id_0>, ...) and its target lists only the hidden spans, each after its sentinel.",
+        "这是 BART 的文本填充：输入里每个片段换成一个 [MASK]，目标是整段原文。T5 把每个片段换成各自带编号的哨兵（<extra_id_0>……），目标只列出被遮住的片段，每段前面写上它的哨兵。",
+    ),
     "one-sentinel-per-token": L(
         "A whole span is replaced by ONE sentinel, not one per token: that is what makes it span corruption.",
         "整个片段只换成“一个”哨兵，而不是每个 token 一个：这正是片段破坏的意思。",
@@ -230,6 +234,10 @@ DIAGNOSES: dict[str, Bilingual] = {
         "The shift by one is done once: in the data (data-side, logit t meets label t) or in the loss (loss-side, labels = input_ids, logit t meets label t+1). Doing both pairs position t with token t+2.",
         "错开一位只做一次：要么在数据里（数据端，logit t 对标签 t），要么在损失里（损失端，标签 = input_ids，logit t 对标签 t+1）。两处都错开，位置 t 就对上了 token t+2。",
     ),
+    "wrong-layout": L(
+        "Both layouts are right, but the question names one. Data-side: inputs tokens[:-1], labels tokens[1:], logit t meets label t. Loss-side: inputs and labels are all n tokens (labels = input_ids), and the loss pairs logit t with label t+1. This answer is in the other layout.",
+        "两种排法都对，但题目指定了其中一种。数据端：输入 tokens[:-1]，标签 tokens[1:]，logit t 对标签 t。损失端：输入和标签都是全部 n 个 token（标签 = input_ids），损失把 logit t 和标签 t+1 配对。这个答案用的是另一种排法。",
+    ),
     "target-extra-final-sentinel": L(
         "The last span runs to the end of the text: no kept text follows it, so T5's target ends with that span (then </s>), with no closing sentinel.",
         "最后一个片段一直到文本末尾：后面没有保留的文本，所以 T5 的目标序列以这个片段结尾（再接 </s>），不再加收尾的哨兵。",
@@ -290,8 +298,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "填充不是文本：注意力掩码让所有位置都不去看它。",
     ),
     "loss-on-every-token": L(
-        "The loss mask is not the attention mask: in masked LM only the selected positions have a label; every other label is -100.",
-        "损失掩码不是注意力掩码：掩码语言建模里只有被选中的位置有标签，其余标签都是 -100。",
+        "In masked LM only the selected positions have a label and enter the loss; every other label is -100. (The loss mask is not the attention mask, which lets every position read every real token.)",
+        "掩码语言建模里只有被选中的位置有标签、参与损失；其余标签都是 -100。（损失掩码不是注意力掩码：注意力掩码让每个位置都能看到所有真实的 token。）",
     ),
     # BART vs T5
     "bart-target-is-span": L(

@@ -167,7 +167,7 @@ class MaskedFill(Exercise):
             tokens, certain = read_tokens_certain(text, data["inputs"], vocabulary)
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
-            return Parsed(parsing.positions(text, data["tokens"]))
+            return Parsed(parsing.positions(text, data["tokens"], n=len(data["tokens"])))
         found = parsing.labels(text, len(data["tokens"]))
         if found is not None:
             return Parsed(found)
@@ -226,19 +226,39 @@ LOSS_RULE = L(
 LABEL_RULE = L("A label is the token that was really there.", "标签是这个位置原本的 token。")
 
 
+EVERY_TOKEN = "loss-on-every-token"  # the misconception the loss part targets
+
+
+def loss_misconceptions(
+    chosen: set[int], expected: set[int], fate_at: Mapping[int, str], content: set[int]
+) -> list[str]:
+    """What a wrong set of masked-LM loss positions shows, one story at most: every text
+    position (the loss on every token, as an attention mask would have it); selected
+    positions left out and nothing else named (each fate left out: the random word, the
+    kept token); unselected positions added and none left out. A position named in place
+    of another (one left out, one added) is a slip of the eye: no story. The one rule
+    for mlm-abcde, three-masks and the MLM figure's prediction."""
+    if content and content <= chosen and chosen != expected:
+        return [EVERY_TOKEN]
+    missing, extra = expected - chosen, chosen - expected
+    if missing and not extra:
+        fates = {fate_at.get(i) for i in missing}
+        return [
+            code
+            for fate, code in (("random", "loss-omits-random"), ("keep", "loss-omits-kept"))
+            if fate in fates
+        ]
+    if extra and not missing:
+        return ["loss-includes-unselected"]
+    return []
+
+
 def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
+    content = set(range(len(data["tokens"])))
 
     def diagnose(chosen: set[int]) -> list[str]:
-        codes = []
-        missing = expected - chosen
-        if any(fate_at[i] == "random" for i in missing):
-            codes.append("loss-omits-random")
-        if any(fate_at[i] == "keep" for i in missing):
-            codes.append("loss-omits-kept")
-        if chosen - expected:
-            codes.append("loss-includes-unselected")
-        return codes
+        return loss_misconceptions(chosen, expected, fate_at, content)
 
     return grade_position_set(set(given), expected, diagnose, LOSS_RULE)
 
@@ -253,7 +273,11 @@ def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) ->
                 codes.append("label-is-replacement")
             elif same_token(given[position], MASK):
                 codes.append("label-is-mask")
-        return [*codes, "labels-for-unselected"] if found.extra else codes
+        if found.extra and set(given) >= set(range(len(data["tokens"]))):
+            codes.append(EVERY_TOKEN)  # a label on every position: the loss on every token
+        elif found.extra and not found.missing:
+            codes.append("labels-for-unselected")  # (one added, one left out: a misplaced label, no story)
+        return codes
 
     return grade_label_map(given, expected, diagnose, LABEL_RULE)
 
@@ -281,6 +305,7 @@ RUBRIC = Rubric(
         ("loss-omits-kept", 0.5),
         ("label-is-replacement", 0.5),
         ("label-is-mask", 0.5),
+        (EVERY_TOKEN, 0.5),
         ONE_BASED_CAP,
     ),
 )

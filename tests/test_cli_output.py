@@ -257,13 +257,18 @@ def _as_a_terminal(monkeypatch, reply: str) -> list[str]:
     return asked
 
 
-def test_probe_in_a_terminal_asks_first_and_a_no_trains_nothing(capsys, monkeypatch):
+@pytest.mark.parametrize(
+    ("lang", "reply", "corpus_name"), [("en", "n", "English toy language"), ("zh", "否", "中文玩具语言")]
+)
+def test_probe_in_a_terminal_asks_first_and_a_no_trains_nothing(
+    lang, reply, corpus_name, capsys, monkeypatch
+):
     from exercises.training.runs import run_path
 
-    asked = _as_a_terminal(monkeypatch, "n")
-    assert main(["--lang", "en", "probe", "because Tom"]) == 0
-    assert len(asked) == 1 and "English toy language" in asked[0] and "[y/N]" in asked[0]
-    assert "objectives-tutor train --corpus en" in capsys.readouterr().out
+    asked = _as_a_terminal(monkeypatch, reply)
+    assert main(["--lang", lang, "probe", "because Tom"]) == 0
+    assert len(asked) == 1 and corpus_name in asked[0] and "[y/N]" in asked[0]
+    assert f"objectives-tutor train --corpus {lang}" in capsys.readouterr().out
     assert not run_path().exists()
 
 
@@ -274,11 +279,12 @@ def test_probe_in_a_terminal_trains_on_the_learners_language_when_asked(capsys, 
 
     small = train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)
     monkeypatch.setattr(train_command, "default_settings", lambda: small)
-    asked = _as_a_terminal(monkeypatch, "是")
-    assert main(["--lang", "zh", "probe", "因为小明"]) == 0
-    assert len(asked) == 1 and "中文玩具语言" in asked[0]
-    assert "正在训练 clm" in capsys.readouterr().err
-    assert load_run().settings.corpus == "zh"
+    asked = _as_a_terminal(monkeypatch, "y")
+    assert main(["--lang", "en", "probe", "because Tom"]) == 0
+    assert len(asked) == 1
+    captured = capsys.readouterr()
+    assert "training clm: 2 steps" in captured.err and "causal LM" in captured.out
+    assert load_run().settings.corpus == "en"
     asked.clear()
     assert main(["--lang", "en", "probe", "because Tom"]) == 0  # the saved run is used: nothing asked
     assert asked == []

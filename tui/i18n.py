@@ -508,9 +508,9 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "probe-train-now": L(
         "No trained models yet. Train two tiny models on the {corpus} now (500 steps each: "
-        "about 15 s on an idle machine; the same as `{command}`)? [y/N] ",
+        "about 15 s on an idle machine; the same as `{command}`)?",
         "还没有训练好的模型。现在用{corpus}训练两个小模型吗（各 500 步：空闲的机器上约 15 秒；"
-        "等同于 `{command}`）？[y/N] ",
+        "等同于 `{command}`）？",
     ),
     "probe-declined": L(
         "Nothing trained. When you are ready: {command}", "没有训练。准备好后运行：{command}"

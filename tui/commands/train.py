@@ -183,7 +183,7 @@ def default_settings():
     return LabSettings()
 
 
-def _saved_run(args: argparse.Namespace, lang: str):
+def _saved_run(args: argparse.Namespace, lang: str, console: Console):
     """The last saved run; when there is none (or it cannot be read), training one is
     offered in a terminal and refused elsewhere, with the command to run: a probe never
     starts a half-minute of training unasked. None: the learner said no."""
@@ -205,8 +205,9 @@ def _saved_run(args: argparse.Namespace, lang: str):
         raise UsageError(t("probe-not-trained", lang, command=command))
     from exercises.training.table import CORPUS_NAMES
 
+    console.print(t("probe-train-now", lang, corpus=pick(CORPUS_NAMES[corpus], lang), command=command))
     try:
-        reply = input(t("probe-train-now", lang, corpus=pick(CORPUS_NAMES[corpus], lang), command=command))
+        reply = input("[y/N] ")
     except EOFError:  # Ctrl+D: no
         reply = ""
     if reply.strip().lower() not in ("y", "yes", "是", "好"):
@@ -286,7 +287,7 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
 
     try:
         check_prompt(args.prompt, lang)  # before a model is trained for it
-        saved = _saved_run(args, lang)
+        saved = _saved_run(args, lang, console)
         if saved is None:
             return 0
         result = probe_answers(saved, args.prompt, lang)

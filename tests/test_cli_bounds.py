@@ -425,6 +425,7 @@ INAPPLICABLE = [
     (["exercise", "mlm-abcde", "--rubric", "--seed", "3"], "--seed applies to an exercise's variant"),
     (["exercise", "mlm-abcde", "--rubric", "--hints"], "--hints applies to an exercise's variant"),
     (["progress", "--yes"], "--yes applies to --reset only"),
+    (["exercises", "--check", "--json"], "--json applies to the catalogue (without --check) only"),
     (["train", "--rules", "--seed", "3"], "--seed applies to training (without --rules) only"),
     (["train", "--rules", "--json"], "--json applies to training (without --rules) only"),
 ]

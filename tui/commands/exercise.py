@@ -31,6 +31,8 @@ def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None
     from exercises.curriculum import OBJECTIVES
     from exercises.text import pick
 
+    catalogue = L("the catalogue (without --check)", "题目列表（不带 --check）")
+    refuse_inapplicable(args, "objectives-tutor exercises", [("json", not args.check, catalogue)])
     if args.check:
         _self_check(console)
         return

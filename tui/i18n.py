@@ -57,8 +57,13 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "columns-block": L("columns {first}-{last}:", "第 {first}-{last} 列："),
     "too-large": L(
-        "{n} positions are too many to draw usefully here (at most {cap}); use --json for the full matrix",
-        "{n} 个位置太多，这里画不清楚（最多 {cap} 个）；完整矩阵请用 --json",
+        "{n} positions are too many to draw usefully here (at most {cap}); --json prints them all",
+        "{n} 个位置太多，这里画不清楚（最多 {cap} 个）；完整内容请用 --json",
+    ),
+    "too-large-grid": L(
+        "{rows} × {columns} values are too many to draw usefully here (at most {max_rows} rows of {max_columns}); "
+        "--json prints them all",
+        "{rows} × {columns} 个值太多，这里画不清楚（最多 {max_rows} 行、每行 {max_columns} 个）；完整内容请用 --json",
     ),
     "sees": L("position {i} sees {visible}", "位置 {i} 能看到 {visible}"),
     "clm-heading": L(
@@ -501,9 +506,23 @@ MESSAGES: dict[str, Bilingual] = {
         "the saved models could not be read ({why}); the file was moved to {moved}; training again",
         "保存的模型无法读取（{why}）；文件已移到 {moved}；重新训练",
     ),
-    "train-none-yet": L(
-        "no trained models yet: training with the default settings first …",
-        "还没有训练好的模型：先用默认设置训练……",
+    "train-unreadable-moved": L(
+        "the saved models could not be read ({why}); the file was moved to {moved}",
+        "保存的模型无法读取（{why}）；文件已移到 {moved}",
+    ),
+    "probe-not-trained": L(
+        "no usable trained models yet: train them first with `{command}` (two tiny models, 500 steps each: "
+        "about 15 s on an idle machine)",
+        "还没有可用的训练好的模型：请先运行 `{command}` 训练（两个小模型，各 500 步：空闲的机器上约 15 秒）",
+    ),
+    "probe-train-now": L(
+        "No trained models yet. Train two tiny models on the {corpus} now (500 steps each: "
+        "about 15 s on an idle machine; the same as `{command}`)?",
+        "还没有训练好的模型。现在用{corpus}训练两个小模型吗（各 500 步：空闲的机器上约 15 秒；"
+        "等同于 `{command}`）？",
+    ),
+    "probe-declined": L(
+        "Nothing trained. When you are ready: {command}", "没有训练。准备好后运行：{command}"
     ),
     "train-table-title": L(
         "{corpus}, {steps} steps, seed {seed}: accuracy on {n} new sentences",
@@ -673,6 +692,28 @@ MESSAGES: dict[str, Bilingual] = {
     "usage-spans": L(
         "expected spans like 2:5,7:8 (end exclusive), got {value}",
         "应为像 2:5,7:8 这样的片段（不含结尾），收到 {value}",
+    ),
+    # -- issue 22: the command line's rules, one for every command (tui/commands/arguments.py)
+    "usage-out-of-range": L(
+        "must be from {low} to {high}, got {value}", "必须在 {low} 到 {high} 之间，收到 {value}"
+    ),
+    "usage-out-of-range-cases": L(
+        "must be from {low} to {high}, got {value} ({cases})",
+        "必须在 {low} 到 {high} 之间，收到 {value}（{cases}）",
+    ),
+    "usage-too-long": L("at most {limit} characters, got {count}", "最多 {limit} 个字符，收到 {count} 个"),
+    "usage-too-many": L("at most {limit} values, got {count}", "最多 {limit} 个值，收到 {count} 个"),
+    "usage-blank": L("the text is empty", "文本为空"),
+    "usage-twice": L("given more than once", "只能给出一次"),
+    "usage-not-applicable": L("{option} applies to {where} only", "{option} 只适用于：{where}"),
+    "usage-not-utf8": L(
+        "word {index} is not UTF-8 text: {value}", "第 {index} 个参数不是 UTF-8 文本：{value}"
+    ),
+    "usage-answer-form": L("expected PART=TEXT, got {value}", "应为 部分=文本（PART=TEXT），收到 {value}"),
+    "usage-answer-twice": L("--answer {part} given more than once", "--answer {part} 只能给出一次"),
+    "usage-no-answer": L(
+        "give at least one --answer PART=TEXT (parts: {parts})",
+        "请至少给出一个 --answer 部分=文本（部分：{parts}）",
     ),
     "usage-minutes": L("not a number of minutes: {value}", "不是分钟数：{value}"),
     "usage-grace": L("the grace must be from 0 to 1440 minutes", "宽限时间必须在 0 到 1440 分钟之间"),

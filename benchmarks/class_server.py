@@ -46,7 +46,7 @@ def _quiz_text(minutes: int) -> str:
 def _student_thread(store, token: str, seconds: float, start_at: float, out: dict) -> None:
     from exercises.classdb import answer_key
 
-    session = store.session(token)
+    session = store.session(token, time.time())
     latencies, acked = [], []
     count = 0
     while True:
@@ -154,7 +154,7 @@ def database_load(backend: str, url: str | None, students: int, seconds: float, 
             assert store.sign_in(student.id, PIN, time.time(), "bench").ok
             sign_in.append(time.perf_counter() - began)
             token = store.start_session(student.id, time.time())
-            store.session(token).start_exam(time.time())
+            store.session(token, time.time()).start_exam(time.time())
             tokens.append(token)
         results = _run_workers(folder, url, tokens, seconds, processes)
         latencies = [value for result in results for value in result["latencies"]]

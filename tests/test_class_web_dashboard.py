@@ -94,7 +94,9 @@ async def test_the_dashboard_shows_the_class_and_the_quiz_with_the_servers_clock
         screen.refresh_data()
         await pilot.pause()
         assert rows_of(screen.query_one("#students", DataTable))["s1"][2] == "9:00"
-        assert rows_of(screen.query_one("#students", DataTable))["s1"][0].startswith("○")  # 10 min unheard: away
+        assert rows_of(screen.query_one("#students", DataTable))["s1"][0].startswith(
+            "○"
+        )  # 10 min unheard: away
         clock.now += 60  # eleven minutes: the session expired (its tab is gone)
         screen.refresh_data()
         await pilot.pause()

@@ -35,3 +35,8 @@ def open_quiz(store, now: float, minutes: int | None = 20):
     text = quiz_text(minutes)
     students = [s.id for s in store.students() if s.role == "student"]
     return store.open_quiz(text, now, "Quiz 1", questions=render_questions(loads(text), students))
+
+
+def screen_lines(app) -> list[str]:
+    """The terminal's lines as a person sees them (what is drawn, not what widgets hold)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]

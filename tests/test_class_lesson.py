@@ -185,3 +185,82 @@ def test_a_negative_extension_as_documented_takes_time_back(tmp_path, capsys):
     with open_class_store(folder) as again:
         (exam,) = [e for e in again.exams(again.current_quiz().quiz_id) if e.student == "s1"]
         assert exam.extension == -120
+
+
+@pytest.mark.parametrize("lang, words", [("en", "20,001 characters long"), ("zh", "20,001 个字符")])
+async def test_an_answer_too_long_is_refused_in_words_and_nothing_is_lost(store, lang, words):
+    from textual.widgets import Input
+
+    from exercises.classroom.submission import MAX_TEXT
+    from tui.screens.exam import QuestionView
+
+    clock = Clock()
+    open_quiz(store, clock.now, minutes=20)
+    session = signed_in(store, "s1", clock.now)
+    app = app_for(session, clock, lang)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_first_answer(pilot, "12")
+        box = app.screen.query(QuestionView).first().query(Input).first()
+        box.value = "7" * (MAX_TEXT + 1)  # a paste
+        await pilot.pause()
+        assert words in str(app.screen.query_one("#exam-status").render())
+        assert box.value == "7" * (MAX_TEXT + 1)  # every character still in the box
+        assert list(session.exam().answers.values()) == ["12"]  # the last saved version stays
+        box.value = "7" * MAX_TEXT  # shortened: saved, and the warning goes
+        await pilot.pause()
+        assert list(session.exam().answers.values()) == ["7" * MAX_TEXT]
+        assert str(app.screen.query_one("#exam-status").render()) == ""
+
+
+async def test_the_dashboard_at_80x24_reaches_every_student_with_the_quiz_columns_in_view(store, tmp_path):
+    from class_web_helpers import screen_lines
+
+    from exercises.classdb import Student
+    from tui.screens.dashboard import DashboardApp
+
+    clock = Clock()
+    store.add_students([(Student(f"s{n:03d}", "欧阳" + "学生" * 11), "PIN-0000") for n in range(60)])
+    open_quiz(store, clock.now, minutes=20)
+    last = store.session(store.start_session("s059", clock.now), clock.now)
+    last.start_exam(clock.now)
+    app = DashboardApp(store, tmp_path / "class", lang="zh", clock=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for _ in range(70):
+            await pilot.press("down")
+        await pilot.pause()
+        lines = screen_lines(app)
+        row = next(line for line in lines if "s059" in line)
+        assert "作答中" in row and "20:00" in row  # the quiz and the time left, on screen
+        header = next(line for line in lines if "学号" in line)
+        assert "测验" in header and "剩余" in header
+        assert any("开放测验" in line or "o" in line for line in lines[-1:])  # the footer's keys
+
+
+async def test_the_exams_own_answers_count_in_the_live_misconceptions(store, tmp_path):
+    from textual.widgets import DataTable
+
+    from tui.screens.dashboard import DashboardApp
+
+    clock = Clock()
+    opened = open_quiz(store, clock.now, minutes=20)
+    session = signed_in(store, "s1", clock.now)
+    exam = session.start_exam(clock.now)
+    question = next(q for q in exam.questions if q.exercise == "perplexity")
+    session.save_answer(f"{question.index}:perplexity", str(question.variant["data"]["loss"]), clock.now)
+    app = DashboardApp(store, tmp_path / "class", lang="en", clock=clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()  # the quiz graded in a worker
+        app.screen.refresh_data()
+        await pilot.pause()
+        rows = [
+            [str(c) for c in app.screen.query_one("#panel", DataTable).get_row(k)]
+            for k in app.screen.query_one("#panel", DataTable).rows
+        ]
+        assert any(r[2] == "quiz" and r[0] == "1" and "loss" in r[4].lower() for r in rows), rows
+        await pilot.press("v")  # the histograms
+        await pilot.pause()
+        text = str(app.screen.query_one("#histograms").render())
+        assert "The class (1 who started)" in text and "0-20%" in text
+    assert opened.quiz_id

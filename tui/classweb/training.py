@@ -38,7 +38,7 @@ def private_home(class_dir: Path, student_id: str) -> Path:
     folders at it: whatever the session saves stays that student's."""
     home = student_home(class_dir, student_id)
     for folder in (home.parent, home, home / "tmp"):
-        folder.mkdir(mode=0o700, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(OSError):
             folder.chmod(0o700)
     os.environ["OBJECTIVES_TUTOR_HOME"] = str(home)

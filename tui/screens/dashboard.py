@@ -61,7 +61,11 @@ EXAM_STATUS_KEYS = {
 SEEN_KEYS = {"quiz": "dash-seen-quiz", "practice": "dash-seen-practice"}
 SCORE_EDGES = (0, 20, 40, 60, 80, 100)  # percent: five bins
 BAR = 20  # cells of the longest histogram bar
-ID_CELLS, NAME_CELLS = 14, 18  # longer ids and names are cut with "…": the quiz's columns stay in view
+ID_CELLS, NAME_CELLS, WHO_CELLS = (
+    14,
+    18,
+    24,
+)  # longer ids and names are cut with "…": the quiz's columns stay in view
 
 
 @dataclass(frozen=True)
@@ -425,7 +429,10 @@ class DashboardScreen(Screen):
         for entry in trouble[:50]:
             wait = t("dash-wait", lang, seconds=int(entry.wait) + 1) if entry.wait > 0 else ""
             table.add_row(
-                _cell(entry.who, 20), Text(str(entry.failures)), _cell(entry.last_source, 24), Text(wait)
+                _cell(entry.who, WHO_CELLS),
+                Text(str(entry.failures)),
+                _cell(entry.last_source, 24),
+                Text(wait),
             )
 
     def _show_histograms(self) -> None:

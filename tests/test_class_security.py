@@ -47,7 +47,7 @@ def signed_in(store, student: str, now: float):
 # taken out before anything is drawn (exercises.classroom.safe.plain).
 OUTSIDE = st.lists(
     st.sampled_from(
-        list("[]/@=()$\\'\"ab李明王五 ：【】{}#.!,") + ["[b]", "[/]", "[@click=app.quit]", "[link=x]"]
+        [*list("[]/@=()$\\'\"ab李明王五 ：【】{}#.!,"), "[b]", "[/]", "[@click=app.quit]", "[link=x]"]
     ),
     min_size=1,
     max_size=5,
@@ -73,8 +73,8 @@ async def test_names_titles_and_typed_ids_appear_verbatim_on_the_dashboard(
     tmp_path_factory, name, title, typed
 ):
     from exercises.classdb import open_class_store
-    from exercises.classroom.quiz import dump_toml, new_quiz
     from exercises.classdb.pins import typed_id
+    from exercises.classroom.quiz import dump_toml, new_quiz
     from tui.screens.dashboard import NAME_CELLS, WHO_CELLS, DashboardApp, _fit
 
     folder = tmp_path_factory.mktemp("markup") / "class"

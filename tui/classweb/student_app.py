@@ -186,9 +186,9 @@ class ClassTutorApp(TutorApp):
             return
         try:
             self.class_session.heartbeat(self.class_clock(), self.where())
-            if self.exam is None:
+            if self.exam is None or self._handed_in():  # a quiz opened (a new one after the last)
                 exam = self._exam_to_take()
-                if exam is not None:
+                if exam is not None and exam.quiz_id != getattr(self.exam, "quiz_id", None):
                     self.enter_exam(exam)
             self._beats += 1
             if self._beats % RESULTS_EVERY == 0 or self._results_due():
@@ -197,6 +197,10 @@ class ClassTutorApp(TutorApp):
             self.end_session(ended.reason)
         except ClassStoreError as error:  # the database is away for a moment: say so, keep going
             self.notify(str(error), severity="error", timeout=5)
+
+    def _handed_in(self) -> bool:
+        exam = self.exam
+        return exam is not None and exam != "ended" and exam.submitted_at is not None
 
     def _results_due(self) -> bool:
         """A handed-in exam on screen whose results are held: look every beat (release is

@@ -58,7 +58,7 @@ CLASS_DIR_ENV = "OBJECTIVES_TUTOR_CLASS_DIR"
 CLASS_DB_ENV = "OBJECTIVES_TUTOR_CLASS_DB"
 MAX_FORM_BYTES = 4096
 MAX_TOKEN_CHARS = 200
-MAX_PENDING_PER_SOURCE = 16  # sign-ins of one address in flight (waiting or being checked)
+MAX_PENDING_PER_SOURCE = 16  # tries of one address waiting because wrong PINs slowed them down
 MAX_PENDING = 64  # ... and of everyone: beyond, "try again in a moment" at once, at no cost
 RENEW_SECONDS = 60.0  # how long the page has to collect a renewed token
 MAX_ROUNDS = 3  # waits a sign-in sits out before it is told to try again later
@@ -148,7 +148,7 @@ class ClassWebServer:
         self.sleep = sleep  # how a sign-in sits out its wait (tests inject one that returns at once)
         self.db = ThreadPoolExecutor(max_workers=2, thread_name_prefix="class-store")
         self.pins = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-pins")
-        self.pending: dict[str, int] = {}  # address -> its sign-ins in flight
+        self.pending: dict[str, int] = {}  # address -> its slowed tries waiting
         self.download_manager = DownloadManager()
         self.sockets: dict[str, web.WebSocketResponse] = {}  # token -> the tab that holds it
         self.renewals: dict[str, tuple[str, str, float]] = {}  # one-time code -> (old token, new, until)
@@ -239,17 +239,11 @@ class ClassWebServer:
             return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
         source = plain(request.remote or "?", 60)
         refill = student_id if student_id.isprintable() else ""  # typed again rather than echoed
-        if self.pending.get(source, 0) >= MAX_PENDING_PER_SOURCE or sum(self.pending.values()) >= MAX_PENDING:
-            log.warning("sign-in refused: too many at once from %s", source)
+        result = await self._check(student_id, pin, source)
+        if result is None:  # slowed down, and too many of this address's tries already waiting
+            log.warning("sign-in refused: too many waiting tries from %s", source)
             page = pages.sign_in_page(lang, nonce, t("class-web-busy", lang), student=refill)
             return self._html(page, nonce, 429)
-        self.pending[source] = self.pending.get(source, 0) + 1
-        try:
-            result = await self._check(student_id, pin, source)
-        finally:
-            self.pending[source] -= 1
-            if not self.pending[source]:
-                del self.pending[source]
         if not result.ok:
             log.warning("sign-in refused: %s from %s (%s)", plain(student_id, 60), source, result.reason)
             if result.reason == "too-soon":
@@ -267,12 +261,26 @@ class ClassWebServer:
 
     async def _check(self, student_id: str, pin: str, source: str):
         """The PIN check, after the wait wrong PINs asked for (sat out here, holding no
-        thread); a try another one beat to it waits again, a few rounds at most."""
+        thread); a try another one beat to it waits again, a few rounds at most. None when
+        the try must wait and its address already has MAX_PENDING_PER_SOURCE tries waiting
+        (or everyone MAX_PENDING): only tries that wrong PINs slowed down are ever turned
+        away like this, never a class signing in (their checks queue, in order)."""
         result = None
         for _ in range(MAX_ROUNDS):
             wait = await self._store(self.store.sign_in_wait, student_id, self.clock(), source)
             if wait > 0:
-                await self.sleep(wait)
+                if (
+                    self.pending.get(source, 0) >= MAX_PENDING_PER_SOURCE
+                    or sum(self.pending.values()) >= MAX_PENDING
+                ):
+                    return None
+                self.pending[source] = self.pending.get(source, 0) + 1
+                try:
+                    await self.sleep(wait)
+                finally:
+                    self.pending[source] -= 1
+                    if not self.pending[source]:
+                        del self.pending[source]
             result = await self._pin_check(self.store.sign_in, student_id, pin, self.clock(), source)
             if result.reason != "too-soon":
                 break

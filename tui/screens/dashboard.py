@@ -168,7 +168,7 @@ def histograms(grades, quiz, lang: str, width: int = 80) -> Text:
         zero = sum(1 for s in scores if s <= 0)
         full = sum(1 for s in scores if s >= 1)
         some = len(scores) - zero - full
-        title = _fit(plain(pick(question_title(exercise), lang), 80), max(10, width - 3 * (bar + 8) - 6))
+        title = _fit(plain(pick(question_title(exercise), lang), 80), max(10, width - 8))
         out.append(f"{index + 1}. ", style="bold")
         out.append(title + "\n")
         for key, count, style in (

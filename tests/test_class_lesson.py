@@ -11,15 +11,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from class_web_helpers import PINS, make_class, open_quiz, quiz_text
+from class_web_helpers import Clock as ServerClock
+from class_web_helpers import make_class, open_quiz, quiz_text, signed_in
 
 
-class Clock:
-    def __init__(self, now: float = 10_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+def Clock(now: float = 10_000.0) -> ServerClock:
+    return ServerClock(now)
 
 
 @pytest.fixture
@@ -27,11 +24,6 @@ def store(tmp_path):
     store = make_class(tmp_path / "class")
     yield store
     store.close()
-
-
-def signed_in(store, student: str, now: float):
-    assert store.sign_in(student, PINS[student], now, "test").ok
-    return store.session(store.start_session(student, now), now)
 
 
 def app_for(session, clock, lang="en"):

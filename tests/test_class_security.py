@@ -14,18 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from class_web_helpers import PINS, make_class, open_quiz, quiz_text, screen_lines
+from class_web_helpers import PINS, Clock, make_class, open_quiz, quiz_text, screen_lines, signed_in
 
 from exercises.classdb import SessionEnded, Student
 from exercises.classdb.model import IDLE_SECONDS, SESSION_SECONDS
-
-
-class Clock:
-    def __init__(self, now: float = 50_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -33,11 +25,6 @@ def store(tmp_path):
     store = make_class(tmp_path / "class")
     yield store
     store.close()
-
-
-def signed_in(store, student: str, now: float):
-    assert store.sign_in(student, PINS[student], now, "test").ok
-    return store.session(store.start_session(student, now), now)
 
 
 # -- outside text is plain text in every widget ------------------------------------------

@@ -447,7 +447,8 @@ class ExamScreen(Screen):
         results.focus()
         note = getattr(self.session, "ended_note", None)  # "the teacher closed the quiz"
         self._head = Text(pick(note, lang) + "\n\n", style="bold yellow") if note else Text()
-        if not self.session.results_visible():
+        self._held = not self.session.results_visible()
+        if self._held:
             self.query_one("#results-text", Static).update(
                 self._head + Text(t("exam-results-held", lang), style="bold")
             )
@@ -466,8 +467,8 @@ class ExamScreen(Screen):
             self._show_grade(self.session.results())
 
     def show_released(self) -> None:
-        """Results released while the held-results note is on screen: show them now."""
-        if self.session.submitted_at is not None and self.session.results_visible():
+        """Results released while the held-results note is on screen: show them now (once)."""
+        if getattr(self, "_held", False) and self.session.results_visible():
             self.show_results()
 
     def _grade_in_thread(self) -> None:

@@ -402,7 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
-        elif args.command == "class" and args.action in ("init", "quiz"):  # h5: the class database
+        elif args.command == "class" and args.action not in ("serve", "dashboard"):  # the class database
             from tui.commands.class_admin import run_class
 
             return run_class(args, lang, _console())

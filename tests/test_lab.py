@@ -139,7 +139,8 @@ def test_endless_loop_is_stopped_within_its_limit(tmp_path):
     result = run_check("causal_mask", _write(tmp_path, "loop.py", LOOP), call_limit=1.0)
     assert result.status == "stopped"
     assert "1 s" in result.message["en"]
-    assert time.perf_counter() - began < 1.0 + 4.0  # the limit, plus starting and killing
+    # the limit, plus killing (not the fork server's start: torch's import on a busy machine)
+    assert time.perf_counter() - began - result.sandbox_start_seconds < 1.0 + 4.0
 
 
 @pytest.mark.parametrize("source", [HUGE, HUGE_BYTES], ids=["torch", "bytearray"])

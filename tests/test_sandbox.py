@@ -303,13 +303,12 @@ def test_the_project_the_teachers_files_and_other_submissions_cannot_be_read(sta
             assert isinstance(value, str) and value.startswith("blocked"), (key, value)
 
 
-ENGINE_WAYS = {
+UNBLOCK = "sys.meta_path[:] = [m for m in sys.meta_path if type(m).__name__ != '_Blocker']\n"
+ENGINE_WAYS = {  # each after taking the import blocker out, as an attacker would
     "the blocker removed": """
-        sys.meta_path[:] = [m for m in sys.meta_path if type(m).__name__ != '_Blocker']
         from engine.masks import causal_mask as answer
     """,
     "the checkout on sys.path": f"""
-        sys.meta_path[:] = [m for m in sys.meta_path if type(m).__name__ != '_Blocker']
         sys.path.insert(0, {str(ROOT)!r})
         from engine.masks import causal_mask as answer
     """,
@@ -331,11 +330,11 @@ ENGINE_WAYS = {
 @pytest.mark.parametrize("way", sorted(ENGINE_WAYS))
 def test_the_engine_cannot_be_borrowed_to_pass(way, tmp_path):
     """Importing the engine and returning its answer would pass without writing anything:
-    every way to reach it fails, so the task is not passed. (Without isolation only the
-    first two are stopped, by the import blocker.)"""
-    if way not in ("the blocker removed", "the checkout on sys.path") and not _isolated():
+    every way to reach it fails, so the task is not passed (the import blocker is only a
+    polite first refusal: what stops these is that the project's files cannot be read)."""
+    if not _isolated():
         pytest.skip("reading the project's files is refused only by Landlock")
-    source = textwrap.dedent(ENGINE_WAYS[way]) + "\ndef causal_mask(n):\n    return answer(n)\n"
+    source = UNBLOCK + textwrap.dedent(ENGINE_WAYS[way]) + "\ndef causal_mask(n):\n    return answer(n)\n"
     path = tmp_path / "10_causal_mask.py"
     path.write_text("import sys\n" + source, encoding="utf-8")
     result = run_check("causal_mask", path)
@@ -559,7 +558,6 @@ def test_no_signal_reaches_another_process(start_path, tmp_path):
 # -- limits that hold, and a parent that reads only so much --------------------------------------
 
 
-@needs_isolation
 def test_ten_thousand_open_files_are_refused(tmp_path):
     attack = """
         handles = []
@@ -570,10 +568,8 @@ def test_ten_thousand_open_files_are_refused(tmp_path):
             out['error'] = error.errno
         out['opened'] = len(handles)
     """
-    from exercises.lab.isolation import OPEN_FILES_LIMIT
-
     for report in run_attack(learner_file(tmp_path, attack)):
-        assert report["opened"] < OPEN_FILES_LIMIT and report["error"] == errno.EMFILE
+        assert report["opened"] < 100 and report["error"] == errno.EMFILE
 
 
 def test_a_hundred_megabytes_printed_without_a_newline_cost_the_parent_nothing(tmp_path):

@@ -177,7 +177,7 @@ _X86_64 = {
 _AARCH64 = {
     "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
     "fremovexattr": 16, "lookup_dcookie": 18, "fcntl": 25, "ioctl": 29, "ioprio_set": 30,
-    "mknodat": 33, "umount2": 39, "capset": 91, "mount": 40, "pivot_root": 41, "truncate": 45, "fchmod": 52,
+    "mknodat": 33, "umount2": 39, "capset": 91, "chroot": 51, "mount": 40, "pivot_root": 41, "truncate": 45, "fchmod": 52,
     "fchmodat": 53, "fchownat": 54, "fchown": 55, "vhangup": 58, "quotactl": 60, "utimensat": 88,
     "acct": 89, "personality": 92, "unshare": 97, "kexec_load": 104, "init_module": 105,
     "delete_module": 106, "clock_settime": 112, "ptrace": 117, "sched_setparam": 118,

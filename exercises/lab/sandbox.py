@@ -251,7 +251,8 @@ def _remove_tree(path: str) -> None:
             else:
                 os.unlink(target)
 
-    shutil.rmtree(path, onerror=unlock)
+    handler = {"onexc": unlock} if sys.version_info >= (3, 12) else {"onerror": unlock}  # renamed in 3.12
+    shutil.rmtree(path, **handler)
     shutil.rmtree(path, ignore_errors=True)
 
 

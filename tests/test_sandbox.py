@@ -875,7 +875,7 @@ def test_the_probe_says_why_there_is_no_isolation(monkeypatch):
     try:
         report = isolation.probe()
         assert not report.isolated and NO_ISOLATION in report.reasons()["en"]
-        assert NO_ISOLATION in report.reasons()["zh"] and "测试" in report.reasons()["zh"]
+        assert NO_ISOLATION in report.reasons()["zh"] and "仅供测试" in report.reasons()["zh"]
         monkeypatch.setattr(isolation.platform, "system", lambda: "Darwin")
         isolation.probe.cache_clear()
         mac = isolation.probe()

@@ -296,12 +296,12 @@ def probe() -> Report:
     abi, seccomp = _landlock_abi(), _seccomp_filters()
     missing = []
     if os.environ.get(DISABLE_ENV):
-        missing.append(L(f"{DISABLE_ENV} is set (for tests)", f"设置了 {DISABLE_ENV}（测试用）"))
+        missing.append(L(f"{DISABLE_ENV} is set, for tests", f"设置了 {DISABLE_ENV}，仅供测试"))
     if abi < 1:
         missing.append(
             L(
-                "the kernel offers no Landlock (Linux 5.13 or newer, with landlock among the LSMs it booted with)",
-                "内核没有 Landlock（需要 Linux 5.13 或更新，并在启动时启用 landlock 安全模块）",
+                "the kernel offers no Landlock: it needs Linux 5.13 or newer, booted with landlock among its LSMs",
+                "内核没有 Landlock：需要 Linux 5.13 或更新的内核，并在启动时启用 landlock 安全模块",
             )
         )
     if arch not in SYSCALLS:

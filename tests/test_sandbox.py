@@ -341,6 +341,26 @@ def test_the_engine_cannot_be_borrowed_to_pass(way, tmp_path):
     assert result.status == "invalid" and not result.passed
 
 
+@needs_isolation
+def test_imports_are_the_standard_library_torch_and_numpy(tmp_path):
+    """What the child may read, it may import (numpy, sympy through torch, sqlite3, ctypes);
+    a package installed beside them but not granted (hypothesis) is a plain ImportError
+    that says why, so code that tries an optional import goes on without it."""
+    attack = """
+        import importlib
+        for name in ('numpy', 'sympy', 'sqlite3', 'ctypes', 'json', 'hypothesis', 'textual'):
+            try:
+                importlib.import_module(name)
+                out[name] = 'imported'
+            except ImportError as error:
+                out[name] = str(error)
+    """
+    for report in run_attack(learner_file(tmp_path, attack)):
+        assert [report[name] for name in ("numpy", "sympy", "sqlite3", "ctypes", "json")] == ["imported"] * 5
+        for name in ("hypothesis", "textual"):
+            assert f"has no module {name!r}" in report[name] and "torch and numpy" in report[name]
+
+
 # -- no processes, no network, no signals ----------------------------------------------------------
 
 

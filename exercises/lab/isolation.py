@@ -413,13 +413,12 @@ SYSTEM_READ = (
 def grants() -> tuple[tuple[str, bool], ...]:
     """The read-only grants (path, is a folder): computed once, by the trusted process
     (the fork server, after importing torch), from what is installed here."""
-    import sysconfig
-
     packages, checkout = project_paths()
     secrets = packages + checkout
-    roots: list[str] = []
-    for key in ("stdlib", "platstdlib"):
-        roots.append(os.path.realpath(sysconfig.get_path(key)))
+    # the standard library where it really is (a venv's lib folder is the venv's packages),
+    # and its compiled modules wherever this interpreter keeps them
+    roots = [os.path.dirname(os.path.realpath(os.__file__))]
+    roots += [os.path.realpath(entry) for entry in sys.path if entry.endswith("lib-dynload")]
     roots += _distribution_paths(("torch", "numpy"))
     roots += [os.path.realpath(path) for path in SYSTEM_READ]
     out: dict[str, bool] = {}
@@ -449,8 +448,9 @@ class IsolationError(Exception):
 
 
 def limit(memory: int, cpu_seconds: int, isolated: bool) -> None:
-    """Address space, CPU seconds, no core dumps; isolated: a few open files, and files
-    written in the scratch folder capped (unisolated: no file may grow at all)."""
+    """Address space, CPU seconds, open files, no core dumps; files written in the scratch
+    folder capped where the child is isolated (elsewhere no file may grow at all: without
+    Landlock a write could be anywhere)."""
     import resource
     import signal
 
@@ -487,6 +487,10 @@ def _drop_privileges() -> None:
 
 
 def _landlock(abi: int, read: tuple[tuple[str, bool], ...], scratch: str) -> None:
+    """Every access right this kernel's ABI knows is handled (so refused unless granted):
+    read-only on ``read``, read-write on ``scratch`` and /dev/null; no TCP at all (ABI 4);
+    signals and abstract Unix sockets only within the sandbox (ABI 6). Execute is never
+    granted: exec is refused twice."""
     fs = (1 << 13) - 1  # ABI 1: execute .. make_sym
     if abi >= 2:
         fs |= FS_REFER

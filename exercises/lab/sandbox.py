@@ -51,7 +51,8 @@ PRINTED_KEPT = 64 << 10  # bytes of the learner's output kept (the last ones)
 
 
 class LoadFailed(Exception):
-    """The file could not be loaded: kind is syntax | import | crash | missing | unreadable | died."""
+    """The file could not be loaded: kind is syntax | import | crash | missing | unreadable |
+    died | sandbox (the isolation could not be put in place, so the file was not run)."""
 
     def __init__(self, kind: str, message: str, line: int | None = None) -> None:
         super().__init__(message)
@@ -93,7 +94,7 @@ def _wire(value):
 
 def _child_env(home: Path, scratch: str) -> dict[str, str]:
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": "/usr/bin:/bin",  # not the teacher's (nothing can be run anyway)
         "HOME": str(home),
         "TMPDIR": scratch,
         "XDG_DATA_HOME": str(home),

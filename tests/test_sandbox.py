@@ -1000,6 +1000,8 @@ async def test_the_lab_screen_says_once_that_code_is_not_isolated(tmp_path, monk
             for _ in range(2):
                 app.push_screen(LabScreen(tmp_path, watch=False))
                 await pilot.pause()
+                await app.workers.wait_for_complete()
+                await pilot.pause()
                 app.pop_screen()
                 await pilot.pause()
     finally:

@@ -32,7 +32,12 @@ def warn_unisolated(lang: str) -> None:
 
 
 def notify_unisolated(app) -> None:
-    """The lab screen: a warning that stays a while (plain text: the reasons are the OS's words)."""
-    notice = unisolated_notice(app.lang)
-    if notice is not None:
-        app.notify(notice, severity="warning", timeout=20, markup=False)
+    """The lab screen: a warning that stays a while (plain text: the reasons are the OS's
+    words), worked out in a thread so that the screen never waits for the probe (ctypes)."""
+
+    def probe_and_tell() -> None:
+        notice = unisolated_notice(app.lang)
+        if notice is not None:
+            app.call_from_thread(app.notify, notice, severity="warning", timeout=20, markup=False)
+
+    app.run_worker(probe_and_tell, thread=True, group="lab-isolation-notice")

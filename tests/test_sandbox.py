@@ -813,26 +813,18 @@ def _lab_quiz(folder: Path) -> Path:
     return path
 
 
-def _submission(folder: Path, quiz_path: Path, student: str, source: str) -> Path:
-    from exercises.classroom.quiz import loads, questions_for
+def _submission(folder: Path, quiz_path: Path, student: str, source: str) -> None:
+    """A student's lab file handed in as the exam does it: attached, then submitted."""
+    from exercises.classroom.exam import ExamSession
+    from exercises.classroom.quiz import loads
 
-    quiz = loads(quiz_path.read_text(encoding="utf-8"))
-    question = questions_for(quiz, student)[0]
-    data = {
-        "kind": "submission",
-        "format": 2,
-        "quiz": quiz.id,
-        "quiz_hash": quiz.question_hash,
-        "student": student,
-        "answers": {"0": {"exercise": question.exercise, "seed": question.seed, "parts": {"source": source}}},
-        "timeline": {},
-        "started_at": time.time(),  # after the quiz was made, as a real one is
-        "submitted_at": time.time(),
-        "signature": None,
-    }
-    path = folder / f"{student}.submission.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
+    handed = folder.parent / "files" / f"{student}.py"
+    handed.parent.mkdir(exist_ok=True)
+    handed.write_text(source, encoding="utf-8")
+    session = ExamSession.open(loads(quiz_path.read_text(encoding="utf-8")), student, folder)
+    session.attach(0, str(handed))
+    session.submit()
+    session.close()
 
 
 def _csv_rows(path: Path) -> dict[str, dict[str, str]]:

@@ -266,7 +266,7 @@ def _landlock_abi() -> int:
         return _syscall(
             SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), LANDLOCK_CREATE_RULESET_VERSION
         )
-    except OSError:
+    except (OSError, AttributeError):  # AttributeError: a C library without syscall()
         return 0
 
 

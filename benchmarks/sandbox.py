@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -116,6 +117,7 @@ def main() -> None:
         print(f"  {each.id:14} old {old_s:6.2f} s   new {new_s:6.2f} s   new / old {new_s / old_s:.2f}")
     old.shutdown()
     new.shutdown()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The catalogue graded against the engine, as learners will answer it."""
 
+import functools
 import json
 import os
 import re
@@ -14,7 +15,6 @@ from exercises.catalogue import EXERCISES, UnknownExercise, get
 from exercises.grading import parsing
 from exercises.grading.diagnoses import DIAGNOSES
 from exercises.grading.model import UnknownPart
-from exercises.items import choice as choice_module
 from exercises.items.choice import LETTERS, ChoiceExercise
 from exercises.selfcheck import problems
 from tests.exercise_scripts import SCRIPTS
@@ -35,12 +35,25 @@ def test_the_engines_solution_always_scores_one(exercise, seed):
 
 
 def _uncached(exercise, seed):
-    """A variant generated afresh, bypassing the item's lru_cache."""
-    if isinstance(exercise, ChoiceExercise):
-        return choice_module._generate.__wrapped__(exercise, seed)
-    if exercise.make_variant is None:
-        return exercise.generate(seed)  # reflections: no cache, nothing random
-    return exercise.make_variant.__wrapped__(seed)
+    """A variant generated afresh: every memo of the engine and the exercises emptied
+    first (the item's own, and the engine's masking and corruption memos under it, which
+    would otherwise hand back the first computation)."""
+    for clear in _memos(len(sys.modules)):
+        clear()
+    return exercise.generate(seed)
+
+
+@functools.cache
+def _memos(modules_loaded: int) -> list:
+    """The cache_clear of every memo in engine/ and exercises/ (looked up again when a
+    module has been imported since)."""
+    return [
+        value.cache_clear
+        for name, module in list(sys.modules.items())
+        if name.startswith(("engine.", "exercises."))
+        for value in list(vars(module).values())
+        if callable(getattr(value, "cache_clear", None))
+    ]
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)

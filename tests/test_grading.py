@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -599,9 +601,22 @@ def test_mastery_counts_distinct_questions_not_reshuffled_options():
 
 
 def test_question_keys_are_torch_free_and_match_the_variants():
+    """Mastery counts questions by key without the engine: in a fresh interpreter every
+    exercise's keys load no torch, and they are the questions the variants ask."""
+    seeds = (0, 1, 2, 99)
+    code = (
+        "import json, sys\n"
+        "from exercises.catalogue import EXERCISES\n"
+        f"keys = {{e.id: [e.question_key(s) for s in {seeds!r}] for e in EXERCISES}}\n"
+        "print(json.dumps({'keys': keys, 'torch': 'torch' in sys.modules}))\n"
+    )
+    probe = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
+    assert probe["torch"] is False
+    assert sorted(probe["keys"]) == sorted(exercise.id for exercise in EXERCISES)
     for exercise in EXERCISES:
-        for seed in (0, 1, 2, 99):
-            key = exercise.question_key(seed)
+        for seed, key in zip(seeds, probe["keys"][exercise.id], strict=True):
             variant = exercise.generate(seed)
             if exercise.draw is not None or isinstance(exercise, ChoiceExercise):
                 assert key == variant.question, exercise.id
@@ -627,14 +642,22 @@ def test_inputs_is_the_one_name_for_a_model_input_everywhere():
 
 
 def test_the_loss_verdict_is_one_rule():
+    """5 nats above ln V, for the exercise's key and the causal-LM figure's "is this loss sane?"."""
+    from tui.figures import clm as clm_figure
+
     assert verdict(9.6401, 10000) == "normal"  # the lesson's run
     assert verdict(29.86, 10000) == "scaling-bug"  # the same run without 1/sqrt(d)
     assert verdict(math.log(1000) + 2.5, 1000) == "normal"  # a small batch scatters
     assert verdict(math.log(1000) + 13, 1000) == "scaling-bug"
+    assert verdict(math.log(8000) + 4.99, 8000) == "normal"
+    assert verdict(math.log(8000) + 5.01, 8000) == "scaling-bug"
+    assert clm_figure.loss_verdict is verdict  # the figure asks the same function
     exercise = get("loss-sanity")
     for seed in range(30):
         data = exercise.generate(seed).data
-        assert data["verdict"] == verdict(data["loss"], data["vocab"])
+        # The rule written out again, and what the run was: 1/sqrt(d) scaled is normal.
+        by_hand = "normal" if data["loss"] - math.log(data["vocab"]) < 5.0 else "scaling-bug"
+        assert data["verdict"] == by_hand == ("normal" if data["scaled"] else "scaling-bug"), (seed, data)
 
 
 def test_every_choice_option_is_graded_with_its_code():

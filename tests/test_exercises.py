@@ -357,13 +357,16 @@ PATHOLOGICAL = {
 @pytest.mark.parametrize(
     "exercise", [e for e in EXERCISES if e.graded and e.make_variant], ids=lambda e: e.id
 )
-def test_a_pasted_wall_of_text_is_graded_in_well_under_a_second(exercise):
+def test_a_pasted_wall_of_text_is_graded_without_blowing_up(exercise):
+    """Each grading stays within 0.5 s of CPU (not of the wall clock, which a busy machine
+    stretches): ten times the slowest measured (32 ms), far below the ten seconds it took
+    when every range was expanded. benchmarks/grading.py measures the speed."""
     import time
 
     variant = exercise.generate(1)
     solution = exercise.solve(variant)
     for name, text in PATHOLOGICAL.items():
         for part in exercise.part_names():
-            started = time.perf_counter()
+            started = time.process_time()
             exercise.grade(variant, {**solution, part: text})
-            assert time.perf_counter() - started < 1.0, (name, part)
+            assert time.process_time() - started < 0.5, (name, part)

@@ -2,6 +2,7 @@
 output, the report, and grading that never aborts. Every attack in issue 12 is a
 test here (or in test_exam.py for the screen)."""
 
+import ast
 import csv
 import io
 import json
@@ -12,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from exercises.catalogue import EXERCISES as ALL_EXERCISES
@@ -1142,11 +1143,23 @@ def _file(folder: Path, name: str, data: bytes) -> Path:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=300))
+@example(text="")
+@example(text="a\nb")
+@example(text="def f():\n    return 1\n")
+@example(text="x = (\n")
+@example(text="\x00")
 def test_describing_any_file_never_raises(text):
     from exercises.classroom.exam import describe_source
 
     described = describe_source(text)
-    assert described.size == len(text.encode()) and described.lines >= 0
+    assert described.size == len(text.encode("utf-8"))
+    assert described.lines == len(text.split("\n")) - text.endswith("\n")  # "a\nb" 2, "a\n" 1
+    try:  # Python's own verdict, asked again: nothing is run either way
+        compile(text, "<attached>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        assert described.problem is not None
+    else:
+        assert described.problem is None
 
 
 def test_deeply_nested_source_is_described_not_crashed():

@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 from textual.binding import Binding
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
-from exercises.curriculum import OBJECTIVES
 from exercises.text import pick
-from tests.pilot import engine_ready
 from tui.app import TutorApp
 from tui.bindings import key_label
 from tui.i18n import MESSAGES
@@ -144,44 +142,5 @@ async def test_f1_opens_the_help_made_from_the_bindings(lang, monkeypatch):
         assert "Ctrl+N" not in shown
 
 
-@pytest.mark.parametrize("lang", ["en"])
-async def test_question_mark_opens_help_wherever_focus_is_not_in_a_text_box(lang):
-    app = TutorApp(lang=lang, still=True)
-    tried = []
-    async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-
-        async def try_help(where: str) -> None:
-            await pilot.pause()
-            if isinstance(app.focused, Input):
-                return
-            await pilot.press("question_mark")
-            await pilot.pause()
-            assert isinstance(app.screen, HelpScreen), (
-                f"? did nothing at {where} ({type(app.focused).__name__})"
-            )
-            await pilot.press("escape")
-            await pilot.pause()
-            tried.append(where)
-
-        await try_help("home")
-        for objective in OBJECTIVES:
-            app.open_lesson(objective.id)
-            await pilot.pause()
-            for tab in ("f5", "f6"):
-                await pilot.press(tab)
-                await try_help(f"{objective.id} {tab}")
-            for exercise in objective.exercises:
-                await app.screen.show_exercise(exercise)
-                await pilot.pause()
-                await pilot.press("escape")
-                await try_help(f"{objective.id} {exercise}")
-                app.screen.query_one("#check").focus()
-                await try_help(f"{objective.id} {exercise} check button")
-            app.pop_screen()
-            await pilot.pause()
-        for page in ("review", "history", "settings"):
-            app.open_page(page)
-            await try_help(page)
-            app.pop_screen()
-    assert len(tried) > 30
+# `?` opening help wherever focus is not in a text box is checked on the walk through every
+# screen that tests/test_app_footers.py makes for the footers (one walk for both).

@@ -185,7 +185,9 @@ print(json.dumps(report))
 def torch_after(tmp_path_factory):
     """argv (joined) -> did running it import torch? For every command below, in one probe."""
     tmp = tmp_path_factory.mktemp("commands")
-    commands = [[arg.replace("{tmp}", str(tmp)) for arg in argv] for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]]
+    commands = [
+        [arg.replace("{tmp}", str(tmp)) for arg in argv] for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]
+    ]
     result = subprocess.run(
         [sys.executable, "-c", FORKING_PROBE, str(tmp)],
         input=json.dumps(commands),
@@ -196,7 +198,9 @@ def torch_after(tmp_path_factory):
     )
     report = json.loads(result.stdout)
     assert report["before"] is False, "importing tui.cli loaded torch"
-    said = dict(zip((" ".join(argv) for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]), report["after"], strict=True))
+    said = dict(
+        zip((" ".join(argv) for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]), report["after"], strict=True)
+    )
     assert not [line for line in said.values() if line.startswith("ERROR")], said
     return said
 

@@ -97,6 +97,8 @@ def test_what_a_learner_sees_is_the_files_number_not_this_cpus(monkeypatch):
         for seed in range(40):
             data = get("loss-sanity").generate(seed).data
             recorded = loss_sanity._recorded_runs()[data["vocab"]]
-            assert data["loss"] == round(recorded["scaled" if data["scaled"] else "unscaled"][data["run_seed"]], 4)
+            assert data["loss"] == round(
+                recorded["scaled" if data["scaled"] else "unscaled"][data["run_seed"]], 4
+            )
     finally:
         loss_sanity._generate.cache_clear()

@@ -862,11 +862,14 @@ def one_thread():
 
 
 @pytest.mark.parametrize("exercise_id", QUIZZABLE)
-@settings(max_examples=2000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(student=st.text(min_size=1, max_size=24))
 def test_every_students_variant_tests_the_same_skill(one_thread, exercise_id, student):
     """Each exercise's own predicate (exercise.variant_is_fair, e.g. prefix-LM answers
-    that differ from causal and bidirectional) holds for the variant every student gets."""
+    that differ from causal and bidirectional) holds for the variant every student gets.
+    The seeds a quiz gives students reach the generators checked question by question
+    over 3,000 seeds in test_grading.py; 200 students per exercise here (it was 2,000,
+    40,000 checks repeating that sweep)."""
     index = QUIZZABLE.index(exercise_id)
     exercise = get(exercise_id)
     variant = exercise.generate(seed_for(EVERYTHING, student, index))

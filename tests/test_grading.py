@@ -393,6 +393,7 @@ CAPPED_SCRIPTS = [
 def test_every_capped_misconception_stays_under_its_cap(exercise_id, code, script):
     exercise = get(exercise_id)
     cap = dict(exercise.scoring().caps)[code]
+    diagnosed = 0
     for seed in range(80):
         variant = exercise.generate(seed)
         solution = exercise.solve(variant)
@@ -401,7 +402,9 @@ def test_every_capped_misconception_stays_under_its_cap(exercise_id, code, scrip
             continue
         result = exercise.grade(variant, {**solution, **wrong})
         if code in result.diagnoses:
+            diagnosed += 1
             assert result.score <= cap + 1e-9, (seed, wrong, result.score)
+    assert diagnosed > 0, f"the script never made {code} on 80 variants: the cap was not tested"
 
 
 def test_every_rubric_caps_known_codes_and_reads_in_both_languages():

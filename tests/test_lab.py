@@ -136,21 +136,20 @@ HUGE_BYTES = "def causal_mask(n):\n    return bytearray(10 * 1024**3)\n"
 
 
 def test_endless_loop_is_stopped_within_its_limit(tmp_path):
-    began = time.perf_counter()
+    # The call's own timer stopped it (not the CPU limit, not the test's patience): only
+    # that timer says "did not return within <the limit>". No stopwatch here: starting
+    # the sandbox takes seconds on a busy machine.
     result = run_check("causal_mask", _write(tmp_path, "loop.py", LOOP), call_limit=1.0)
     assert result.status == "stopped"
-    assert "1 s" in result.message["en"]
-    # the limit, plus killing (not the fork server's start: torch's import on a busy machine)
-    assert time.perf_counter() - began - result.sandbox_start_seconds < 1.0 + 4.0
+    assert "did not return within 1 s" in result.message["en"]
 
 
 @pytest.mark.parametrize("source", [HUGE, HUGE_BYTES], ids=["torch", "bytearray"])
 def test_ten_gigabytes_are_refused(source, tmp_path):
-    began = time.perf_counter()
+    # Refused by the address-space limit, as a MemoryError: never allocated (no stopwatch).
     result = run_check("causal_mask", _write(tmp_path, "huge.py", source))
     assert result.status == "fail" and result.failure.rule.code == "runs"
     assert "memory" in result.failure.yours.lower() or "MemoryError" in result.failure.yours
-    assert time.perf_counter() - began < 10
 
 
 @pytest.mark.parametrize(

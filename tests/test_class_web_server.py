@@ -325,7 +325,7 @@ def test_class_serve_bad_input_is_one_line(tmp_path):
 
     for argv, expected in (
         (["--class", str(tmp_path / "nowhere")], "holds no class"),
-        (["--class", str(tmp_path), "--port", "70000"], "--port must be 1..65535"),
+        (["--class", str(tmp_path), "--port", "70000"], "--port: must be from 1 to 65535"),
     ):
         done = subprocess.run(
             [sys.executable, "-m", "tui.cli", "class", "serve", *argv, "--lang", "en"],

@@ -227,13 +227,15 @@ def compare(seeds: int, before: pathlib.Path, limit: int) -> int:
     print(f"{seen} records compared, {sum(map(len, changed.values()))} differ")
     for name, rows in sorted(changed.items()):
         print(f"\n== {name}: {len(rows)} differ")
-        kinds = collections.Counter(_kind_of_change(a, b) for _, a, b in rows)
-        for kind, count in kinds.most_common():
-            print(f"   {count:6d}  {kind}")
-        for key, a, b in rows[:limit]:
-            print(f"   - {key[:220]}")
-            print(f"     before: {_short(a)}")
-            print(f"     after:  {_short(b)}")
+        kinds: dict[str, list] = collections.defaultdict(list)
+        for row in rows:
+            kinds[_kind_of_change(row[1], row[2])].append(row)
+        for kind, found in sorted(kinds.items(), key=lambda item: -len(item[1])):
+            print(f"   {len(found):6d}  {kind}")
+            for key, a, b in found[:limit]:
+                print(f"           - {key[:200]}")
+                print(f"             before: {_short(a)}")
+                print(f"             after:  {_short(b)}")
     return 0
 
 
@@ -244,7 +246,14 @@ def _kind_of_change(a: dict, b: dict) -> str:
     for field in ("valid", "correct", "score", "diagnoses"):
         if field in a and a.get(field) != b.get(field):
             parts.append(f"{field} {a.get(field)} -> {b.get(field)}")
-    return "; ".join(parts) or "feedback only"
+    if parts:
+        return "; ".join(parts)
+    if "parts" not in a:
+        return "feedback (prediction)"
+    changed = sorted(name for name in a["parts"] if a["parts"][name] != b["parts"].get(name))
+    if changed:
+        return "part feedback: " + ", ".join(changed)
+    return "overall feedback of an unread answer" if not a["valid"] else "overall feedback"
 
 
 def _short(value: dict) -> str:

@@ -278,17 +278,19 @@ def _grade_positions(question: Question, answer: str) -> Verdict:
     given, expected = set(read), set(question.expected)
     if given == expected:
         return _right(question, tuple(read))
-    return _wrong(question, tuple(read), _position_codes(question, given, expected))
+    return _wrong(
+        question, tuple(read), _position_codes(question, given, expected, parsing.wrote_numbers(answer))
+    )
 
 
 def _context_length(question: Question) -> int | None:
     return question.context[1] if question.figure == "visibility" else None
 
 
-def _position_codes(question: Question, given: set[int], expected: set[int]) -> list[str]:
+def _position_codes(question: Question, given: set[int], expected: set[int], counted: bool) -> list[str]:
     """The misconception a wrong set of positions shows, by the rule of the exercise that
-    asks the same question (visibility, mlm-abcde): counting from 1 first, as there."""
-    if scoring.is_one_based(given, expected):
+    asks the same question (visibility, mlm-abcde): counting from 1 first (numbers only), as there."""
+    if counted and scoring.is_one_based(given, expected):
         return [scoring.ONE_BASED_CODE]
     if question.figure == "visibility":
         from exercises.items.visibility import misconceptions
@@ -325,8 +327,11 @@ def _grade_position(question: Question, answer: str) -> Verdict:
     if first == expected:
         return _right(question, (first,))
     last = len(question.tokens) - 1  # the loss runs to the last position that predicts a token
+    has_prefix = question.context[1] > 0  # without one, no prefix position can be left out
     codes = (
-        loss_misconceptions(set(range(first, last)), set(range(expected, last))) if expected < last else []
+        loss_misconceptions(set(range(first, last)), set(range(expected, last)))
+        if expected < last and has_prefix
+        else []
     )
     return _wrong(question, (first,), codes)
 

@@ -80,6 +80,10 @@ OPTION_TEXT = [
 
 # parsing.positions(text, tokens, n): positions, named as numbers, ranges, words or tokens.
 POSITIONS = [
+    # no position: as the figures print an empty set (the engine's own answer must read back)
+    ("-", (ABCDE, 5), []),
+    ("—", (ABCDE, 5), []),
+    ("none", (ABCDE, 5), []),
     # spaced Chinese conjunctions between token names (issue 24: "B 和 E", like "B和E")
     ("B 和 E", (ABCDE, 5), [1, 4]),
     ("B和E", (ABCDE, 5), [1, 4]),
@@ -132,6 +136,11 @@ LABELS = [
     ("A，B，C，D，E", 5, {0: "A", 1: "B", 2: "C", 3: "D", 4: "E"}),
     ("A B C D", 5, None),  # a row of the wrong length: no reading
     ("1 2 3 4 5", 5, None),  # numbers are positions, not labels
+    # a row of pieces that label nothing is no row of labels: never a misconception (issue 24)
+    ("答案是 B", 4, None),  # four pieces on a four-token question (A B C D)
+    ("所有位置", 4, None),
+    ("[[0, 1], [0, 0]]", 4, None),  # a matrix pasted in the wrong box
+    ("0:，A,，2:，C", 4, None),
 ]
 
 # parsing.matrix(text, 4): the causal mask, written or pasted as the lessons' code prints it.

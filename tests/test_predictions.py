@@ -306,3 +306,22 @@ def test_the_engines_answer_to_every_figure_is_right(figure, seed, n, data):
         question = predictions.prefix_loss_start(text, data.draw(st.integers(0, n - 1)))
     verdict = predictions.grade(question, question.expected_text())
     assert verdict.valid and verdict.correct and verdict.diagnoses == ()
+
+
+def test_the_engines_empty_answer_reads_back_as_right():
+    """An MLM sample may select nothing (mlm_loss('A B C', 26, 0.4)): the figure prints its
+    answer as "-", and "-" read as nothing, so the engine's own answer was unreadable."""
+    question = predictions.mlm_loss("A B C", 26, 0.4, False)
+    assert question.expected == ()
+    verdict = predictions.grade(question, question.expected_text())
+    assert verdict.valid and verdict.correct
+
+
+def test_without_a_prefix_no_prefix_position_was_left_out():
+    """Prefix 0: the loss starts at 0, and "1" is one place late, but there is no last prefix
+    position it could have left out: no story (issue 23, 7)."""
+    question = predictions.prefix_loss_start("A B C D E F G", 0)
+    verdict = predictions.grade(question, "1")
+    assert verdict.valid and not verdict.correct and verdict.diagnoses == ()
+    late = predictions.grade(predictions.prefix_loss_start("A B C D E F G", 3), "3")
+    assert late.diagnoses == ("prefix-loss-starts-late",)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from exercises.classroom.grading import CONFLICT, GRADED, MISSING, ClassResult, QuestionGrade, StudentGrade
 from exercises.classroom.quiz import Quiz, is_lab, iso_time, question_title
 from exercises.classroom.safe import csv_cell, markdown
+from exercises.grading.model import full_marks
 from exercises.text import L, pick
 
 LMS_COLUMNS = ("student_id", "name", "points", "max", "percent")
@@ -140,7 +141,7 @@ def lab_outcome(question: QuestionGrade) -> str:
     (time or memory), "invalid" (Python cannot read it), or "" when no file was handed in."""
     if not question.answered:
         return ""
-    return "pass" if question.score >= 1.0 else question.rule or "fail"
+    return "pass" if full_marks(question.score) else question.rule or "fail"
 
 
 def discrimination(scores_by_student: Sequence[tuple[float, float]]) -> float | None:
@@ -229,7 +230,7 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
         exercise = None if lab else get(exercise_id)
         worth = quiz.points_of(index)
         answers = [(g, g.questions[index]) for g in graded]
-        right = sum(1 for _, q in answers if q.score >= 1.0 - 1e-9)
+        right = sum(1 for _, q in answers if full_marks(q.score))
         mean = sum(q.points for _, q in answers) / len(answers) if answers else 0.0
         index_d = discrimination([(g.total, q.score) for g, q in answers])
         shown_d = "–" if index_d is None else f"{index_d:+.2f}"

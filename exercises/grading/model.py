@@ -106,6 +106,11 @@ class PartResult:
     valid: bool
     feedback: Bilingual
 
+    @property
+    def mark(self) -> str:
+        """The part in one glyph, the same on every screen: ? unread, ✓ right, ~ partly, ✗ wrong."""
+        return "?" if not self.valid else "✓" if full_marks(self.score) else "~" if self.score > 0 else "✗"
+
 
 @dataclass
 class GradeResult:
@@ -121,6 +126,11 @@ class GradeResult:
     @property
     def correct(self) -> bool:
         return self.graded and self.valid and full_marks(self.score)
+
+    @property
+    def mark(self) -> str:
+        """The answer in one glyph, the same on every screen: ✓ right, ✗ read but not right, ? unread."""
+        return "✓" if self.correct else "✗" if self.valid else "?"
 
     def to_json(self, lang: str) -> dict[str, Any]:
         from exercises.grading.diagnoses import explain

@@ -273,7 +273,10 @@ _RANGE = re.compile(
     re.IGNORECASE,
 )
 MAX_RANGE = 10_000
-_NONE_WORDS = re.compile(r"\b(?:none|nothing|no positions?)\b|^(?:无|没有|都不|一个也没有)$", re.IGNORECASE)
+# "-" alone is how the figures print an empty set of positions (the engine's own answer reads back)
+_NONE_WORDS = re.compile(
+    r"\b(?:none|nothing|no positions?)\b|^(?:无|没有|都不|一个也没有|-|–|—)$", re.IGNORECASE
+)
 _ALL_WORDS = re.compile(  # the whole answer says "all": "all positions", "全部都能看到" (not "all but the last")
     r"(?:it\s+(?:sees|can\s+see)\s+)?(?:all|every|each|everything)(?:\s+(?:of\s+them|one|the))?"
     r"(?:\s+(?:positions?|tokens?|keys?))?"
@@ -393,6 +396,12 @@ def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> li
     return sorted((base or set(range(length))) - left_out)
 
 
+def wrote_numbers(text: str) -> bool:
+    """Did the learner count (write a number), rather than name tokens ("B 和 E") or say
+    "all"? Only counted positions can be counted from 1."""
+    return isinstance(text, str) and bool(_NUMBER.search(clean(text[:MAX_ANSWER_CHARS])))
+
+
 def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = None) -> list[int] | None:
     """Positions written as numbers or ranges ("1, 4", "0到6", "0 到 6 的所有位置"),
     as tokens where each names one position ("B, E" for 1 and 4 when B and E occur
@@ -508,25 +517,40 @@ def label_row(text: str, length: int) -> dict[int, str] | None:
     return None
 
 
-def full_row(text: str, length: int) -> dict[int, str] | None:
+def full_row(text: str, length: int, like: Sequence[Sequence[str]] = ()) -> dict[int, str] | None:
     """A label on every one of ``length`` positions ("A B C D E"): a row with no -100 in it, as
-    a learner who takes the loss everywhere writes it. Numbers alone are positions, not labels."""
+    a learner who takes the loss everywhere writes it. It is read only as a labelling of the
+    sequence: at least half its entries are the token that one of the ``like`` rows (the
+    sequence, the model's inputs) holds at that place. Any other ``length`` pieces ("答案是 B"
+    on four tokens, a pasted matrix, "0:，A,，2:，C") are no row of labels and read as nothing.
+    Numbers alone are positions, not labels."""
+    rows = [[_row_key(token) for token in row] for row in like if len(row) == length]
+    if not rows:
+        return None
     for candidate in list_candidates(list_text(text)):
-        if len(candidate) == length and not all(re.fullmatch(r"-?\d+", token) for token in candidate):
+        if len(candidate) != length or all(re.fullmatch(r"-?\d+", token) for token in candidate):
+            continue
+        keys = [_row_key(token) for token in candidate]
+        if any(2 * sum(map(str.__eq__, keys, row)) >= length for row in rows):
             return dict(enumerate(candidate))
     return None
 
 
+def _row_key(token: str) -> str:
+    return normalise_token(token).casefold()
+
+
 @memoised_reading(dict)
-def labels(text: str, length: int) -> dict[int, str] | None:
+def labels(text: str, length: int, like: tuple[tuple[str, ...], ...] = ()) -> dict[int, str] | None:
     """Labels at positions, every way the lessons and learners write them: a label row of
     ``length`` entries with -100 off the loss, position: token pairs ("1: B", "B at 1"), or a
-    row of ``length`` labels with none off the loss."""
+    row of ``length`` labels with none off the loss that labels the sequence (``full_row``:
+    ``like`` holds the rows it may resemble)."""
     row = label_row(text, length)
     if row is not None:
         return row
     pairs = mapping(text)
-    return pairs if pairs is not None else full_row(text, length)
+    return pairs if pairs is not None else full_row(text, length, like)
 
 
 def bare_tokens(text: str, count: int | None = None) -> list[str] | None:

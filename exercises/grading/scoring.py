@@ -111,12 +111,15 @@ def grade_position_set(
     expected: set[int],
     diagnose: Callable[[set[int]], list[str]],
     rule: Bilingual | None = None,
+    counted: bool = True,
 ) -> tuple[PartResult, list[str]]:
     """A set of positions: right, counted from 1 (the flat half and that story
-    only), or the overlap with what the exercise's own ``diagnose`` names."""
+    only), or the overlap with what the exercise's own ``diagnose`` names. ``counted``:
+    the learner wrote numbers; positions named by their tokens ("B 和 E") were not
+    counted at all, so they cannot have been counted from 1."""
     if given == expected:
         return right(), []
-    if is_one_based(given, expected):
+    if counted and is_one_based(given, expected):
         return counted_from_one()
     note = with_rule(set_difference_note(given, expected), rule)
     return PartResult(jaccard(given, expected), True, note), diagnose(given)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
+from engine.settings import BERT_SPLIT, MASK_RATE
 from engine.tokens import MASK
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
@@ -73,7 +74,7 @@ def _draw(seed: int) -> dict:
             "selected": selected,
             "fates": fates,
             "replacement": replacement,
-            "p": rng.choice((0.15, 0.2)),
+            "p": rng.choice((MASK_RATE, 0.2)),
         }
         if _fair(params):
             return params
@@ -112,7 +113,6 @@ def _generate(seed: int) -> Variant:
     phrases = [_fate_phrase(tokens[i], f, replacement) for i, f in zip(selected, fates, strict=True)]
     fate_en = "; ".join(phrase["en"] for phrase in phrases)
     fate_zh = "；".join(phrase["zh"] for phrase in phrases)
-    from engine.mlm import BERT_SPLIT  # the split is the engine's fact (torch only where it computes)
 
     to_mask, to_random, kept = BERT_SPLIT
     prompt = L(
@@ -168,7 +168,8 @@ class MaskedFill(Exercise):
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
             return Parsed(parsing.positions(text, data["tokens"], n=len(data["tokens"])))
-        found = parsing.labels(text, len(data["tokens"]))
+        # a row of every position is read as labels where it labels this sequence (or its inputs)
+        found = parsing.labels(text, len(data["tokens"]), (tuple(data["tokens"]), tuple(data["inputs"])))
         if found is not None:
             return Parsed(found)
         bare = parsing.bare_tokens(text, len(data["loss_positions"]))
@@ -187,7 +188,10 @@ class MaskedFill(Exercise):
             ("inputs",), parsed, data, lambda part, given: _diagnose_input(given, data, fate_at), _length_note
         )
         if "loss_positions" in parsed:
-            results["loss_positions"], found = _grade_positions(parsed["loss_positions"].value, data, fate_at)
+            counted = parsing.wrote_numbers(raw.get("loss_positions", ""))
+            results["loss_positions"], found = _grade_positions(
+                parsed["loss_positions"].value, data, fate_at, counted
+            )
             codes += found
         if "labels" in parsed:
             results["labels"], found = _grade_labels(parsed["labels"].value, data, fate_at)
@@ -233,15 +237,16 @@ def loss_misconceptions(
     chosen: set[int], expected: set[int], fate_at: Mapping[int, str], content: set[int]
 ) -> list[str]:
     """What a wrong set of masked-LM loss positions shows, one story at most: every text
-    position (the loss on every token, as an attention mask would have it); selected
-    positions left out and nothing else named (each fate left out: the random word, the
-    kept token); unselected positions added and none left out. A position named in place
-    of another (one left out, one added) is a slip of the eye: no story. The one rule
-    for mlm-abcde, three-masks and the MLM figure's prediction."""
+    position (the loss on every token, as an attention mask would have it); every [MASK]
+    position named and selected ones that do not show [MASK] left out, nothing else named
+    (each fate left out: the random word, the kept token); unselected positions added and
+    none left out. A position named in place of another (one left out, one added) is a slip
+    of the eye, and a [MASK] position left out ("none") shows no idea about the fates: no
+    story. The one rule for mlm-abcde, three-masks and the MLM figure's prediction."""
     if content and content <= chosen and chosen != expected:
         return [EVERY_TOKEN]
     missing, extra = expected - chosen, chosen - expected
-    if missing and not extra:
+    if missing and not extra and all(fate_at.get(i) != "mask" for i in missing):
         fates = {fate_at.get(i) for i in missing}
         return [
             code
@@ -253,14 +258,16 @@ def loss_misconceptions(
     return []
 
 
-def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
+def _grade_positions(
+    given: list[int], data: dict, fate_at: dict[int, str], counted: bool
+) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
     content = set(range(len(data["tokens"])))
 
     def diagnose(chosen: set[int]) -> list[str]:
         return loss_misconceptions(chosen, expected, fate_at, content)
 
-    return grade_position_set(set(given), expected, diagnose, LOSS_RULE)
+    return grade_position_set(set(given), expected, diagnose, LOSS_RULE, counted)
 
 
 def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:

@@ -144,8 +144,9 @@ class PrefixLabels(Exercise):
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
             return Parsed(parsing.positions(text, None, n=len(data["inputs"])))
-        found = parsing.labels(text, len(data["inputs"]))
-        whole = None if found is not None else _whole_sequence_row(text, len(data["tokens"]))
+        # a row of every input position is read where it labels the sequence: the next tokens, or the inputs
+        found = parsing.labels(text, len(data["inputs"]), (tuple(data["tokens"][1:]), tuple(data["inputs"])))
+        whole = None if found is not None else _whole_sequence_row(text, data["tokens"])
         if whole is not None:
             return Parsed(whole, note=LOSS_SIDE_NOTE)
         return Parsed(
@@ -188,13 +189,13 @@ LOSS_SIDE_NOTE = L(
 )
 
 
-def _whole_sequence_row(text: str, length: int) -> dict[int, str] | None:
-    """A label row with one entry per token of the whole sequence (``length`` entries: the
+def _whole_sequence_row(text: str, tokens: list[str]) -> dict[int, str] | None:
+    """A label row with one entry per token of the whole sequence ``tokens`` (the
     loss-side layout, or the labels of every token), as the input positions' labels: entry
     t+1 is what input position t predicts (entry 0 predicts nothing)."""
-    row = parsing.label_row(text, length)
+    row = parsing.label_row(text, len(tokens))
     if row is None:
-        row = parsing.full_row(text, length)
+        row = parsing.full_row(text, len(tokens), (tuple(tokens),))
     return None if row is None else {i - 1: token for i, token in row.items() if i > 0}
 
 

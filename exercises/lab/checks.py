@@ -27,6 +27,7 @@ from engine import masks as engine_masks
 from engine import mlm as engine_mlm
 from engine import spans as engine_spans
 from engine import textbook as engine_textbook
+from engine.settings import MASK_RATE
 from exercises.lab import stats
 from exercises.lab.sandbox import Generator, LearnerError, LoadFailed, Sandbox, SandboxStopped
 from exercises.lab.tasks import BY_ID, Task
@@ -917,7 +918,7 @@ def judge_mlm(
 
 
 def _probabilities():
-    return st.one_of(st.sampled_from([0.0, 1.0, 0.15, 0.5]), st.floats(0.0, 1.0))
+    return st.one_of(st.sampled_from([0.0, 1.0, MASK_RATE, 0.5]), st.floats(0.0, 1.0))
 
 
 def _seeds():
@@ -1084,10 +1085,10 @@ class BertMask(Checker):
             self,
             box,
             result,
-            (ids, specials, mask_id, vocab, 0.15, Generator(12345)),
+            (ids, specials, mask_id, vocab, MASK_RATE, Generator(12345)),
             ids,
             eligible,
-            0.15,
+            MASK_RATE,
             mask_id,
             vocab - 5,
         )
@@ -1315,10 +1316,10 @@ class WholeWordMask(Checker):
             first_pieces[i] = w >= 0 and w != previous
             previous = w
         eligible = words >= 0
-        args = (ids, words, self.SPECIAL_IDS, self.MASK, 30000, 0.15, Generator(12345))
+        args = (ids, words, self.SPECIAL_IDS, self.MASK, 30000, MASK_RATE, Generator(12345))
         result.exact = None
         return mlm_statistics(
-            self, box, result, args, ids, eligible, 0.15, self.MASK, 30000 - 5, units=first_pieces
+            self, box, result, args, ids, eligible, MASK_RATE, self.MASK, 30000 - 5, units=first_pieces
         )
 
 

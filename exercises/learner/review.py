@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from exercises.grading.model import full_marks
 from exercises.learner.store import PREDICTION, Attempt
 
 DAY = 86_400.0
@@ -128,7 +129,7 @@ def mastered(attempts: Iterable[Attempt], variants: int = MASTERY_VARIANTS) -> s
     for attempt in exercise_attempts(attempts):
         if attempt.graded and attempt.correct and attempt.hints_used == 0:
             seeds.setdefault(attempt.exercise, set()).add(question_of(attempt.exercise, attempt.seed))
-        if not attempt.graded and attempt.score == 1.0:
+        if not attempt.graded and full_marks(attempt.score):
             done.add(attempt.exercise)
     return done | {exercise for exercise, found in seeds.items() if len(found) >= variants}
 

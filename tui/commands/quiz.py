@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from exercises.grading.model import full_marks
 from exercises.text import cannot, pick
 from tui.errors import UsageError
 from tui.i18n import MESSAGES, t
@@ -314,7 +315,7 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
             cells = [
                 Text(
                     points_text(q.points),
-                    style="green" if q.score >= 1 else "red" if q.score == 0 else "yellow",
+                    style="green" if full_marks(q.score) else "red" if q.score == 0 else "yellow",
                 )
                 for q in grade.questions
             ]

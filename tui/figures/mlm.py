@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from engine.settings import MASK_RATE
 from exercises.items.banks import LESSON_SENTENCE
 from tui.figures.base import Figure
 from tui.i18n import t
@@ -32,7 +33,7 @@ class MlmFigure(Figure):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.p = 0.15
+        self.p = MASK_RATE
         self.seed = 0
         self.batch_index = 0
         self.wrapped = False

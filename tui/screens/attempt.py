@@ -72,10 +72,10 @@ def attempt_text(attempt, lang: str) -> Text:
     out.append("\n" + t("attempt-feedback", lang) + "\n", style="bold underline")
     result = exercise.grade(variant, attempt.answer)
     if result.graded:
-        mark = "✓" if result.correct else "✗" if result.valid else "?"
+        mark = result.mark
         out.append(f"  {mark} " + t("attempt-score", lang, score=f"{result.score:.0%}") + "\n", style="bold")
         for name, part in result.parts.items():
-            glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
+            glyph = part.mark
             out.append(f"  {glyph} {labels.get(name, name)}: ", style="bold")
             out.append(pick(part.feedback, lang) + "\n")
     else:

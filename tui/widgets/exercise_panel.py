@@ -353,10 +353,10 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         out = Text()
         if result.graded:
             style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
-            mark = "✓" if result.correct else "✗" if result.valid else "?"
+            mark = result.mark
             out.append(f"{mark} {t('score', lang)} {result.score:.0%}\n", style=style)
             for name, part in result.parts.items():
-                glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
+                glyph = part.mark
                 out.append(f"{glyph} {labels.get(name, name)}: ", style="bold")
                 out.append(pick(part.feedback, lang) + "\n")
             for code in result.diagnoses:

@@ -141,6 +141,7 @@ LABELS = [
     ("所有位置", 4, None),
     ("[[0, 1], [0, 0]]", 4, None),  # a matrix pasted in the wrong box
     ("0:，A,，2:，C", 4, None),
+    ("-101 B C D", 4, None),  # a slip of -100 is no label on position 0
 ]
 
 # parsing.matrix(text, 4): the causal mask, written or pasted as the lessons' code prints it.

@@ -523,12 +523,13 @@ def full_row(text: str, length: int, like: Sequence[Sequence[str]] = ()) -> dict
     sequence: at least half its entries are the token that one of the ``like`` rows (the
     sequence, the model's inputs) holds at that place. Any other ``length`` pieces ("答案是 B"
     on four tokens, a pasted matrix, "0:，A,，2:，C") are no row of labels and read as nothing.
-    Numbers alone are positions, not labels."""
+    A number is never a label: "1 2 3 4" are positions, and "-101 -101 labels from" is a
+    slip of -100 (unreadable), not a label on the prefix."""
     rows = [[_row_key(token) for token in row] for row in like if len(row) == length]
     if not rows:
         return None
     for candidate in list_candidates(list_text(text)):
-        if len(candidate) != length or all(re.fullmatch(r"-?\d+", token) for token in candidate):
+        if len(candidate) != length or any(re.fullmatch(r"-?\d+", token) for token in candidate):
             continue
         keys = [_row_key(token) for token in candidate]
         if any(2 * sum(map(str.__eq__, keys, row)) >= length for row in rows):

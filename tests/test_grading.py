@@ -1659,3 +1659,18 @@ def test_no_loss_position_at_all_shows_no_idea_about_the_fates():
                     exercise_id,
                     seed,
                 )
+
+
+@pytest.mark.parametrize(
+    ("seed", "labels"),
+    [
+        (38, "-100 learn patterns from large text corpora 1"),  # the right row, a stray "1" after it
+        (0, "-100 -100 -100 -100 -100 -100 guten Morgen 1"),
+    ],
+)
+def test_prefix_lm_labels_a_stray_entry_is_no_layout(seed, labels):
+    """The fingerprint found these read as the loss-side layout (shifted by one), one of them
+    named prefix-loss-everywhere: a row whose labels are not the sequence's tokens at their
+    places is unreadable."""
+    result = _answer_with("prefix-lm-labels", seed, labels=labels)
+    assert not result.parts["labels"].valid and result.diagnoses == []

@@ -192,8 +192,12 @@ LOSS_SIDE_NOTE = L(
 def _whole_sequence_row(text: str, tokens: list[str]) -> dict[int, str] | None:
     """A label row with one entry per token of the whole sequence ``tokens`` (the
     loss-side layout, or the labels of every token), as the input positions' labels: entry
-    t+1 is what input position t predicts (entry 0 predicts nothing)."""
+    t+1 is what input position t predicts (entry 0 predicts nothing). Read so only where
+    the row holds the sequence's own tokens (loss-side labels are input_ids): the right row
+    with a stray entry after it ("-100 b c 1") is unreadable, never a layout."""
     row = parsing.label_row(text, len(tokens))
+    if row is not None and 2 * sum(same_token(token, tokens[i]) for i, token in row.items()) < len(row):
+        row = None  # its labels are not the sequence's tokens at their places: no layout of this sequence
     if row is None:
         row = parsing.full_row(text, len(tokens), (tuple(tokens),))
     return None if row is None else {i - 1: token for i, token in row.items() if i > 0}

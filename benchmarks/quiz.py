@@ -1,17 +1,20 @@
 """Grading a class: 500 submissions × 10 questions, every variant regenerated
 from (salt, student, question) once per student and every answer graded again,
 then the gradebook and the report written, as ``objectives-tutor quiz grade``
-does. Target: under 2 s wall on a 2-core machine, idle and while it is busy.
+does.
 
-Measured in one run, each several times, idle and then with one CPU-bound
-process per core competing (started and stopped here), so the ratios mean
-something on a shared machine:
-- grading in a process that has loaded the engine (``grade_class``), the fast
-  path (memo, forked workers) against the plain one (one process, no memo);
-- the whole command in a fresh process (interpreter, torch import, grading);
+Measured in one run, each several times, alternating, idle and then with one
+CPU-bound process per core competing (started and stopped here), so the ratios
+mean something on a shared machine:
+- grading in a process that has loaded the engine (``grade_class``): in this
+  process (what `quiz grade` does for text answers) against forked workers
+  (what it does for code-lab files), to show what workers would buy text answers;
+- the whole command in a fresh process (interpreter, torch import, grading), and
+  with ``--against DIR`` the same command from another checkout (say, one before a
+  change), alternating with this one: the figure a teacher feels;
 - ``import torch`` alone, the floor of the whole command.
 
-    .venv/bin/python benchmarks/quiz.py [--students 500] [--runs 3] [--workers N]
+    .venv/bin/python benchmarks/quiz.py [--students 500] [--runs 3] [--workers N] [--against DIR]
 """
 
 from __future__ import annotations
@@ -126,7 +129,7 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def grade_once(folder: pathlib.Path, workers: int | None, fast: bool = True) -> tuple[float, float, str]:
+def grade_once(folder: pathlib.Path, workers: int) -> tuple[float, float, str]:
     """One grading of the folder, engine loaded, caches empty: (wall s, CPU s, gradebook)."""
     from exercises.classroom.grading import grade_class
     from exercises.classroom.report import gradebook_csv, report_markdown
@@ -134,7 +137,7 @@ def grade_once(folder: pathlib.Path, workers: int | None, fast: bool = True) -> 
     quiz = _quiz()
     forget_variants()
     start_wall, start_cpu = time.perf_counter(), _cpu()
-    result = grade_class(quiz, sorted(folder.glob("*.json")), now=2e9, workers=workers, fast=fast)
+    result = grade_class(quiz, sorted(folder.glob("*.json")), now=2e9, workers=workers)
     gradebook = gradebook_csv(quiz, result.grades)
     (folder.parent / "grades.csv").write_text(gradebook, encoding="utf-8")
     (folder.parent / "report.md").write_text(report_markdown(quiz, result), encoding="utf-8")
@@ -143,7 +146,7 @@ def grade_once(folder: pathlib.Path, workers: int | None, fast: bool = True) -> 
     return time.perf_counter() - start_wall, _cpu() - start_cpu, gradebook
 
 
-def command_once(folder: pathlib.Path) -> float:
+def command_once(folder: pathlib.Path, checkout: pathlib.Path = ROOT) -> float:
     """``objectives-tutor quiz grade`` in a fresh process: wall seconds. Python may cache the
     project's compiled modules, as on a teacher's machine (pip compiles an installed package;
     an editable one caches on first run): a sandbox that sets PYTHONDONTWRITEBYTECODE would
@@ -156,11 +159,19 @@ def command_once(folder: pathlib.Path) -> float:
     argv += ["--csv", str(folder.parent / "cmd.csv"), "--report", str(folder.parent / "cmd.md")]
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
+    done = subprocess.run(argv, cwd=checkout, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"quiz grade failed ({done.returncode}): {done.stderr[-500:]}")
     return wall
+
+
+def imports_from(checkout: pathlib.Path) -> str:
+    """Where `python -m tui.cli` run in ``checkout`` takes the project from (it must be there)."""
+    probe = "import exercises, pathlib; print(pathlib.Path(exercises.__file__).resolve().parent.parent)"
+    return subprocess.run(
+        [sys.executable, "-c", probe], cwd=checkout, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def import_torch_once() -> float:
@@ -177,14 +188,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=500)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--workers", type=int, help="grading processes (default: the cores, at most 4)")
+    parser.add_argument(
+        "--workers", type=int, default=min(os.cpu_count() or 1, 4), help="forked workers to try"
+    )
+    parser.add_argument(
+        "--against", type=pathlib.Path, help="another checkout whose `quiz grade` to time too"
+    )
     args = parser.parse_args(argv)
     if args.students < 1 or args.runs < 1:
         parser.error("--students and --runs must be at least 1")
-    from exercises.classroom.grading import _default_workers, _warm
+    if args.against is not None and imports_from(args.against) != str(args.against.resolve()):
+        parser.error(f"python run in {args.against} does not import the project from there")
+    from exercises.classroom.schedule import _load_before_forking
 
-    _warm(_quiz())  # torch and the engine, loaded as `quiz grade` has them before grading
+    _load_before_forking(_quiz())  # torch and the engine, loaded as `quiz grade` has them by now
 
+    commands = {"command": ROOT} | ({"against": args.against} if args.against else {})
     with tempfile.TemporaryDirectory() as name:
         folder = pathlib.Path(name) / "submissions"
         folder.mkdir()
@@ -193,21 +212,24 @@ def main(argv: list[str] | None = None) -> int:
         )
         maker.start()
         maker.join()
-        command_once(folder)  # compiles and caches the project's modules, as a first run does
+        for checkout in commands.values():
+            command_once(folder, checkout)  # compiles and caches the modules, as a first run does
         load = os.getloadavg()[0]
         rows: dict[str, list[tuple[float, float]]] = {}
         books = set()
-        chosen: dict[str, list[int]] = {}
-        for condition in ("idle", "busy"):
+        conditions = ("idle",) if args.as_is else ("idle", "busy")
+        for condition in conditions:
             with Busy() if condition == "busy" else _Nothing():
-                for _ in range(args.runs):  # alternating, so drifting load hits both alike
-                    for path in ("fast", "plain"):
-                        if path == "fast":
-                            chosen.setdefault(condition, []).append(args.workers or _default_workers(False))
-                        wall, cpu, book = grade_once(folder, args.workers, fast=path == "fast")
+                for run in range(args.runs):  # alternating, so drifting load hits every path alike
+                    paths = [("here", 1), ("workers", args.workers)]
+                    for path, workers in paths if run % 2 == 0 else paths[::-1]:
+                        wall, cpu, book = grade_once(folder, workers)
                         rows.setdefault(f"{condition} {path}", []).append((wall, cpu))
                         books.add(book)
-                    rows.setdefault(f"{condition} command", []).append((command_once(folder), 0.0))
+                    for label, checkout in commands.items() if run % 2 == 0 else list(commands.items())[::-1]:
+                        rows.setdefault(f"{condition} {label}", []).append(
+                            (command_once(folder, checkout), 0.0)
+                        )
                     rows.setdefault(f"{condition} torch", []).append((import_torch_once(), 0.0))
         load_after = os.getloadavg()[0]
     answers = args.students * len(EXERCISES)
@@ -215,38 +237,29 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cores: {os.cpu_count()}, load average (1 min) before {load:.2f}, after {load_after:.2f}")
     print(f"gradebooks identical across every run and path: {len(books) == 1}")
     label = {
-        "fast": "grading, engine loaded, fast path",
-        "plain": "grading, engine loaded, plain path",
+        "here": "grading, engine loaded, this process",
+        "workers": f"grading, engine loaded, {args.workers} workers",
         "command": "`quiz grade` in a fresh process",
+        "against": f"`quiz grade` from {args.against}",
         "torch": "`import torch` alone",
     }
     medians = {}
-    for condition in ("idle", "busy"):
-        print(f"{condition}: fast path's workers per run (free cores then): {chosen[condition]}")
-    for condition in ("idle", "busy"):
+    for condition in conditions:
         print(
             f"{condition}{' (yes >/dev/null once per core, in a session of its own)' if condition == 'busy' else ''}:"
         )
-        for path in ("fast", "plain", "command", "torch"):
+        for path in ("here", "workers", *commands, "torch"):
             values = rows[f"{condition} {path}"]
             walls = [wall for wall, _ in values]
             medians[condition, path] = statistics.median(walls)
             cpu = f", CPU {statistics.median(c for _, c in values):.2f} s" if values[0][1] else ""
-            print(f"  {label[path]:38s} {_spread(walls)}{cpu}")
-    for condition in ("idle", "busy"):
-        print(
-            f"{condition}: plain / fast {medians[condition, 'plain'] / medians[condition, 'fast']:.2f}×, "
-            f"command / fast {medians[condition, 'command'] / medians[condition, 'fast']:.2f}×"
-        )
-    print(
-        "busy / idle: fast {:.2f}×, command {:.2f}×".format(
-            medians["busy", "fast"] / medians["idle", "fast"],
-            medians["busy", "command"] / medians["idle", "command"],
-        )
-    )
-    for path in ("fast", "command"):
-        worst = max(medians["idle", path], medians["busy", path])
-        print(f"target under 2 s wall idle and busy, {label[path]}: {'PASS' if worst < 2 else 'MISS'}")
+            print(f"  {label[path]:42s} {_spread(walls)}{cpu}")
+    for condition in conditions:
+        saved = medians[condition, "here"] - medians[condition, "workers"]
+        line = f"{condition}: workers save {saved:+.2f} s of a {medians[condition, 'command']:.2f} s command"
+        if args.against:
+            line += f"; this checkout's command - the other's: {medians[condition, 'command'] - medians[condition, 'against']:+.2f} s"
+        print(line)
     return 0 if len(books) == 1 else 1
 
 

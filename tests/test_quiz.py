@@ -1052,7 +1052,8 @@ def _speed_class(folder: Path, size: int) -> list[Path]:
 
 
 def test_worker_processes_grade_exactly_as_this_process(tmp_path):
-    """Chunked forked workers change the time, never a grade: 300 students."""
+    """Chunked forked workers (what a lab quiz gets) change the time, never a grade: 300
+    students of a text quiz, forced onto two workers, against this process."""
     paths = _speed_class(tmp_path, 300)
     here = grade_class(SPEED_QUIZ, paths, now=NOW, workers=1)
     spread = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2)
@@ -1060,6 +1061,36 @@ def test_worker_processes_grade_exactly_as_this_process(tmp_path):
     assert gradebook_csv(SPEED_QUIZ, spread.grades) == gradebook_csv(SPEED_QUIZ, here.grades)
     assert report_markdown(SPEED_QUIZ, spread, "zh", True) == report_markdown(SPEED_QUIZ, here, "zh", True)
     assert spread.grades == here.grades  # feedback and diagnoses too, not only what the CSV shows
+
+
+def test_only_lab_quizzes_are_spread_over_the_cores(monkeypatch):
+    """Text answers are graded here (workers saved no time a teacher feels: docs/
+    architecture.md); lab files run seconds each in the sandbox: every core, at most 4."""
+    import exercises.classroom.schedule as schedule
+
+    for cores, expected in (({0}, 1), ({0, 1}, 2), (set(range(16)), 4)):
+        monkeypatch.setattr(schedule.os, "sched_getaffinity", lambda _pid, cores=cores: cores)
+        assert schedule.default_workers(SPEED_QUIZ) == 1
+        lab_quiz = replace(SPEED_QUIZ, exercises=("lab:causal_mask", "clm-shift"))
+        assert schedule.default_workers(lab_quiz) == expected
+
+
+def test_grading_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    """Grading once froze, disabled and unfroze the collector around itself: the unfreeze
+    undid the warm class server's gc.freeze (its pages shared copy-on-write by every
+    session). A frozen heap stays frozen, an enabled collector enabled."""
+    import gc
+
+    paths = _speed_class(tmp_path, 8)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0 and gc.isenabled()
+        result = grade_class(SPEED_QUIZ, paths, now=NOW)
+        assert len(result.graded) == 6
+        assert gc.get_freeze_count() >= frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
 
 
 def test_shared_results_are_placed_at_each_students_own_question(tmp_path):
@@ -1076,23 +1107,9 @@ def test_shared_results_are_placed_at_each_students_own_question(tmp_path):
         by_key.setdefault(key(questions_for(quiz, student)[0].seed), []).append(student)
     twins = next(group for group in by_key.values() if len(group) >= 2)[:2]
     subs = [parse_submission(payload(quiz, s, right(quiz, s))) for s in twins]
-    grades = grade_all(quiz, subs, workers=1)
+    grades = grade_all(quiz, subs)
     assert [g.questions[0].seed for g in grades] == [questions_for(quiz, s)[0].seed for s in twins]
     assert [g.questions[0].points for g in grades] == [3.0, 3.0]
-
-
-def test_only_lab_quizzes_are_spread_over_the_cores(monkeypatch):
-    """Text answers are graded here (the workers saved tenths of a second of a command that
-    takes seconds: docs/architecture.md); lab files wait on sandboxes: every core, at most 4."""
-    import exercises.classroom.schedule as schedule
-
-    for cores, expected in (({0}, 1), ({0, 1}, 2), (set(range(16)), 4)):
-        monkeypatch.setattr(schedule.os, "sched_getaffinity", lambda _pid, cores=cores: cores)
-        assert schedule.default_workers(SPEED_QUIZ) == 1
-        assert (
-            schedule.default_workers(replace(SPEED_QUIZ, exercises=("lab:causal_mask", "clm-shift")))
-            == expected
-        )
 
 
 @settings(max_examples=40, deadline=None)
@@ -1358,37 +1375,33 @@ def test_a_lab_file_in_a_submission_is_capped_at_its_own_limit(tmp_path):
 
 
 _PARENT = os.getpid()
-
-
-_REAL_GRADE_MANY = __import__("exercises.classroom.grading", fromlist=["grade_many"]).grade_many
+_GRADE_HERE = __import__("exercises.classroom.grading", fromlist=["grade_here"]).grade_here
 
 
 def _dies_in_a_worker(quiz, submissions):
-    """grade_many, except in a forked worker, which it kills at once."""
+    """grade_here, except in a forked worker, which it kills at once."""
     if os.getpid() != _PARENT:
         os._exit(9)
-    return _REAL_GRADE_MANY(quiz, submissions)
+    return _GRADE_HERE(quiz, submissions)
 
 
 def test_a_grading_worker_that_dies_costs_time_not_grades(tmp_path, monkeypatch):
     """A worker killed mid-run (out of memory, say): its students are graded in this process."""
     import exercises.classroom.grading as grading
 
-    paths = _speed_class(tmp_path, 70)
-    paths = [p for p in paths if p.name != "forged.json"]  # every file gradable: no error to carry
+    paths = [p for p in _speed_class(tmp_path, 20) if p.name != "forged.json"]  # all gradable
     expected = gradebook_csv(SPEED_QUIZ, grade_class(SPEED_QUIZ, paths, now=NOW, workers=1).grades)
-    monkeypatch.setattr(grading, "grade_many", _dies_in_a_worker)
+    monkeypatch.setattr(grading, "grade_here", _dies_in_a_worker)
     result = grade_class(SPEED_QUIZ, paths, now=NOW, workers=2)
     assert gradebook_csv(SPEED_QUIZ, result.grades) == expected
 
 
 def test_chunks_a_broken_pool_refuses_are_graded_here(tmp_path, monkeypatch):
-    """Once a worker has died the pool refuses new chunks (it raised out of grading while the
-    later files were still being read); those chunks are graded in this process too."""
+    """Once a worker has died the pool refuses new chunks; those are graded here too."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    paths = [p for p in _speed_class(tmp_path, 70) if p.name != "forged.json"]
+    paths = [p for p in _speed_class(tmp_path, 20) if p.name != "forged.json"]
     expected = gradebook_csv(SPEED_QUIZ, grade_class(SPEED_QUIZ, paths, now=NOW, workers=1).grades)
     submitted = []
     real_submit = ProcessPoolExecutor.submit
@@ -1811,3 +1824,19 @@ def test_the_report_and_the_terminal_show_the_distributions_in_both_languages(tm
             ]
             line = next(line for line in bars if line.startswith(f"q{index + 1} "))
             assert [int(n) for n in line.split("│")[-1].split()] == expected, line
+
+
+def test_a_touched_release_file_or_a_broken_autosave_is_skipped_not_rejected(tmp_path):
+    """Neither is a submission, readable or not: the teacher's exit status stays 0."""
+    quiz, quiz_file = _after_release_quiz(tmp_path)
+    from exercises.classroom.release import release_stem
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / release_stem(quiz)).touch()
+    write(inbox, f"{file_stem('ann')}.{quiz.id}.autosave.json", "{broken")
+    write(inbox, "ann.json", payload(quiz, "ann", {}))
+    result = grade_class(quiz, sorted(inbox.iterdir()), now=NOW)
+    assert result.rejected == [] and len(result.skipped) == 2
+    assert [(g.student, g.status) for g in result.grades] == [("ann", "submitted")]
+    assert main(["quiz", "grade", str(quiz_file), str(inbox)]) == 0

@@ -9,7 +9,7 @@ makes its student ``rejected`` (never "did not submit": the teacher looks at it)
 Time: submissions are flagged (late, outside the window, implausible clock, an
 edited handout), never silently dropped.
 
-Where grading runs (this process, or worker processes for code-lab files) is
+Where grading runs (the calling process; the cores, for code-lab files) is
 exercises/classroom/schedule.py's business; this module holds the rules."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from exercises.classroom.quiz import (
     questions_for,
     variant_fingerprint,
 )
-from exercises.classroom.schedule import Grader
+from exercises.classroom.schedule import spread
 from exercises.classroom.submission import (
     Answer,
     Submission,
@@ -320,8 +320,16 @@ class ClassResult:
         return [grade for grade in self.grades if grade.graded]
 
 
-def grade_many(quiz: Quiz, submissions: Sequence[Submission]) -> list[StudentGrade | SubmissionError]:
-    """Each submission's grade, or why it cannot be graded, in order (one memo for them)."""
+def grade_all(
+    quiz: Quiz, submissions: Sequence[Submission], workers: int | None = None
+) -> list[StudentGrade | SubmissionError]:
+    """Each submission's grade, or why it cannot be graded, in order: here, or for a quiz
+    with code-lab files on the machine's cores (schedule.py)."""
+    return spread(grade_here, quiz, submissions, workers)
+
+
+def grade_here(quiz: Quiz, submissions: Sequence[Submission]) -> list[StudentGrade | SubmissionError]:
+    """grade_all in this process (one memo for them all)."""
     memo: dict = {}
     out: list[StudentGrade | SubmissionError] = []
     for submission in submissions:
@@ -330,17 +338,6 @@ def grade_many(quiz: Quiz, submissions: Sequence[Submission]) -> list[StudentGra
         except SubmissionError as error:
             out.append(error)
     return out
-
-
-def grade_all(
-    quiz: Quiz, submissions: Sequence[Submission], workers: int | None = None
-) -> list[StudentGrade | SubmissionError]:
-    """Grade every submission, in order: in this process, or spread over worker processes
-    when the quiz has code-lab files (see schedule.py for when and why)."""
-    grader = Grader(grade_many, quiz, workers, len(submissions))
-    for submission in submissions:
-        grader.add(submission)
-    return grader.results()
 
 
 def grade_class(
@@ -352,16 +349,15 @@ def grade_class(
     workers: int | None = None,
 ) -> ClassResult:
     """Read, check, and grade every file; see the module's docstring for the rules."""
-    paths = list(paths)
 
-    def received():  # read lazily: grading starts while later files are still being read
+    def received():
         for path in paths:
             try:
                 yield str(path), read_json(Path(path))
             except SubmissionError as error:
                 yield str(path), error
 
-    return grade_payloads(quiz, received(), roster, grace_minutes, now, workers, len(paths))
+    return grade_payloads(quiz, received(), roster, grace_minutes, now, workers)
 
 
 def grade_payloads(
@@ -371,18 +367,15 @@ def grade_payloads(
     grace_minutes: float = 1.0,
     now: float | None = None,
     workers: int | None = None,
-    expected: int | None = None,
 ) -> ClassResult:
     """Grade submissions already in memory: (where it came from, the decoded JSON) pairs,
     e.g. rows of a class database; a SubmissionError in place of the JSON is a file that
     could not be read. The same checks as files get (shape, quiz, roster, signature,
     conflicts, times); ``where`` names the submission in the report.
 
-    Each student's first valid submission is sent to grading at once; a later different
-    one makes a conflict, and the grade already made for that student is dropped."""
+    Each student's first valid submission is graded; a later different one makes a
+    conflict, and that student's grade is dropped."""
     result = ClassResult()
-    if expected is None and isinstance(received, Sequence):
-        expected = len(received)
     by_id = {student.id: student for student in roster} if roster is not None else None
     stems = {file_stem(student.id): student.id for student in roster or ()}
     claims: dict[str, list[tuple[str, Submission]]] = {}
@@ -393,23 +386,21 @@ def grade_payloads(
         if student is not None:
             refused.setdefault(student, []).append((where, error))
 
-    grader = Grader(grade_many, quiz, workers, expected)
     for where, payload in received:
+        if _not_a_submission(where, payload):  # even unreadable: a touched release file is no rejection
+            result.skipped.append(where)
+            continue
         if isinstance(payload, SubmissionError):
             reject(where, payload, _claimant(where, None, by_id, stems))
             continue
         try:
-            submission = _claim(quiz, where, payload, by_id, result)
+            submission = _claim(quiz, where, payload, by_id)
         except SubmissionError as error:
             reject(where, error, _claimant(where, payload, by_id, stems))
             continue
-        if submission is None:
-            continue
         claims.setdefault(submission.student, []).append((where, submission))
-        if len(claims[submission.student]) == 1:
-            grader.add(submission)
     first = [found[0][1] for found in claims.values()]
-    outcomes = dict(zip((s.student for s in first), grader.results(), strict=True))
+    outcomes = dict(zip((s.student for s in first), grade_all(quiz, first, workers), strict=True))
     conflicted: dict[str, tuple[str, ...]] = {}
     for student, found in claims.items():
         if len(found) > 1 and len({signed_bytes(submission.payload) for _, submission in found}) > 1:
@@ -463,14 +454,14 @@ def _claimant(
     return stems.get(Path(where).name.split(".", 1)[0])
 
 
-def _claim(
-    quiz: Quiz, where: str, payload: object, by_id: dict[str, Student] | None, result: ClassResult
-) -> Submission | None:
-    """The submission in ``payload``, checked (shape, quiz, roster, signature); None for
-    an autosave or a release file (noted as skipped). SubmissionError says why not."""
-    if is_autosave(Path(where), payload) or where.endswith(".release.json"):
-        result.skipped.append(where)
-        return None
+def _not_a_submission(where: str, payload: object) -> bool:
+    """An autosave or a release file, by its name (or an autosave by its kind)."""
+    return is_autosave(Path(where), payload) or where.endswith(".release.json")
+
+
+def _claim(quiz: Quiz, where: str, payload: object, by_id: dict[str, Student] | None) -> Submission:
+    """The submission in ``payload``, checked (shape, quiz, roster, signature).
+    SubmissionError says why not."""
     submission = parse_submission(payload)
     if submission.quiz != quiz.id:
         raise _error(

@@ -208,11 +208,12 @@ def _canvas_rows(quiz: Quiz, grades: Sequence[StudentGrade], lang: str) -> list[
 
 def _moodle_rows(quiz: Quiz, grades: Sequence[StudentGrade], lang: str) -> list[list[str]]:
     """Moodle: ID number to identify the user, the points (or "-": no grade), feedback
-    that says the status in words (Moodle shows it to the student), and the status."""
+    that says the status in words (Moodle shows it to the student: the flags, which
+    are the teacher's to weigh, stay in the plain gradebook), and the status."""
     title = csv_cell(f"{quiz.title} ({points_text(quiz.maximum)})")
     rows = [[*MOODLE_COLUMNS, title, "Feedback", "status"]]
     for grade in grades:
-        words = [pick(STATUS[grade.status], lang), *(pick(FLAG_TEXT[flag], lang) for flag in grade.flags)]
+        words = [pick(STATUS[grade.status], lang)]
         if grade.why:
             words.append(pick(grade.why, lang))
         rows.append(

@@ -508,8 +508,12 @@ def test_the_self_check_catches_a_hint_that_states_the_answer(monkeypatch):
     assert hint_states_answer(exercise, variant, {"en": f"It is {answer}.", "zh": f"答案是 {answer}。"})
     assert not hint_states_answer(exercise, variant, exercise.hints(variant)[0])
     concept = get("concept-architecture")
-    right = next(o for o in concept.question(concept.generate(0)).options if o.correct)
-    monkeypatch.setattr(concept, "hint_texts", (right.text,))
+    question = concept.question(concept.generate(0))
+    right = next(o for o in question.options if o.correct)
+    from dataclasses import replace
+
+    told = replace(question, hints=(right.text,))  # each question carries its own hints
+    monkeypatch.setattr(concept, "questions", tuple(told if q is question else q for q in concept.questions))
     assert any("a hint states the answer" in line for line in problems(range(1)))
 
 
@@ -661,7 +665,8 @@ def test_rubric_and_pool_on_the_command_line(capsys):
     assert main(["exercises", "--json"]) in (0, None)
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)["exercises"]}
     assert all(rows[e.id]["pool_size"] >= MIN_POOL for e in CONCEPTS)
-    assert rows["visibility"]["pool_size"] == 203
+    # issue 24: padded bidirectional rows, no trivial causal ones
+    assert rows["visibility"]["pool_size"] == 254
 
 
 def test_wrong_positions_names_twelve_and_counts_them_all():

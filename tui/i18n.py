@@ -53,7 +53,7 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "mask-title-prefix": L(
         "Prefix-LM mask, prefix {prefix} (rows: query, columns: key; 1 = blocked, 0 = may look)",
-        "前缀 LM 掩码，前缀长度 {prefix}（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+        "前缀语言模型掩码，前缀长度 {prefix}（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
     ),
     "columns-block": L("columns {first}-{last}:", "第 {first}-{last} 列："),
     "too-large": L(
@@ -77,7 +77,7 @@ MESSAGES: dict[str, Bilingual] = {
     "span-targets": L("targets:", "目标 ："),
     "prefix-heading": L(
         "Prefix LM, prefix {prefix}: the prefix is read both ways, only the rest is predicted",
-        "前缀 LM，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
+        "前缀语言模型，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
     ),
     "tb-clm-ids": L("input token ids (shape: {shape}):", "输入 token ids（形状：{shape}）："),
     "tb-clm-loss": L("CLM loss: {loss}", "CLM 损失值：{loss}"),
@@ -111,6 +111,7 @@ MESSAGES: dict[str, Bilingual] = {
     "objective": L("objective", "目标"),
     "title": L("title", "标题"),
     "solution": L("Solution (computed by the engine):", "参考答案（由引擎计算）："),
+    "solution-model-answer": L("Model answer (written by the course):", "参考答案（由课程编写）："),
     "score": L("score", "得分"),
     # The app
     "app-title": L("objectives-tutor", "预训练目标导师"),
@@ -247,7 +248,14 @@ MESSAGES: dict[str, Bilingual] = {
         "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
         "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
     ),
-    "fig-prefix-keys": L("[ ] prefix length · type a sentence", "[ ] 调前缀长度 · 可输入自己的句子"),
+    "fig-prefix-keys": L(
+        "[ ] prefix length · r random cut (plain text, as T5) · type a sentence",
+        "[ ] 调前缀长度 · r 随机切分（普通文本，同 T5）· 可输入自己的句子",
+    ),
+    "fig-prefix-random": L(
+        "Cut at random, as T5 pretrains on plain text: the prefix is the first {cut} of {n} tokens (cut drawn from 1 to N−1)",
+        "随机切分，和 T5 在普通文本上预训练时一样：前缀是 {n} 个 token 中的前 {cut} 个（切分点在 1 到 N−1 之间随机抽取）",
+    ),
     "fig-span-keys": L(
         "type a sentence and spans (2:5,7:8), or clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample",
         "输入句子和片段（2:5,7:8），或清空片段改用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样",
@@ -256,12 +264,13 @@ MESSAGES: dict[str, Bilingual] = {
         "type your own sentence: all three samples follow", "输入你自己的句子：三种样本同步更新"
     ),
     "fig-spans": L("spans", "片段"),
-    "samples-causal-inputs": L("causal inputs :", "因果 LM 输入："),
-    "samples-causal-labels": L("causal labels :", "因果 LM 标签："),
-    "samples-masked-inputs": L("masked inputs :", "掩码 LM 输入："),
-    "samples-masked-labels": L("masked labels :", "掩码 LM 标签："),
-    "samples-span-inputs": L("span inputs   :", "片段破坏输入："),
-    "samples-span-target": L("span target   :", "片段破坏目标："),
+    # (zh labels padded with ideographic spaces to one width: 18 columns)
+    "samples-causal-inputs": L("causal inputs :", "因果语言建模输入："),
+    "samples-causal-labels": L("causal labels :", "因果语言建模标签："),
+    "samples-masked-inputs": L("masked inputs :", "掩码语言建模输入："),
+    "samples-masked-labels": L("masked labels :", "掩码语言建模标签："),
+    "samples-span-inputs": L("span inputs   :", "片段破坏　　输入："),
+    "samples-span-target": L("span target   :", "片段破坏　　目标："),
     "fig-span-params": L(
         "T5's random spans (the lesson's settings at start): density {density:.2f} · mean span {mean:g} · seed {seed}",
         "T5 的随机片段（初始为本课的设置）：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
@@ -643,8 +652,9 @@ MESSAGES: dict[str, Bilingual] = {
     "key-mean": L("Mean span length − / +", "平均片段长度 − / +"),
     "key-kind-causal": L("Causal mask", "因果掩码"),
     "key-kind-bidirectional": L("Bidirectional mask", "双向掩码"),
-    "key-kind-prefix": L("Prefix-LM mask", "前缀 LM 掩码"),
+    "key-kind-prefix": L("Prefix-LM mask", "前缀语言模型掩码"),
     "key-prefix": L("Prefix length − / +", "前缀长度 − / +"),
+    "key-random-cut": L("Cut the text at random (as T5)", "随机切分文本（同 T5）"),
     "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
     "key-train": L("Train", "训练"),
     "key-cancel": L("Cancel", "取消"),

@@ -94,7 +94,8 @@ def describe(exercise, variant, lang: str, with_solution: bool) -> dict:
         "hints": [pick(hint, lang) for hint in exercise.hints(variant)],
     }
     if with_solution:
-        payload["solution"] = exercise.solve(variant)
+        payload["solution"], computed = exercise.shown_solution(variant, lang)
+        payload["solution_source"] = "engine" if computed else "course"
     return payload
 
 
@@ -145,7 +146,8 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
             console.print(Text(f"  {number}. {hint}"))
     if args.solution:
         console.print()
-        console.print(Text(t("solution", lang), style="bold green"))
+        heading = "solution" if payload["solution_source"] == "engine" else "solution-model-answer"
+        console.print(Text(t(heading, lang), style="bold green"))
         for name, text in payload["solution"].items():
             if "\n" in text:  # a matrix: one row a line, under its name
                 console.print(Text.assemble((name, "bold"), ":"))

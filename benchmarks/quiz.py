@@ -8,7 +8,8 @@ Measured in one run, each several times, alternating, idle and then with one
 CPU-bound process per core competing (started and stopped here; ``--as-is``
 skips that on a machine others already keep busy), so the ratios mean
 something on a shared machine:
-- grading in a process that has loaded the engine (``grade_class``);
+- grading in a process that has loaded the engine (``grade_class``); with ``--lab``,
+  in this process against on the cores (what `quiz grade` does for lab files);
 - the whole command in a fresh process (interpreter, torch import, grading), and
   with ``--against DIR`` the same command from another checkout (say, one before a
   change), alternating with this one: the figure a teacher feels;
@@ -158,15 +159,19 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def grade_once(folder: pathlib.Path, lab: bool) -> tuple[float, float, str]:
+def grade_once(folder: pathlib.Path, lab: bool, workers: int | None = None) -> tuple[float, float, str]:
     """One grading of the folder, engine loaded, caches empty: (wall s, CPU s, gradebook)."""
     from exercises.classroom.grading import grade_class
     from exercises.classroom.report import gradebook_csv, report_markdown
 
     quiz = _quiz(lab)
     forget_variants()
+    if lab:  # each run starts the sandbox's fork server afresh, as a `quiz grade` does
+        from exercises.lab import sandbox
+
+        sandbox.shutdown()
     start_wall, start_cpu = time.perf_counter(), _cpu()
-    result = grade_class(quiz, sorted(folder.glob("*.json")), now=2e9)
+    result = grade_class(quiz, sorted(folder.glob("*.json")), now=2e9, workers=workers)
     gradebook = gradebook_csv(quiz, result.grades)
     (folder.parent / "grades.csv").write_text(gradebook, encoding="utf-8")
     (folder.parent / "report.md").write_text(report_markdown(quiz, result), encoding="utf-8")
@@ -269,9 +274,11 @@ def main(argv: list[str] | None = None) -> int:
         for condition in conditions:
             with Busy() if condition == "busy" else _Nothing():
                 for run in range(args.runs):  # alternating, so drifting load hits every path alike
-                    wall, cpu, book = grade_once(folder, lab)
-                    rows.setdefault(f"{condition} here", []).append((wall, cpu))
-                    books.add(book)
+                    paths = [("here", 1), ("spread", None)] if lab else [("here", None)]
+                    for path, workers in paths if run % 2 == 0 else paths[::-1]:
+                        wall, cpu, book = grade_once(folder, lab, workers)
+                        rows.setdefault(f"{condition} {path}", []).append((wall, cpu))
+                        books.add(book)
                     for label, checkout in commands.items() if run % 2 == 0 else list(commands.items())[::-1]:
                         wall = command_once(folder, checkout, lab)
                         rows.setdefault(f"{condition} {label}", []).append((wall, 0.0))
@@ -285,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gradebooks identical across every run: {len(books) == 1}")
     label = {
         "here": "grading, engine loaded, this process",
+        "spread": "grading, engine loaded, on the cores",
         "command": "`quiz grade` in a fresh process",
         "against": f"`quiz grade` from {args.against}",
         "torch": "`import torch` alone",
@@ -294,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{condition}{' (yes >/dev/null once per core, in a session of its own)' if condition == 'busy' else ''}:"
         )
-        for path in ("here", *commands, "torch"):
+        for path in ("here", *(("spread",) if lab else ()), *commands, "torch"):
             values = rows[f"{condition} {path}"]
             walls = [wall for wall, _ in values]
             medians[condition, path] = statistics.median(walls)

@@ -83,7 +83,7 @@ WORDS = {
         "得分占满分（{maximum:g} 分）的百分比，已评分 {graded} 人：",
     ),
     "per-question": L("Each question at a glance", "各题一览"),
-    "answers": L("Answers", "作答情况"),
+    "answers": L("Answers:", "作答情况："),
     "mean": L(
         "Class mean: {percent:.1f}% ({points:.2f} of {maximum:g} points)",
         "班级平均：{percent:.1f}%（{points:.2f} / {maximum:g} 分）",
@@ -99,7 +99,7 @@ WORDS = {
     ),
     "question": L("Question {n}: {exercise} (worth {points:g})", "第 {n} 题：{exercise}（{points:g} 分）"),
     "no-answer": L("no answer", "未作答"),
-    "options": L("Options picked", "各选项人数"),
+    "options": L("Options picked: ", "各选项人数："),
     "no-misconceptions": L("No misconception seen.", "没有发现误区。"),
     "students": L("students", "学生"),
     "more-names": L("+{n} more (quiz grade --all)", "另有 {n} 人（quiz grade --all）"),
@@ -362,7 +362,7 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
         if answers:
             counts = answer_counts((q.score, q.answered) for _, q in answers)
             sections += [
-                w("answers") + ":",
+                w("answers"),
                 "",
                 "```text",
                 *bar_lines(answer_bins(counts, lang), 40),
@@ -374,9 +374,7 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
         if exercise is not None and exercise.kind == "choice":
             picked = Counter(q.choice or "–" for _, q in answers)
             letters = sorted(k for k in picked if k != "–") + (["–"] if "–" in picked else [])
-            sections.append(
-                w("options") + ": " + " · ".join(f"{markdown(k, 3)} {picked[k]}" for k in letters)
-            )
+            sections.append(w("options") + " · ".join(f"{markdown(k, 3)} {picked[k]}" for k in letters))
             sections.append("")
         who: dict[str, list[str]] = {}
         for grade, question in answers:

@@ -14,6 +14,7 @@ The shape, in one place:
   ``exams``, ``questions``, ``live_sessions``, ``recent_misconceptions``, ``progress``;
   grading: ``grading.grade_from_store`` (the file grading's ClassResult)."""
 
+from exercises.classdb.learner import ClassLearnerStore
 from exercises.classdb.model import (
     GRACE_SECONDS,
     RATE_LIMIT_FAILURES,
@@ -30,7 +31,8 @@ from exercises.classdb.model import (
     Student,
     answer_key,
 )
-from exercises.classdb.store import ClassLearnerStore, ClassStore, StudentSession, open_class_store
+from exercises.classdb.store import ClassStore, open_class_store
+from exercises.classdb.student import StudentSession
 
 __all__ = [
     "GRACE_SECONDS",

@@ -94,29 +94,3 @@ def run_class_dashboard(args: argparse.Namespace, lang: str) -> int:
     finally:
         store.close()
     return 0
-
-
-def open_quiz_file(store, path: Path, now: float):
-    """Open a quiz file for the class (the dashboard's action), every student's questions
-    rendered first, as ``class quiz open`` does: the engine runs here, not in the exams."""
-    from exercises.classdb.render import render_questions
-    from exercises.classroom.quiz import loads
-
-    text = path.read_bytes().decode("utf-8-sig")
-    quiz = loads(text)
-    if store.current_quiz() is not None:
-        store.open_quiz(text, now)  # raises the one-line "close the open quiz first"
-    students = [student.id for student in store.students() if student.role == "student"]
-    return store.open_quiz(text, now, "", render_questions(quiz, students))
-
-
-def export_gradebook(store, class_dir: Path, quiz) -> Path:
-    """Grade the quiz's exams from the database (``quiz grade --class``'s grading) and
-    write its gradebook CSV into the class directory."""
-    from exercises.classdb.grading import grade_from_store
-    from exercises.classroom.report import gradebook_csv
-
-    graded_quiz, result = grade_from_store(store, quiz.quiz_id)
-    path = Path(class_dir) / f"gradebook-quiz{quiz.quiz_id}.csv"
-    path.write_text(gradebook_csv(graded_quiz, result.grades), encoding="utf-8")
-    return path

@@ -174,6 +174,7 @@ class Student:
         self.socket = None
         self.screen = ""
         self.reader = None
+        self.renewed = 0  # tokens renewed as the exam started
 
     async def sign_in(self) -> str:
         async with self.http.post(
@@ -209,6 +210,18 @@ class Student:
         async for message in socket:
             if message.type == WSMsgType.BINARY:
                 self.screen += ANSI.sub("", decoder.decode(message.data))
+            elif message.type == WSMsgType.TEXT and message.data.startswith('["class-renew"'):
+                await self._renew(json.loads(message.data)[1])
+
+    async def _renew(self, code: str) -> None:
+        """What the page does when its exam starts: trade the one-time code for the
+        session's new token (the old one opens nothing from then on)."""
+        async with self.http.post(
+            f"{self.base}/renew", data={"code": code}, headers=self.cookie()
+        ) as response:
+            assert response.status == 200, await response.text()
+            self.token = response.cookies["objectives_tutor_session"].value
+            self.renewed += 1
 
     async def type(self, *keys: str) -> None:
         for key in keys:
@@ -282,6 +295,8 @@ async def test_one_class_on_two_hosts_behind_nginx(postgres_url, tmp_path):
                 await until(lambda: "Question 1 of 2" in s1.screen, 120, "s1's exam on the first host")
                 assert sessions_on(servers[upstream[first_host]]) == 1  # the app runs where the cookie goes
                 assert sum(sessions_on(server) for server in servers.values()) == 1
+                await until(lambda: s1.renewed, 30, "a new token as the exam started")
+                assert s1.token != first_token
                 await s1.type("13.579")
                 await until(lambda: "13.579" in exam_of("s1").answers.values(), 60, "s1's first answer saved")
 
@@ -295,7 +310,7 @@ async def test_one_class_on_two_hosts_behind_nginx(postgres_url, tmp_path):
                     await second.sign_in()
                     assert (await second.host(previous))[1] is False  # the older session is over
                     with pytest.raises(SessionEnded):
-                        store.session(previous)
+                        store.session(previous, time.time())
                     second_host, is_app = await second.host()
                     if second_host != first_host:
                         break

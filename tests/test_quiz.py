@@ -1731,7 +1731,7 @@ def test_server_exams_are_submitted_taken_at_close_extended_or_rejected(tmp_path
         sessions = {}
         for student, pin in (("s1", PINS["s1"]), ("s2", PINS["s2"]), ("s3", "pin-three-3")):
             assert store.sign_in(student, pin, 2_000.0, "test").ok
-            sessions[student] = store.session(store.start_session(student, 2_000.0))
+            sessions[student] = store.session(store.start_session(student, 2_000.0), 2_000.0)
             sessions[student].start_exam(2_010.0)
             sessions[student].save_answer("0:answer", "1", 2_020.0)
         store.extend_time("s3", 300)

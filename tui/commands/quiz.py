@@ -219,7 +219,7 @@ def _open_exam(quiz, student: str, folder: Path, lang: str):
     from exercises.classroom.exam import ExamSession
     from exercises.classroom.identity import PinError, signing_key
 
-    pin = os.environ.get(PIN_ENV) if quiz.signed else None
+    pin = os.environ.pop(PIN_ENV, None) if quiz.signed else None  # read once; children never inherit it
     if quiz.signed and pin is None:
         if not sys.stdin.isatty():
             raise UsageError("objectives-tutor quiz take: " + t("quiz-pin-needed", lang, env=PIN_ENV))

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from exercises.classroom.identity import Student, file_stem, signed_bytes, verify
 from exercises.classroom.quiz import (
+    ClassroomError,
     Question,
     Quiz,
     is_lab,
@@ -60,6 +61,7 @@ FLAGS = (
     "no-times",
     "quiz-edited",
     "handout-edited",
+    "unisolated",
 )
 
 
@@ -340,6 +342,32 @@ def grade_here(quiz: Quiz, submissions: Sequence[Submission]) -> list[StudentGra
     return out
 
 
+def lab_files_unisolated(quiz: Quiz, unisolated: bool) -> bool:
+    """Whether this quiz's lab files will run without the OS's isolation: False where the
+    machine isolates them (or the quiz has no lab task); True only when the teacher asked
+    for it by name. Otherwise grading stops here, before any student's code has run: a
+    student's file would get the teacher's rights over their files, processes and network."""
+    if not any(is_lab(exercise_id) for exercise_id in quiz.exercises):
+        return False
+    from exercises.lab.isolation import probe
+
+    report = probe()
+    if report.isolated:
+        return False
+    if not unisolated:
+        why = report.reasons()
+        raise ClassroomError(
+            L(
+                f"this computer cannot isolate students' lab files ({why['en']}): running them would give "
+                "their code your rights. Grade on a Linux with Landlock and seccomp, or accept the risk "
+                "with --run-student-code-unisolated",
+                f"这台电脑无法隔离学生的实验文件（{why['zh']}）：运行它们等于把你的权限交给学生的代码。"
+                "请在有 Landlock 和 seccomp 的 Linux 上评分，或者用 --run-student-code-unisolated 自行承担风险",
+            )
+        )
+    return True
+
+
 def grade_class(
     quiz: Quiz,
     paths: Iterable[Path],
@@ -347,8 +375,11 @@ def grade_class(
     grace_minutes: float = 1.0,
     now: float | None = None,
     workers: int | None = None,
+    unisolated: bool = False,
 ) -> ClassResult:
-    """Read, check, and grade every file; see the module's docstring for the rules."""
+    """Read, check, and grade every file; see the module's docstring for the rules.
+    ``unisolated``: the teacher accepts running lab files where the OS cannot isolate them
+    (``lab_files_unisolated``)."""
 
     def received():
         for path in paths:
@@ -357,7 +388,7 @@ def grade_class(
             except SubmissionError as error:
                 yield str(path), error
 
-    return grade_payloads(quiz, received(), roster, grace_minutes, now, workers)
+    return grade_payloads(quiz, received(), roster, grace_minutes, now, workers, unisolated)
 
 
 def grade_payloads(
@@ -367,6 +398,7 @@ def grade_payloads(
     grace_minutes: float = 1.0,
     now: float | None = None,
     workers: int | None = None,
+    unisolated: bool = False,
 ) -> ClassResult:
     """Grade submissions already in memory: (where it came from, the decoded JSON) pairs,
     e.g. rows of a class database; a SubmissionError in place of the JSON is a file that
@@ -374,7 +406,11 @@ def grade_payloads(
     conflicts, times); ``where`` names the submission in the report.
 
     Each student's first valid submission is graded; a later different one makes a
-    conflict, and that student's grade is dropped."""
+    conflict, and that student's grade is dropped.
+
+    Where the machine cannot isolate lab files, ClassroomError before anything runs,
+    unless ``unisolated``; then each row with a lab file run is flagged ``unisolated``."""
+    flag_labs = lab_files_unisolated(quiz, unisolated)
     result = ClassResult()
     by_id = {student.id: student for student in roster} if roster is not None else None
     stems = {file_stem(student.id): student.id for student in roster or ()}
@@ -417,6 +453,8 @@ def grade_payloads(
                 reject(where, outcome, submission.student)
             continue
         flags = outcome.flags + time_flags(quiz, submission, grace_minutes, now)
+        if flag_labs and any(is_lab(q.exercise) and q.answered for q in outcome.questions):
+            flags += ("unisolated",)
         graded[submission.student] = replace(outcome, flags=flags, files=files[submission.student])
     empty = tuple(_unanswered(q) for q in questions_for(quiz, ""))
     names = {student.id: student.name for student in roster or ()}

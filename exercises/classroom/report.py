@@ -71,6 +71,10 @@ FLAG_TEXT = {
         "the student's copy of the quiz file had other rules (results, times): edited",
         "学生手中的测验文件规则（成绩发布、时间）与原件不同：被改动过",
     ),
+    "unisolated": L(
+        "lab file run without the OS's isolation (--run-student-code-unisolated)",
+        "实验文件在没有系统隔离的情况下运行（--run-student-code-unisolated）",
+    ),
 }
 WORDS = {
     "summary": L(

@@ -18,9 +18,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from exercises.classdb.settings import MAX_TRAINING_SLOTS, MAX_TRAINING_STEPS
 from exercises.text import cannot, pick
+from tui.commands.arguments import whole
 from tui.errors import UsageError
 from tui.i18n import t
+
+QUIZ_NUMBER = whole(1, 1_000_000)  # a class's quizzes, numbered from 1
+WEEK_MINUTES = whole(1, 7 * 24 * 60)  # how far back `class sign-ins` looks
 
 ACTIONS = ("init", "quiz", "unlock", "sign-ins", "end-session", "settings")  # class_serve: serve, dashboard
 OUTCOME_KEYS = {"unknown": "sign-in-unknown", "bad-pin": "sign-in-bad-pin", "too-soon": "sign-in-too-soon"}
@@ -75,7 +80,9 @@ def add_class_parser(commands, common, parser_class):
     extend.add_argument("seconds", metavar="TIME", type=_seconds, help="300, 5m, 1h; -2m takes time back")
     release = steps.add_parser("release", parents=[common, where], help="let students see their results")
     release.add_argument(
-        "--number", type=int, help="the quiz's number (class quiz list; default: the latest)"
+        "--number",
+        type=QUIZ_NUMBER,
+        help=f"the quiz's number, {QUIZ_NUMBER.limits} (class quiz list; default: the latest)",
     )
     steps.add_parser("list", parents=[common, where], help="the class's quizzes and their state")
     unlock = actions.add_parser(
@@ -83,7 +90,9 @@ def add_class_parser(commands, common, parser_class):
     )
     unlock.add_argument("student", metavar="STUDENT|ADDRESS")
     failures = actions.add_parser("sign-ins", parents=[common, where], help="failed sign-ins, latest last")
-    failures.add_argument("--minutes", type=int, default=60, help="how far back (default 60)")
+    failures.add_argument(
+        "--minutes", type=WEEK_MINUTES, default=60, help=f"how far back, {WEEK_MINUTES.limits} (default 60)"
+    )
     ended = actions.add_parser(
         "end-session", parents=[common, where], help="sign a student out (their tab says so)"
     )
@@ -94,9 +103,16 @@ def add_class_parser(commands, common, parser_class):
     settings.add_argument(
         "--training", choices=("off", "on"), help="train on the server: off (default) or on"
     )
-    settings.add_argument("--training-steps", type=int, help="most steps per objective a student may train")
+    steps_type, slots_type = whole(1, MAX_TRAINING_STEPS), whole(1, MAX_TRAINING_SLOTS)
     settings.add_argument(
-        "--training-slots", type=int, help="trainings at once per host; the rest wait their turn"
+        "--training-steps",
+        type=steps_type,
+        help=f"most steps per objective a student may train, {steps_type.limits}",
+    )
+    settings.add_argument(
+        "--training-slots",
+        type=slots_type,
+        help=f"trainings at once per host, {slots_type.limits}; the rest wait their turn",
     )
     return actions
 
@@ -246,8 +262,6 @@ def _unlock(args: argparse.Namespace, lang: str, console: Console) -> int:
 def _sign_ins(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classroom.safe import plain
 
-    if not 1 <= args.minutes <= 7 * 24 * 60:
-        raise UsageError("objectives-tutor class sign-ins: --minutes must be 1..10080")
     now = time.time()
     with _store(args) as store:
         rows = store.failed_sign_ins(now - 60 * args.minutes)

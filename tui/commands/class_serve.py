@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from exercises.text import L, pick, reason_of
+from tui.commands.arguments import PORT
 from tui.errors import UsageError
 from tui.i18n import t
 
@@ -20,7 +21,7 @@ def add_parsers(actions, common) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
     )
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--port", type=PORT, default=8000, help=f"port, {PORT.limits} (default 8000)")
     serve.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
     serve.add_argument(
         "--cold", action="store_true", help="start each session from scratch, not from the warm process"
@@ -57,8 +58,6 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
     from tui.classweb.server import ClassWebServer, serve
     from tui.commands.serve import is_loopback
 
-    if not 1 <= args.port <= 65535:
-        raise UsageError(f"objectives-tutor class serve: --port must be 1..65535, got {args.port}")
     store = _open_store(args.class_dir, args.db, "serve", lang)
     if not is_loopback(args.host):
         sys.stderr.write(f"objectives-tutor class serve: {t('class-serve-warning', lang, host=args.host)}\n")

@@ -55,6 +55,7 @@ def _grace(text: str, lang: str) -> float:
 
 def add_quiz_parser(commands, common, parser_class) -> None:
     """The ``quiz`` subcommands (the hook tui/cli.py calls)."""
+    from tui.commands.class_admin import QUIZ_NUMBER  # `class quiz`'s numbers: one rule
     quiz = commands.add_parser(
         "quiz", parents=[common], help="classroom quizzes: new, take, key, grade, release"
     )
@@ -91,7 +92,11 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     # h5 (issue 15): grade a quiz taken on the class server, from the class database
     grade.add_argument("--class", dest="class_dir", metavar="DIR", help="grade from this class's database")
     grade.add_argument("--db", help="with --class: postgresql://... when the class is in PostgreSQL")
-    grade.add_argument("--number", type=int, help="with --class: the quiz's number (default: the latest)")
+    grade.add_argument(
+        "--number",
+        type=QUIZ_NUMBER,
+        help=f"with --class: the quiz's number, {QUIZ_NUMBER.limits} (default: the latest)",
+    )
     grade.add_argument("--teacher", help="the teacher file: roster and PINs (signatures checked)")
     grade.add_argument("--grace", default="1", help="minutes of grace before 'late' (default 1)")
     grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")

@@ -68,6 +68,37 @@ def _nginx() -> str:
     return found
 
 
+@pytest.mark.parametrize(
+    ("env", "outcome"),
+    [({"CI": "true"}, "failed"), ({"OBJECTIVES_TUTOR_REQUIRE_NGINX": "1"}, "failed"), ({}, "skipped")],
+)
+def test_a_missing_nginx_fails_where_ci_requires_it_and_skips_elsewhere(monkeypatch, env, outcome):
+    """.ci/run installs nginx and sets OBJECTIVES_TUTOR_REQUIRE_NGINX: there the multi-host
+    test must never pass by skipping."""
+    for name in ("CI", "OBJECTIVES_TUTOR_REQUIRE_NGINX"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(os.path, "exists", lambda path: False)
+    expected = {"failed": pytest.fail.Exception, "skipped": pytest.skip.Exception}[outcome]
+    with pytest.raises(expected):
+        _nginx()
+
+
+def test_the_shipped_config_is_what_the_test_runs():
+    """docs/nginx-class.conf keeps the three things a class needs behind a balancer: the
+    websocket upgrade, sticky sessions on the session cookie, and the Host with its port
+    (the server checks the websocket's Origin against it)."""
+    site = nginx_site(8080, 8001, 8002)
+    assert "server 127.0.0.1:8001" in site and "server 127.0.0.1:8002" in site
+    assert "listen 127.0.0.1:8080;" in site
+    assert re.search(r"hash \$cookie_objectives_tutor_session consistent;", site)
+    assert re.search(r"proxy_set_header Upgrade \$http_upgrade;", site)
+    assert re.search(r"proxy_set_header Connection \$connection_upgrade;", site)
+    assert re.search(r"proxy_set_header Host \$http_host;", site)
+
+
 def nginx_site(port: int, port_a: int, port_b: int) -> str:
     """docs/nginx-class.conf with its two hosts and its port replaced, nothing else."""
     text = CONFIG.read_text(encoding="utf-8")

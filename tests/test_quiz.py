@@ -627,9 +627,11 @@ def test_a_wrong_pin_is_refused_before_the_quiz_starts_every_time(tmp_path):
     assert grade_class(SIGNED_QUIZ, [path], ROSTER, now=NOW + 60).grades[0].status == "submitted"
 
 
-def test_the_handout_checks_pins_without_holding_them(tmp_path):
+def test_the_handout_checks_pins_without_holding_them(tmp_path, monkeypatch):
     """The handout has a slow salted hash per student, keyed by a hash of the id: no PIN, no
-    key, no roster; a check asking for absurd work, or garbage, opens nothing."""
+    key, no roster; a check asking for absurd work, or garbage, opens nothing and runs no
+    scrypt at all (a handout is the student's to edit: it must not make quiz take hog memory)."""
+    import exercises.classroom.identity as identity
     from exercises.classroom.identity import MAX_SCRYPT_N, pin_slot, unlock_pin
 
     text = dump_toml(SIGNED_QUIZ)
@@ -647,6 +649,7 @@ def test_the_handout_checks_pins_without_holding_them(tmp_path):
         "scrypt$$$$",
         "x" * 300,
     ):
+        monkeypatch.setattr(identity, "_scrypt", lambda *work: pytest.fail(f"scrypt run for {forged[:30]!r}"))
         assert unlock_pin(forged, ROSTER[0].pin) is None
 
 
@@ -1562,8 +1565,27 @@ def test_the_pin_is_read_without_echo_and_a_typo_may_be_typed_again(tmp_path, ca
     assert not list(out.glob(f"{file_stem('s2')}*"))
 
 
+def test_the_pin_from_the_environment_is_read_once_and_not_passed_on(tmp_path, monkeypatch):
+    """The quiz opens with $OBJECTIVES_TUTOR_PIN, and by then the variable is gone from the
+    environment: nothing the exam starts (the lab's sandbox) inherits the PIN."""
+    import tui.app
+
+    quiz_file, pins = _signed_handout(tmp_path)
+    monkeypatch.setenv("OBJECTIVES_TUTOR_PIN", pins["s1"])
+    seen = []
+    monkeypatch.setattr(
+        tui.app,
+        "run_app",
+        lambda lang, exam: seen.append((exam.student, os.environ.get("OBJECTIVES_TUTOR_PIN"))),
+    )
+    argv = ["quiz", "take", str(quiz_file), "--student", "s1", "--out", str(tmp_path / "in")]
+    assert main(argv) == 0
+    assert seen == [("s1", None)]
+
+
 def test_ps_never_shows_the_pin_of_a_running_quiz_take(tmp_path):
-    """The real binary, PIN from the environment: its command line holds no PIN."""
+    """The real binary, PIN from the environment: the quiz opens (no terminal needed) and
+    its command line holds no PIN."""
     import subprocess
 
     quiz_file, pins = _signed_handout(tmp_path)

@@ -649,7 +649,9 @@ def test_the_handout_checks_pins_without_holding_them(tmp_path, monkeypatch):
         "scrypt$$$$",
         "x" * 300,
     ):
-        monkeypatch.setattr(identity, "_scrypt", lambda *work: pytest.fail(f"scrypt run for {forged[:30]!r}"))
+        monkeypatch.setattr(
+            identity, "_scrypt", lambda *work, forged=forged: pytest.fail(f"scrypt run for {forged[:30]!r}")
+        )
         assert unlock_pin(forged, ROSTER[0].pin) is None
 
 

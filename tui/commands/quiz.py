@@ -56,6 +56,7 @@ def _grace(text: str, lang: str) -> float:
 def add_quiz_parser(commands, common, parser_class) -> None:
     """The ``quiz`` subcommands (the hook tui/cli.py calls)."""
     from tui.commands.class_admin import QUIZ_NUMBER  # `class quiz`'s numbers: one rule
+
     quiz = commands.add_parser(
         "quiz", parents=[common], help="classroom quizzes: new, take, key, grade, release"
     )

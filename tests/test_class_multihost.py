@@ -384,7 +384,8 @@ async def test_one_class_on_two_hosts_behind_nginx(postgres_url, tmp_path):
                 stopped = upstream[second_host]
                 stop(servers[stopped])
                 await until(second.closed, 30, "s1's tab losing its host")
-                assert (await second.host())[0] != second_host  # the balancer now sends s1 elsewhere
+                now_on, is_app = await second.host()  # a reload: the balancer now sends s1 elsewhere
+                assert now_on != second_host and is_app, (now_on, second_host)
                 await second.connect()
                 await until(lambda: "13.579" in second.screen, 120, "s1 resumed on the other host")
                 if s2_host == second_host:

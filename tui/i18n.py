@@ -379,8 +379,21 @@ MESSAGES: dict[str, Bilingual] = {
         "{count} students with a PIN each -> {path} (keep it; give each student only their own PIN)",
         "{count} 名学生，各有一个 PIN -> {path}（请保管好；每个学生只拿到自己的 PIN）",
     ),
+    "quiz-release-file": L(
+        "the release secret -> {path} (keep it: quiz release needs it)",
+        "发布密钥 -> {path}（请保管好：quiz release 需要它）",
+    ),
+    "quiz-pin-checks": L(
+        "making a PIN check for each of {count} students (a few seconds)…",
+        "正在为 {count} 名学生逐一生成 PIN 校验（需要几秒钟）……",
+    ),
     "quiz-pin-needed": L(
-        "this quiz is signed: give your PIN with --pin", "这份测验需要签名：请用 --pin 给出你的 PIN"
+        "this quiz is signed and there is no terminal to ask for your PIN: set {env}",
+        "这份测验需要签名，但没有终端可以输入 PIN：请设置环境变量 {env}",
+    ),
+    "quiz-pin-flag": L(
+        "--pin would show your PIN to every account on this computer (ps lists command lines): leave it out and type the PIN when asked, or set {env}",
+        "--pin 会让这台电脑上的所有账户看到你的 PIN（ps 会列出命令行）：请去掉它，在提示时输入 PIN，或设置环境变量 {env}",
     ),
     "quiz-pin-prompt": L("Your PIN (from your teacher): ", "你的 PIN（老师发给你的）："),
     "quiz-unverified": L(
@@ -402,16 +415,21 @@ MESSAGES: dict[str, Bilingual] = {
     "quiz-col-student": L("student", "学生"),
     "quiz-col-points": L("points", "得分"),
     "quiz-col-notes": L("notes", "备注"),
-    "quiz-status-did-not-submit": L("did not submit", "未提交"),
-    "quiz-status-conflict": L("conflict", "冲突"),
     "quiz-grade-summary": L(
-        "{graded} graded, {missing} did not submit, {conflicts} conflicts, {rejected} rejected",
-        "已评分 {graded}，未提交 {missing}，冲突 {conflicts}，拒收 {rejected}",
+        "{statuses}; {rejected} files rejected, {conflicts} conflicts",
+        "{statuses}；拒收文件 {rejected} 份，冲突 {conflicts} 起",
+    ),
+    "quiz-format-bad": L(
+        "--format must be one of {formats}, not {value}", "--format 只能是 {formats} 之一，而不是 {value}"
     ),
     "quiz-no-folder": L("{path} is not a folder", "{path} 不是文件夹"),
     "quiz-released": L(
         "results released: {path} (students opening the quiz now see their results)",
         "成绩已发布：{path}（学生现在打开测验即可看到成绩）",
+    ),
+    "quiz-release-needs-teacher": L(
+        "no teacher file {path}: quiz release needs its release secret (give the file with --teacher)",
+        "没有教师文件 {path}：quiz release 需要其中的发布密钥（用 --teacher 给出该文件）",
     ),
     "exam-enter-parts": L(
         "Enter: next box, then next question · PgDn/PgUp: question · Ctrl+S: submit",

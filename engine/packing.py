@@ -75,7 +75,8 @@ class Packed:
 def split_documents(text: str) -> list[list[str]]:
     """Documents written in one line, separated by ``|``: each one split into tokens as the
     course splits text (words, or one token per Chinese character)."""
-    return [split_text(part) for part in text.split(DOCUMENT_MARK) if split_text(part)]
+    parts = [part.strip() for part in text.split(DOCUMENT_MARK)]
+    return [split_text(part) for part in parts if split_text(part)]
 
 
 def pack_text(text: str, window: int, **options) -> Packed:

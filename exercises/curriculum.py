@@ -63,7 +63,10 @@ OBJECTIVES: tuple[Objective, ...] = (
     Objective(  # issue 24: what BERT really reads, and why whole words are masked together
         "subwords",
         L("Subwords and whole-word masking", "子词与整词掩码"),
-        L("WordPiece pieces, Chinese characters, masking whole words", "WordPiece 子词、中文按字、整词一起遮"),
+        L(
+            "WordPiece pieces, Chinese characters, masking whole words",
+            "WordPiece 子词、中文按字、整词一起遮",
+        ),
         "subwords",
         ("whole-word-masking",),
     ),

@@ -98,6 +98,8 @@ TORCH_FREE_COMMANDS = [
     ["train", "--objectives", "xyz"],
     ["probe", " "],
     ["exercise", "mask-matrix", "--rubric"],
+    ["exercise", "whole-word-masking", "--rubric"],  # issue 24: its module reads engine.subwords
+    ["exercise", "packing-windows", "--rubric"],
     ["check", "no-such-exercise", "--answer", "a=b"],
     ["show", "mask", "causal", "--n", "abc"],
     ["--lang", "zh", "exercise"],
@@ -141,10 +143,14 @@ def test_no_commands_help_imports_torch():
     assert "TORCH-BY=" not in result.stderr, result.stderr.rsplit("TORCH-BY=", 1)[1]
 
 
-def torch_loaded_by(argv: list[str]) -> bool:
+HEAVY = ("torch", "tokenizers")  # the engine's libraries that take time to import (issue 24: tokenizers)
+
+
+def torch_loaded_by(argv: list[str], heavy: tuple[str, ...] = HEAVY) -> bool:
+    """Did running ``argv`` import torch, or another of the engine's heavy libraries?"""
     code = (
         "import sys\nfrom tui.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write('\\nTORCH=' + str('torch' in sys.modules))"
+        f"sys.stderr.write('\\nTORCH=' + str(any(name in sys.modules for name in {heavy!r})))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, cwd=ROOT
@@ -159,3 +165,8 @@ def test_commands_that_compute_nothing_import_no_torch(argv, tmp_path):
 
 def test_the_probe_sees_torch_where_the_engine_computes():
     assert torch_loaded_by(["show", "mask", "causal", "--n", "3"])
+
+
+def test_the_probe_sees_tokenizers_where_the_subwords_are_cut():
+    """The whole-word exercise trains the tokenizer: tokenizers is loaded, and the probe says so."""
+    assert torch_loaded_by(["exercise", "whole-word-masking", "--seed", "3"], heavy=("tokenizers",))

@@ -247,7 +247,7 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     # issue 24: subwords and whole-word masking
     "fig-sw-keys": L(
-        "-/+ vocabulary · [ ] p · r resample · type a sentence (Chinese: a space between words)",
+        "-/+ vocabulary · [ ] p · r resample · type a sentence (space Chinese words)",
         "-/+ 词表大小 · [ ] 调 p · r 重新抽样 · 可输入句子（中文词之间加空格）",
     ),
     "fig-sw-vocab": L(
@@ -278,7 +278,7 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-sw-random": L("(random)", "（随机）"),
     # issue 24: packing documents into windows
     "fig-pk-keys": L(
-        "-/+ window L · r shuffle · o in order · d drop/pad the tail · documents split by |",
+        "-/+ window L · r shuffle · o in order · d drop/pad tail · docs split by |",
         "-/+ 窗口长度 L · r 打乱 · o 原顺序 · d 丢掉/补齐尾巴 · 文档之间用 | 隔开",
     ),
     "fig-pk-default": L("the cat sat | dogs bark at night | birds sing", "猫在睡觉 | 下雨了 | 我们去公园"),

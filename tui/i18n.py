@@ -451,6 +451,12 @@ MESSAGES: dict[str, Bilingual] = {
         "this quiz is signed but no --teacher file was given: signatures are NOT checked",
         "这份测验需要签名，但没有给出 --teacher 文件：签名未被核对",
     ),
+    "quiz-unisolated-running": L(
+        "running students' lab files WITHOUT isolation ({why}): their code has your rights over your "
+        "files, processes and network; the rows are flagged 'unisolated'",
+        "正在没有隔离的情况下运行学生的实验文件（{why}）：他们的代码拥有你对文件、进程和网络的全部权限；"
+        "这些行标记为 unisolated",
+    ),
     "quiz-skipped": L("skipped {path}: not a submission", "跳过 {path}：不是提交文件"),
     "quiz-rejected": L("rejected {path}: {why}", "拒收 {path}：{why}"),
     "quiz-conflict": L(
@@ -549,6 +555,11 @@ MESSAGES: dict[str, Bilingual] = {
         "参考答案在你第一次尝试之后开放：先写点代码并检查一次 {task}。",
     ),
     "lab-not-saved": L("lab run not saved: {why}", "实验记录未保存：{why}"),
+    "lab-unisolated": L(
+        "your code runs WITHOUT isolation here ({why}): it can do whatever your account can. "
+        "Check only code you trust on this computer.",
+        "你的代码在这里运行时没有隔离（{why}）：它能做你的账户能做的任何事。在这台电脑上只检查你信任的代码。",
+    ),
     "lab-checking": L("checking {file} …", "正在检查 {file} …"),
     "lab-open-hint": L(
         "▸ F8 Code lab: write this lesson in torch (tasks: {count})",

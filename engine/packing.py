@@ -37,9 +37,9 @@ import torch
 
 from engine.clm import IGNORE_INDEX, same_length_labels
 from engine.errors import InvalidInput
-from engine.tokens import EOS, Vocab, is_special, split_text
+from engine.tokens import EOS, Vocab, split_text
 
-MIN_WINDOW, MAX_WINDOW = 2, 64
+MIN_WINDOW, MAX_WINDOW = 2, 16  # a window is one row of the figure: 16 positions fit 80 columns
 MAX_TOKENS = 512  # the whole corpus, separators included: a figure's worth, refused above
 DOCUMENT_MARK = "|"  # between documents in a text given to ``pack_text``
 
@@ -87,11 +87,10 @@ def pack_documents(
     documents: Sequence[Sequence[str]],
     window: int,
     *,
-    separator: str = EOS,
     seed: int | None = None,
     drop_last: bool = True,
 ) -> Packed:
-    """Concatenate ``documents``, each followed by ``separator``, and cut windows of ``window``
+    """Concatenate ``documents``, each followed by ``</s>`` (GPT-2's end of text), and cut windows of ``window``
     tokens. ``seed`` shuffles the documents first; ``drop_last`` drops a tail shorter than a
     window (Hugging Face's ``group_texts``), else it is padded with [PAD] (no label there)."""
     if not MIN_WINDOW <= window <= MAX_WINDOW:
@@ -101,10 +100,6 @@ def pack_documents(
             window=window,
             low=MIN_WINDOW,
             high=MAX_WINDOW,
-        )
-    if not is_special(separator):
-        raise InvalidInput(
-            "bad-separator", f"the separator must be a special token such as {EOS}, got {separator!r}"
         )
     documents = [list(document) for document in documents if len(document)]
     total = sum(len(document) + 1 for document in documents)
@@ -131,7 +126,7 @@ def pack_documents(
     packed_docs = [documents[index] for index in order]
 
     vocab = Vocab.from_tokens([token for document in packed_docs for token in document], n_sentinels=0)
-    separator_id = vocab.add(separator)
+    separator_id = vocab.add(EOS)
     with torch.inference_mode():
         pieces, owners = [], []
         for number, document in enumerate(packed_docs):
@@ -153,7 +148,7 @@ def pack_documents(
     return Packed(
         documents=packed_docs,
         order=order,
-        separator=separator,
+        separator=EOS,
         window=window,
         windows=[[names[i] for i in row] for row in ids.tolist()],
         labels=[[None if i == IGNORE_INDEX else names[i] for i in row] for row in labels.tolist()],

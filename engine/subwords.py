@@ -2,7 +2,7 @@
 
 BERT does not read whole words: its WordPiece vocabulary keeps frequent words whole and
 cuts rarer ones into pieces, a piece that continues a word written ``##piece``
-("corpora" -> ``cor ##por ##a`` with this course's small vocabulary). Chinese BERT
+("corpora" -> ``cor ##p ##or ##a`` with this course's small vocabulary). Chinese BERT
 puts a space around every CJK character before WordPiece runs, so Chinese is read one
 character per token (``BasicTokenizer._tokenize_chinese_chars`` in Google's code; Hugging
 Face's ``BertNormalizer(handle_chinese_chars=True)``, used here).
@@ -33,7 +33,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from engine.errors import InvalidInput
-from engine.tokens import BASE_SPECIALS, CLS, SEP, UNK, is_cjk
+from engine.tokens import BASE_SPECIALS, CLS, LESSON_SENTENCE, SEP, UNK, is_cjk
 
 CONTINUATION = "##"  # WordPiece's mark of a piece that continues the word before it
 MAX_TEXT_CHARS = 400  # a sentence to look at, not a book: refused before anything is allocated
@@ -45,7 +45,7 @@ VOCAB_STEPS = (0, 200, 250, 300, 350, 400, 450, 1000)
 # Each line is one training text. "corpus" is frequent, "corpora" rare: the vocabulary
 # keeps the first whole and cuts the second.
 EN_TEXT = (
-    "transformer models learn patterns from large text corpora",
+    LESSON_SENTENCE,
     "a corpus is a collection of text, and a model is trained on a corpus.",
     "the corpus is split into tokens; the tokens are split into pieces.",
     "language models are pretrained on a large corpus before they are fine tuned",
@@ -141,15 +141,10 @@ def _pipeline():
 
 
 @functools.lru_cache(maxsize=len(VOCAB_STEPS) + 4)
-def tokenizer(vocab_size: int = DEFAULT_VOCAB):
-    """Hugging Face's WordPiece trained on ``TRAINING_TEXT`` up to ``vocab_size`` entries (the
-    smallest vocabulary, characters alone, when that is larger), the same on every machine."""
-    if not 0 <= vocab_size <= 100_000:
-        raise InvalidInput(
-            "vocab-out-of-range",
-            f"the vocabulary size must be in [0, 100000], got {vocab_size}",
-            size=vocab_size,
-        )
+def _trained_vocabulary(vocab_size: int) -> tuple[tuple[str, int], ...]:
+    """WordPiece's trainer on ``TRAINING_TEXT`` up to ``vocab_size`` entries: the vocabulary,
+    (piece, id) pairs, kept per size as an immutable tuple. Training takes tens of
+    milliseconds and the figure redraws on every key typed (benchmarks/subwords.py)."""
     from tokenizers import Tokenizer, models, trainers
 
     normalizer, pre_tokenizer = _pipeline()
@@ -166,12 +161,28 @@ def tokenizer(vocab_size: int = DEFAULT_VOCAB):
     trained = Tokenizer(models.WordPiece(unk_token=UNK, continuing_subword_prefix=CONTINUATION))
     trained.normalizer, trained.pre_tokenizer = normalizer, pre_tokenizer
     trained.train_from_iterator(TRAINING_TEXT, trainer)
-    # A clean tokenizer from the learned vocabulary: only BERT's five tokens are special.
+    return tuple(sorted(trained.get_vocab().items(), key=lambda item: item[1]))
+
+
+def tokenizer(vocab_size: int = DEFAULT_VOCAB):
+    """Hugging Face's WordPiece trained on ``TRAINING_TEXT`` up to ``vocab_size`` entries (the
+    smallest vocabulary, characters alone, when that is larger), the same on every machine.
+    A new ``Tokenizer`` each call, built from the kept vocabulary: a caller that changes it
+    changes only its own."""
+    if not 0 <= vocab_size <= 100_000:
+        raise InvalidInput(
+            "vocab-out-of-range",
+            f"the vocabulary size must be in [0, 100000], got {vocab_size}",
+            size=vocab_size,
+        )
+    from tokenizers import Tokenizer, models
+
+    vocabulary = dict(_trained_vocabulary(vocab_size))
     result = Tokenizer(
-        models.WordPiece(vocab=trained.get_vocab(), unk_token=UNK, continuing_subword_prefix=CONTINUATION)
+        models.WordPiece(vocab=vocabulary, unk_token=UNK, continuing_subword_prefix=CONTINUATION)
     )
     result.normalizer, result.pre_tokenizer = _pipeline()
-    result.add_special_tokens(list(BASE_SPECIALS))
+    result.add_special_tokens(list(BASE_SPECIALS))  # only BERT's five tokens are special
     return result
 
 

@@ -284,7 +284,9 @@ def _packing_row(variant: Variant, label_at) -> dict[str, str] | None:
     changed = [label_at(i, token) for i, token in enumerate(row)]
     if all(new is None for new in changed):
         return None
-    return {"labels": " ".join(token if new is None else new for token, new in zip(row, changed, strict=True))}
+    return {
+        "labels": " ".join(token if new is None else new for token, new in zip(row, changed, strict=True))
+    }
 
 
 def _packing_without_separator(variant: Variant) -> dict[str, str]:

@@ -291,7 +291,7 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-pk-window": L("window {n}", "窗口 {n}"),
     "fig-pk-labels": L("  label", "  标签"),
     "fig-pk-crossing": L(
-        "Document(s) {documents} run on into the next window.", "文档 {documents} 延续到了下一个窗口。"
+        "Documents that run on into the next window: {documents}.", "延续到下一个窗口的文档：{documents}。"
     ),
     "fig-pk-boundary": L(
         "Underlined: a label from the next document ({separator} predicts its first token).",
@@ -1142,6 +1142,10 @@ ERRORS: dict[str, Bilingual] = {
     "corpus-too-long": L(
         "the documents hold {n} tokens with their separators; at most {limit} are packed",
         "这些文档连同分隔符共 {n} 个 token；最多打包 {limit} 个",
+    ),
+    "vocab-out-of-range": L(
+        "the vocabulary size must be in [0, 100000], got {size}",
+        "词表大小必须在 [0, 100000] 之间，收到 {size}",
     ),
     "text-too-long": L(
         "the text has {n} characters; at most {limit} are read", "文本有 {n} 个字符；最多读取 {limit} 个"

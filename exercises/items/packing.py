@@ -159,7 +159,7 @@ class Packing(Exercise):
             tokens, certain = read_tokens_certain(text, data["tokens"], data["vocabulary"])
             return Parsed(tokens, certain=certain)
         return Parsed(
-            parsing.labels(text, data["window"]),
+            _label_row(text, data["window"]),
             L(
                 f"A label row of {data['window']} entries with -100 where no label is (e.g. b c {EOS} -100), "
                 "or position: token pairs (e.g. 0: b, 1: c).",
@@ -186,6 +186,17 @@ class Packing(Exercise):
             results["labels"] = result
             codes += found
         return results, codes
+
+
+def _label_row(text: str, window: int) -> dict[int, str] | None:
+    """The label row either way the lessons write it, or a row of exactly ``window`` tokens
+    with no -100 at all: a learner who gives the last position the next window's first
+    token (or copies the inputs) writes one, and that is a mistake to name, not unreadable."""
+    found = parsing.labels(text, window)
+    if found is not None:
+        return found
+    row = parsing.bare_tokens(text, count=window)
+    return dict(enumerate(row)) if row is not None else None
 
 
 def _same(given: list[str], expected: list[str]) -> bool:

@@ -5,6 +5,7 @@ the next window, and a label that crosses a document boundary, are seen at once.
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -103,31 +104,9 @@ class PackingFigure(Figure):
             head.append(f"({number}) " + " ".join(document), style=_style(number))
         self.query_one("#pk-head", Static).update(head)
 
-        table = Table(box=None, header_style="bold", pad_edge=False, show_edge=False, show_header=True)
-        table.add_column("", no_wrap=True, style="bold")
-        for position in range(self.window):
-            table.add_column(str(position), no_wrap=True, max_width=12)
-        crossings = 0
-        for number, (tokens, labels, owners) in enumerate(
-            zip(packed.windows, packed.labels, packed.document_of, strict=True)
-        ):
-            row = [Text(t("fig-pk-window", lang, n=number))]
-            for token, owner in zip(tokens, owners, strict=True):
-                style = _style(owner) + (" bold reverse" if token == packed.separator else "")
-                row.append(Text(token, style=style if owner >= 0 else "dim"))
-            table.add_row(*row)
-            label_row = [Text(t("fig-pk-labels", lang), style="dim")]
-            for position, label in enumerate(labels):
-                if label is None:
-                    label_row.append(Text("-100", style="dim"))
-                    continue
-                owner = owners[position + 1]
-                crosses = owner != owners[position]  # the label comes from the next document
-                crossings += crosses
-                label_row.append(Text(label, style=_style(owner) + (" underline" if crosses else "")))
-            table.add_row(*label_row, end_section=True)
-        self.query_one("#pk-table", Static).update(table)
-
+        cells, crossings = self._cells(packed)
+        room = self.scrollable_content_region.width or self.app.size.width - 4
+        self.query_one("#pk-table", Static).update(_table(cells, lang, room))
         note = Text()
         crossing = packed.crossing()
         if crossing:
@@ -145,6 +124,87 @@ class PackingFigure(Figure):
         note.append(t("fig-pk-last", lang), style="dim")
         self.query_one("#pk-note", Static).update(note)
         self.clear_error()
+
+    def _cells(self, packed) -> tuple[list[tuple[list[Text], list[Text]]], int]:
+        """Per window, its tokens and its labels as coloured cells; and how many labels
+        come from the next document (underlined)."""
+        out, crossings = [], 0
+        for tokens, labels, owners in zip(packed.windows, packed.labels, packed.document_of, strict=True):
+            row = []
+            for token, owner in zip(tokens, owners, strict=True):
+                style = _style(owner) + (" bold reverse" if token == packed.separator else "")
+                row.append(Text(token, style=style if owner >= 0 else "dim"))
+            label_row = []
+            for position, label in enumerate(labels):
+                if label is None:
+                    label_row.append(Text("-100", style="dim"))
+                    continue
+                owner = owners[position + 1]
+                crosses = owner != owners[position]  # the label comes from the next document
+                crossings += crosses
+                label_row.append(Text(label, style=_style(owner) + (" underline" if crosses else "")))
+            out.append((row, label_row))
+        return out, crossings
+
+
+GAP = 2  # columns between two cells
+
+
+def _bands(widths: list[int], room: int) -> list[range]:
+    """The window's positions cut into bands that each fit ``room`` columns: a long window
+    at 80 columns (or in Chinese, where a character takes two) is shown in two or three
+    bands, never squeezed into cut-off tokens."""
+    bands, start, used = [], 0, 0
+    for position, width in enumerate(widths):
+        if position > start and used + GAP + width > room:
+            bands.append(range(start, position))
+            start, used = position, 0
+        used += (GAP if position > start else 0) + width
+    bands.append(range(start, len(widths)))
+    return bands
+
+
+def _table(cells, lang: str, room: int):
+    """Each window's tokens over its labels, every column as wide as its widest cell in any
+    window (so the windows line up), with the positions above. When the window does not fit
+    the width, each window is shown in bands, the positions above each band."""
+    window = len(cells[0][0])
+    widths = [
+        max(len(str(p)), *(max(row[p].cell_len, labels[p].cell_len) for row, labels in cells))
+        for p in range(window)
+    ]
+    heads = [t("fig-pk-window", lang, n=n) for n in range(len(cells))] + [t("fig-pk-labels", lang)]
+    head_width = max(Text(head).cell_len for head in heads)
+    bands = _bands(widths, max(room - head_width - GAP, max(widths)))
+
+    def table(band: range) -> Table:
+        grid = Table(box=None, show_header=False, pad_edge=False, show_edge=False, padding=(0, GAP, 0, 0))
+        grid.add_column(no_wrap=True, width=head_width)
+        for p in band:
+            grid.add_column(no_wrap=True, width=widths[p])
+        grid.add_row(Text(""), *(Text(str(p), style="bold") for p in band))
+        return grid
+
+    def add_window(grid: Table, number: int, band: range) -> None:
+        row, labels = cells[number]
+        grid.add_row(Text(t("fig-pk-window", lang, n=number), style="bold"), *(row[p] for p in band))
+        grid.add_row(
+            Text(t("fig-pk-labels", lang), style="dim"), *(labels[p] for p in band), end_section=True
+        )
+
+    if len(bands) == 1:
+        grid = table(bands[0])
+        for number in range(len(cells)):
+            add_window(grid, number, bands[0])
+        return grid
+    parts = []
+    for number in range(len(cells)):
+        for band in bands:
+            grid = table(band)
+            add_window(grid, number, band)
+            parts.append(grid)
+        parts.append(Text(""))
+    return Group(*parts[:-1])
 
 
 def _style(document: int) -> str:

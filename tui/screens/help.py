@@ -144,7 +144,10 @@ def rows(section: Section, lang: str, allowed: Callable[[str], bool] = lambda ac
 
 
 def help_page(
-    lang: str, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True, app: type | None = None
+    lang: str,
+    exam: bool = False,
+    allowed: Callable[[str], bool] = lambda action: True,
+    app: type | None = None,
 ) -> Group:
     """The help page: a table per section, its note below it. Rich tables, not Markdown:
     Textual's Markdown widget takes about a second to lay these tables out."""

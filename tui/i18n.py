@@ -283,7 +283,7 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "fig-pk-default": L("the cat sat | dogs bark at night | birds sing", "猫在睡觉 | 下雨了 | 我们去公园"),
     "fig-pk-head": L(
-        "L = {window} · {documents} documents, {tokens} tokens with </s> · {windows} windows · {order}",
+        "L = {window} · documents: {documents} · tokens with </s>: {tokens} · windows: {windows} · {order}",
         "L = {window} · {documents} 篇文档，连同 </s> 共 {tokens} 个 token · {windows} 个窗口 · {order}",
     ),
     "fig-pk-in-order": L("in the order typed", "按输入顺序"),

@@ -128,6 +128,7 @@ def _generate(seed: int) -> Variant:
         "vocabulary": sorted({t for d in documents for t in _split(d)} | {EOS}),
     }
     listing_en = "; ".join(f"({n}) {d}" for n, d in enumerate(documents))
+    listing_zh = "；".join(f"（{n}）{d}" for n, d in enumerate(documents))
     prompt = L(
         f"GPT-style packing: each document is followed by {EOS}, the documents are concatenated in this order and "
         f"the stream is cut into windows of L = {window} tokens (a tail shorter than L is dropped, as Hugging "
@@ -135,7 +136,7 @@ def _generate(seed: int) -> Variant:
         f"1. The {window} tokens of window {ask} (windows and positions count from 0)?\n"
         f"2. The label row of window {ask}: the token each position is trained to predict, -100 where none?",
         f"GPT 式打包：每篇文档后面接一个 {EOS}，按这个顺序首尾相连，再切成每段 L = {window} 个 token 的窗口"
-        f"（最后不足 L 的尾巴丢掉，和 Hugging Face 的 group_texts 一样）。文档：{listing_en}。\n"
+        f"（最后不足 L 的尾巴丢掉，和 Hugging Face 的 group_texts 一样）。文档：{listing_zh}。\n"
         f"1. 窗口 {ask} 的 {window} 个 token 是什么？（窗口和位置都从 0 开始数）\n"
         f"2. 窗口 {ask} 的标签行：每个位置学习预测的 token，没有就写 -100。",
     )

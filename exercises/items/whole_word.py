@@ -163,8 +163,8 @@ class WholeWord(Exercise):
         return Parsed(
             parsing.labels(text, len(tokens)),
             L(
-                "Position: token pairs (e.g. 9: cor, 10: ##p), or a label row with -100 where no label is.",
-                "“位置: token”（如 9: cor, 10: ##p），或一行标签，没有标签处写 -100。",
+                "Position: token pairs (e.g. 2: play, 3: ##ing), or a label row with -100 where no label is.",
+                "“位置: token”（如 2: play, 3: ##ing），或一行标签，没有标签处写 -100。",
             ),
         )
 
@@ -266,12 +266,12 @@ EXERCISES = (
             Part(
                 "positions",
                 L("selected positions", "被选中的位置"),
-                L("positions, e.g. 9, 10, 11", "位置，如 9, 10, 11"),
+                L("positions, e.g. 2, 3", "位置，如 2, 3"),
             ),
             Part(
                 "labels",
                 L("labels", "标签"),
-                L("position: token pairs, e.g. 9: cor, 10: ##p", "“位置: token”，如 9: cor, 10: ##p"),
+                L("position: token pairs, e.g. 2: play, 3: ##ing", "“位置: token”，如 2: play, 3: ##ing"),
             ),
         ),
         from_lesson=True,

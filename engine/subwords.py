@@ -33,6 +33,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from engine.errors import InvalidInput
+from engine.settings import MASK_RATE
 from engine.tokens import BASE_SPECIALS, CLS, LESSON_SENTENCE, SEP, UNK, is_cjk
 
 CONTINUATION = "##"  # WordPiece's mark of a piece that continues the word before it
@@ -249,7 +250,12 @@ class MaskingCompared:
 
 
 def compare_masking(
-    text: str, *, vocab_size: int = DEFAULT_VOCAB, seed: int = 0, p: float = 0.15, add_cls_sep: bool = True
+    text: str,
+    *,
+    vocab_size: int = DEFAULT_VOCAB,
+    seed: int = 0,
+    p: float = MASK_RATE,
+    add_cls_sep: bool = True,
 ) -> MaskingCompared:
     """Mask ``text``'s pieces both ways with the engine's masking (``engine.mlm``)."""
     from engine.samples import mlm_sample, pieces_with_words  # torch, only where masking is computed

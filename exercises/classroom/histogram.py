@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from exercises.grading.model import full_marks
 from exercises.text import Bilingual, L
 
 EIGHTHS = " ▏▎▍▌▋▊▉"  # a bar's last cell, in eighths of a cell
@@ -86,7 +87,7 @@ def answer_counts(scores: Iterable[tuple[float, bool]]) -> tuple[int, int, int, 
     for score, answered in scores:
         if not answered:
             blank += 1
-        elif score >= 1.0 - 1e-9:
+        elif full_marks(score):
             right += 1
         elif score > 0:
             partly += 1

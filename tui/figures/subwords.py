@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from engine.settings import MASK_RATE
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.text_input import TextInput
@@ -42,7 +43,7 @@ class SubwordsFigure(Figure):
 
         self.steps = VOCAB_STEPS
         self.step = VOCAB_STEPS.index(DEFAULT_VOCAB)
-        self.p = 0.15
+        self.p = MASK_RATE
         self.seed = START_SEED
 
     def compose(self) -> ComposeResult:

@@ -173,10 +173,11 @@ TASKS: tuple[Task, ...] = (
         statement=L(
             "logits: (B, L, V), labels: (B, L) in the loss-side layout (labels = input_ids), with -100 wherever "
             "no loss is taken (padding). Shift inside (logits[:, :-1] against labels[:, 1:]) and return the mean "
-            "cross-entropy over the positions whose label is not -100, as a 0-d tensor.",
+            "cross-entropy over the positions whose label is not -100, as a 0-d tensor: the tensor itself, which "
+            "backpropagates (not loss.item()).",
             "logits 形状 (B, L, V)，labels 形状 (B, L)，按损失侧排法（labels = input_ids），"
             "不计损失的位置（填充）标为 -100。在函数里完成移位（logits[:, :-1] 对 labels[:, 1:]），"
-            "返回标签不为 -100 的位置上的平均交叉熵（0 维张量）。",
+            "返回标签不为 -100 的位置上的平均交叉熵（0 维张量）：直接返回这个能反向传播的张量（不要 loss.item()）。",
         ),
         signature="def clm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:",
         imports="import torch\nimport torch.nn.functional as F\n",
@@ -257,13 +258,15 @@ TASKS: tuple[Task, ...] = (
         title=L("BERT masking: 15 % and 80/10/10", "BERT 掩码：15% 与 80/10/10"),
         statement=L(
             "ids: (B, L) LongTensor. Select each non-special token with probability p (never an id in "
-            "special_ids). The selected are split 80/10/10: mask_id / a random NON-special id in [0, vocab_size) / "
-            "unchanged. labels = the original id at every selected position and -100 everywhere else. Every "
-            "random draw uses `generator`. Return (input_ids, labels); do not change ids itself.",
+            "special_ids). The selected are split 80/10/10: mask_id / a random NON-special id in [0, vocab_size), "
+            "uniform over all of them (it may be the original itself) / unchanged. labels = the original id at "
+            "every selected position and -100 everywhere else. Every random draw uses `generator`. Return "
+            "(input_ids, labels), LongTensors of ids' shape; do not change ids itself.",
             "ids 是 (B, L) 的 LongTensor。每个非特殊 token 以概率 p 被选中（special_ids 里的 id 永远不选）。"
-            "被选中的按 80/10/10 划分：换成 mask_id / 换成 [0, vocab_size) 中随机的一个“非特殊” id / 保持不变。"
+            "被选中的按 80/10/10 划分：换成 mask_id / 换成 [0, vocab_size) 中随机的一个“非特殊” id"
+            "（在所有非特殊 id 上均匀抽取，也可能抽回原词）/ 保持不变。"
             "labels 在每个被选中的位置是原始 id，其余位置都是 -100。所有随机抽样都用 generator。"
-            "返回 (input_ids, labels)；不要修改 ids 本身。",
+            "返回 (input_ids, labels)，都是与 ids 同形状的 LongTensor；不要修改 ids 本身。",
         ),
         signature=(
             "def bert_mask(ids: torch.Tensor, special_ids: list[int], mask_id: int, vocab_size: int, p: float, "
@@ -370,11 +373,13 @@ TASKS: tuple[Task, ...] = (
         statement=L(
             "The last action item of “Self-supervision and LM objectives”. content: (L,) ids in [5, 10000). Build [CLS] + content + [SEP] with the "
             "lesson's ids ([PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4, vocabulary 10000) and apply BERT's "
-            "masking with probability p to the content only: the five specials are never selected and never "
-            "drawn as random words. Return (input_ids, labels), both of length L + 2.",
+            "masking with probability p to the content only: each content token is selected with probability p "
+            "itself; the five specials are never selected and never drawn as random words (those are uniform "
+            "over [5, 10000)). Return (input_ids, labels), LongTensors of length L + 2; do not change content.",
             "《自监督与语言建模目标》的最后一条行动清单。content 是 (L,) 的 id，取值在 [5, 10000)。用讲义的 id（[PAD]=0、[UNK]=1、"
             "[CLS]=2、[SEP]=3、[MASK]=4，词表 10000）拼成 [CLS] + content + [SEP]，只对内容部分按概率 p 施加 BERT 掩码："
-            "五个特殊符号既不被选中，也不会被抽成随机词。返回 (input_ids, labels)，长度都是 L + 2。",
+            "每个内容 token 自己以概率 p 被选中；五个特殊符号既不被选中，也不会被抽成随机词（随机词在 [5, 10000) 上均匀抽取）。"
+            "返回 (input_ids, labels)，都是长度为 L + 2 的 LongTensor；不要修改 content。",
         ),
         signature=(
             "def mask_content(content: torch.Tensor, p: float, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:"
@@ -412,12 +417,12 @@ TASKS: tuple[Task, ...] = (
             "ids: (L,) pieces; word_ids: (L,) the word each piece belongs to (pieces of a word are adjacent; -1 "
             "for specials, which are never selected). Select each WORD with probability p: all its pieces are "
             "selected together or none is. Each selected piece then gets its own fate (80/10/10 as in task 6, "
-            "random ids non-special, in [0, vocab_size)). labels = original on selected pieces, -100 elsewhere. "
-            "Return (input_ids, labels).",
+            "random ids non-special and uniform, in [0, vocab_size)). labels = original on selected pieces, -100 "
+            "elsewhere. Return (input_ids, labels), LongTensors; do not change ids.",
             "ids 是 (L,) 的子词；word_ids 是 (L,)，表示每个子词属于哪个词（同一个词的子词相邻；特殊符号为 -1，永不选中）。"
             "以概率 p 选“词”：一个词的所有子词要么一起被选中，要么都不选。每个被选中的子词再各自决定命运"
-            "（与第 6 题相同的 80/10/10，随机词为 [0, vocab_size) 中的非特殊 id）。labels 在被选中的子词处为原词，"
-            "其余为 -100。返回 (input_ids, labels)。",
+            "（与第 6 题相同的 80/10/10，随机词在 [0, vocab_size) 的非特殊 id 中均匀抽取）。labels 在被选中的子词处为原词，"
+            "其余为 -100。返回 (input_ids, labels)，都是 LongTensor；不要修改 ids。",
         ),
         signature=(
             "def whole_word_mask(ids: torch.Tensor, word_ids: torch.Tensor, special_ids: list[int], mask_id: int, "
@@ -525,12 +530,18 @@ TASKS: tuple[Task, ...] = (
             "touch (one's end is the next's start) are ONE span. sentinel_ids[k] is <extra_id_k>. Follow T5: in "
             "inputs each span becomes one sentinel, numbered from 0 in order; targets are each sentinel followed "
             "by its span's tokens, then the next sentinel only when kept text follows the last span; both "
-            "inputs and targets end with eos_id. Return (inputs, targets) as 1-D LongTensors.",
+            "inputs and targets end with eos_id. Return (inputs, targets) as 1-D LongTensors.\n"
+            "Two cases T5's own code never meets, by this course's convention: each sentinel comes before its "
+            "span, so a span at position 0 makes the targets start with <extra_id_0> and that span; spans may "
+            "be empty (nothing hidden): inputs = ids + </s>, targets = <extra_id_0> </s>.",
             "ids 是 (N,) 的 token；spans 是按顺序排好、互不重叠的 (start, end)，不含 end；两个首尾相接的片段"
             "（前一个的 end 等于后一个的 start）算作“一个”片段。sentinel_ids[k] 就是 <extra_id_k>。按 T5 的做法："
             "inputs 中每个片段换成一个哨兵，从 0 开始依次编号；targets 是每个哨兵后面跟着它片段的 token，"
             "只有当最后一个片段之后还有保留的文本时，才再接下一个哨兵；inputs 和 targets 都以 eos_id 结尾。"
-            "返回 (inputs, targets)，都是 1 维 LongTensor。",
+            "返回 (inputs, targets)，都是 1 维 LongTensor。\n"
+            "T5 自己的代码遇不到的两种情况，按本课程的约定处理：每个哨兵都写在它的片段之前，所以片段从位置 0 开始时，"
+            "targets 以 <extra_id_0> 和这个片段开头；spans 可以为空（什么都不遮）：inputs = ids + </s>，"
+            "targets = <extra_id_0> </s>。",
         ),
         signature=(
             "def span_corrupt(ids: torch.Tensor, spans: list[tuple[int, int]], sentinel_ids: list[int], "

@@ -283,6 +283,7 @@ def test_inputs_unchanged_names_the_argument_changed(task_id, data):
     failure = changed_argument(checker, case, sent, after)
     assert failure.rule.code == "inputs-unchanged" and failure.diagnosis == "inputs-modified-in-place"
     assert failure.yours.startswith(checker.params[i] + " after your call")
+    assert failure.yours.zh.startswith("调用之后 " + checker.params[i])
 
 
 ID_TASKS = [
@@ -728,7 +729,7 @@ def test_a_typo_for_an_action_is_an_error_never_a_folder(tmp_path, capsys, monke
             main(["lab", typo])
         err = capsys.readouterr().err
         assert stop.value.code == 2 and f"'{typo}'" in err and err.count("\n") == 1
-        assert (f"Did you mean {guess}?" in err) if guess else "Did you mean" not in err
+        assert (f"'{typo}' (did you mean {guess}?)" in err) if guess else "did you mean" not in err
     assert opened == [] and list(tmp_path.iterdir()) == []
     (tmp_path / "mylab").mkdir()
     assert main(["lab", "mylab"]) == 0 and opened[-1] == Path(

@@ -418,7 +418,7 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-status-not-started": L("not written yet", "还没有写"),
     "lab-status-invalid": L("cannot be run", "无法运行"),
     "lab-status-stopped": L("stopped", "已被终止"),
-    "lab-rule": L("Rule {code}", "规则 {code}"),
+    "lab-rule-text": L("Rule {code}: {text}", "规则 {code}：{text}"),
     "lab-input": L("input (smallest found)", "输入（找到的最小例子）"),
     "lab-yours": L("your output", "你的输出"),
     "lab-required": L("the rule requires", "规则要求"),
@@ -677,7 +677,7 @@ MESSAGES: dict[str, Bilingual] = {
         "unknown action {action}; use {actions} (a folder: --dir DIR)",
         "未知操作 {action}；可用 {actions}（指定文件夹：--dir 文件夹）",
     ),
-    "lab-did-you-mean": L("Did you mean {action}?", "是不是想输入 {action}？"),
+    "lab-did-you-mean": L(" (did you mean {action}?)", "（是不是想输入 {action}？）"),
     "lab-two-folders": L(
         "two folders given ({a} and --dir {b}): name one", "给了两个文件夹（{a} 和 --dir {b}）：只能指定一个"
     ),

@@ -56,21 +56,45 @@ class Rule:
     diagnosis: str | None = None
 
 
+Said = str | Bilingual  # values written as code read the same in both languages; prose comes in two
+
+
+class Words(str):
+    """A failure's input or output as shown: a str (the English, which --json, scripts
+    and tests read, as always) that carries its Chinese for the table."""
+
+    zh: str
+
+    def __new__(cls, text: Said) -> Words:
+        if isinstance(text, Words):
+            return text
+        en, zh = (text, text) if isinstance(text, str) else (text["en"], text["zh"])
+        words = super().__new__(cls, en)
+        words.zh = zh
+        return words
+
+    def pick(self, lang: str) -> str:
+        return self.zh if lang == "zh" else str(self)
+
+
 @dataclass
 class Failure:
     rule: Rule
-    input: str  # the (shrunk) input, written out
-    yours: str  # what the learner's function returned there
+    input: Said  # the (shrunk) input, written out (a Said once made)
+    yours: Said  # what the learner's function returned there (a Said once made)
     required: Bilingual  # what the rule requires there
     diagnosis: str | None = None
     note: Bilingual | None = None  # a convention of the course (not a misconception) the case shows
+
+    def __post_init__(self) -> None:
+        self.input, self.yours = Words(self.input), Words(self.yours)
 
     def to_json(self) -> dict:
         return {
             "rule": self.rule.code,
             "rule_text": self.rule.text,
-            "input": self.input,
-            "yours": self.yours,
+            "input": str(self.input),
+            "yours": str(self.yours),
             "required": self.required,
             "diagnosis": self.diagnosis,
             "note": self.note,
@@ -171,7 +195,7 @@ GENERATOR_USED = Rule(
 class Unfit(Exception):
     """The output is not even the right kind of value (``rule``: the rule it breaks)."""
 
-    def __init__(self, yours: str, required: Bilingual, rule: Rule = SHAPE) -> None:
+    def __init__(self, yours: Said, required: Bilingual, rule: Rule = SHAPE) -> None:
         super().__init__(yours)
         self.yours, self.required, self.rule = yours, required, rule
 
@@ -181,7 +205,7 @@ class Shown:
     """A case from a large statistics call, described by its own text (one row, or a
     window of a long sequence) instead of the checker's ``describe``."""
 
-    text: str
+    text: Said
 
 
 # -- showing values ------------------------------------------------------------
@@ -325,7 +349,7 @@ def changed_argument(checker: Checker, case, sent: tuple, after: list | None) ->
         return checker.fail(
             INPUTS_UNCHANGED,
             case,
-            f"{name} after your call = {show(now)}",
+            L(f"{name} after your call = {show(now)}", f"调用之后 {name} = {show(now)}"),
             L(f"{name} = {show(before)}, as it was passed", f"{name} = {show(before)}，和传入时一样"),
         )
     return None
@@ -352,7 +376,7 @@ class Checker:
     def args(self, case) -> tuple:
         raise NotImplementedError
 
-    def describe(self, case) -> str:
+    def describe(self, case) -> Said:
         raise NotImplementedError
 
     def judge(self, case, out) -> Failure | None:
@@ -367,7 +391,7 @@ class Checker:
         return None
 
     def fail(
-        self, rule: Rule, case, yours: str, required: Bilingual, diagnosis: str | None = None, note=None
+        self, rule: Rule, case, yours: Said, required: Bilingual, diagnosis: str | None = None, note=None
     ) -> Failure:
         """``diagnosis``: None takes the rule's own misconception, "" names none."""
         code = rule.diagnosis if diagnosis is None else diagnosis
@@ -397,28 +421,52 @@ def search(checker: Checker, predicate, examples: int | None = None):
         return None
 
 
-def depends_on_global_rng(box: Sandbox, checker: Checker, case) -> bool:
-    """Two calls with the same arguments under two different global seeds differ."""
-    try:
-        first = call(box, checker, checker.args(case), global_seed=1).out
-        second = call(box, checker, checker.args(case), global_seed=2).out
-    except LearnerError:
-        return False
-    return not _equal(first, second)
+def global_rng_difference(box: Sandbox, checker: Checker, case, tries: int = 3) -> tuple | None:
+    """Two calls with the same arguments (the same generator seed), under two global
+    seeds, that give different results: (first, second), or None. Several tries: a draw
+    from Python's random (whose state moves on between calls) may agree by chance."""
+    for _ in range(tries):
+        try:
+            first = call(box, checker, checker.args(case), global_seed=1).out
+            second = call(box, checker, checker.args(case), global_seed=2).out
+        except LearnerError:
+            return None
+        if not _equal(first, second):
+            return first, second
+    return None
 
 
-def reproducibility_failure(checker: Checker, case, box: Sandbox) -> Failure:
-    first = call(box, checker, checker.args(case), global_seed=1).out
-    second = call(box, checker, checker.args(case), global_seed=2).out
+def reproducibility_failure(checker: Checker, case, difference: tuple) -> Failure:
+    first, second = difference
     return checker.fail(
         REPRODUCIBLE,
         case,
-        f"1st call: {show(first, 100)}\n2nd call: {show(second, 100)}",
         L(
-            "the same result twice: the two calls had the same generator seed (only torch's global seed differed)",
-            "两次结果相同：两次调用的 generator 种子相同（只有 torch 的全局种子不同）",
+            f"1st call: {show(first, 100)}\n2nd call: {show(second, 100)}",
+            f"第 1 次调用：{show(first, 100)}\n第 2 次调用：{show(second, 100)}",
+        ),
+        L(
+            "the same result twice: both calls had the same generator seed (only torch's global seed, "
+            "or Python's random state, differed)",
+            "两次结果相同：两次调用的 generator 种子相同（不同的只有 torch 的全局种子或 Python random 的状态）",
         ),
     )
+
+
+def shrunk_reproducibility_failure(checker: Checker, box: Sandbox, case, difference: tuple) -> Failure:
+    """The smallest case whose result moves with the global state, with the two results seen there."""
+    seen: dict[str, tuple] = {}
+
+    def differs(candidate) -> bool:
+        found = global_rng_difference(box, checker, candidate, tries=1)
+        if found is not None:
+            seen[repr(candidate)] = found
+        return found is not None
+
+    smallest = search(checker, differs)
+    if smallest is None or repr(smallest) not in seen:
+        return reproducibility_failure(checker, case, difference)
+    return reproducibility_failure(checker, smallest, seen[repr(smallest)])
 
 
 def generator_rules(checker: Checker, box: Sandbox, case, reseeded) -> Failure | None:
@@ -429,14 +477,16 @@ def generator_rules(checker: Checker, box: Sandbox, case, reseeded) -> Failure |
     first = call(box, checker, checker.args(case), global_seed=1).out
     second = call(box, checker, checker.args(case), global_seed=2).out
     if not _equal(first, second):
-        smallest = search(checker, lambda c: depends_on_global_rng(box, checker, c))
-        return reproducibility_failure(checker, smallest if smallest is not None else case, box)
+        return shrunk_reproducibility_failure(checker, box, case, (first, second))
     other = call(box, checker, checker.args(reseeded), global_seed=1).out
     if _equal(first, other):
         return checker.fail(
             GENERATOR_USED,
             case,
-            f"generator seed {case[-1]} and seed {reseeded[-1]} both give {show(first, 100)}",
+            L(
+                f"generator seed {case[-1]} and seed {reseeded[-1]} both give {show(first, 100)}",
+                f"generator 种子 {case[-1]} 和 {reseeded[-1]} 都给出 {show(first, 100)}",
+            ),
             L(
                 "other draws for another seed (a correct solution gives the same result for these two seeds less than once in 10^20 runs)",
                 "换一个种子就得到不同的抽样（正确的实现在这两个种子上结果相同的概率不到 10^20 分之一）",
@@ -791,7 +841,10 @@ class LossSidePairs(LogitsChecker):
 
     def describe(self, case):
         (b, n, v, _seed), ids = case
-        return f"logits: shape ({b}, {n}, {v}), logits[0, t] differs for every t\ninput_ids = {ids}"
+        return L(
+            f"logits: shape ({b}, {n}, {v}), logits[0, t] differs for every t\ninput_ids = {ids}",
+            f"logits：形状 ({b}, {n}, {v})，每个 t 的 logits[0, t] 都不同\ninput_ids = {ids}",
+        )
 
     def judge(self, case, out):
         logits, ids = self._inputs(case)
@@ -812,11 +865,16 @@ class LossSidePairs(LogitsChecker):
 
         wrong_way = torch.equal(got_logits, logits[:, 1:]) and torch.equal(got_labels, ids[:, :-1])
         diagnosis = "shifted-wrong-way" if wrong_way else None
-        yours = f"logits of positions {positions(got_logits)}\nlabels = {show(got_labels)}"
+        yours = L(
+            f"logits of positions {positions(got_logits)}\nlabels = {show(got_labels)}",
+            f"位置 {positions(got_logits)} 的 logits\nlabels = {show(got_labels)}",
+        )
         pairs = engine_clm.loss_side_pairs(n)  # (logit position, label position)
         want_labels = ids[:, [label for _logit, label in pairs]]
-        required = same(
-            f"logits of positions {[logit for logit, _label in pairs]}\nlabels = {show(want_labels)}"
+        wanted = [logit for logit, _label in pairs]
+        required = L(
+            f"logits of positions {wanted}\nlabels = {show(want_labels)}",
+            f"位置 {wanted} 的 logits\nlabels = {show(want_labels)}",
         )
         if not torch.equal(got_logits, logits[:, [logit for logit, _label in pairs]]):
             return self.fail(LOGITS_DROP_LAST, case, yours, required, diagnosis)
@@ -870,7 +928,10 @@ class ClmLoss(LogitsChecker):
 
     def describe(self, case):
         (b, n, v, seed), labels = case
-        return f"logits: shape ({b}, {n}, {v}), seed {seed}\nlabels = {labels}"
+        return L(
+            f"logits: shape ({b}, {n}, {v}), seed {seed}\nlabels = {labels}",
+            f"logits：形状 ({b}, {n}, {v})，种子 {seed}\nlabels = {labels}",
+        )
 
     def judge(self, case, out):
         logits, labels = self._inputs(case)
@@ -907,10 +968,10 @@ class ClmLoss(LogitsChecker):
             return self.fail(
                 LOSS_TENSOR,
                 case,
-                f"loss = {show(result.out)}: {kind}",
+                L(f"loss = {show(result.out)}: {kind}", f"loss = {show(result.out)}：{kind_zh}"),
                 L(
                     "the tensor F.cross_entropy returns, as it is (no .item(), float() or torch.tensor(...))",
-                    f"直接返回 F.cross_entropy 给出的张量（不要 .item()、float() 或 torch.tensor(...)）；你返回的是{kind_zh}",
+                    "直接返回 F.cross_entropy 给出的张量（不要 .item()、float() 或 torch.tensor(...)）",
                 ),
             )
         return failure
@@ -1031,7 +1092,10 @@ class LessonClmRun(Checker):
             return self.fail(
                 SAME_DRAWS,
                 case,
-                f"{yours}: the loss that drawing hidden before projection gives",
+                L(
+                    f"{yours}: the loss that drawing hidden before projection gives",
+                    f"{yours}：这正是先抽 hidden、后抽 projection 得到的损失",
+                ),
                 L(
                     f"loss = {want:.4f}: draw input_ids, then projection (64, 10000), then hidden (batch, seq_len, 64)",
                     f"loss = {want:.4f}：先抽 input_ids，再抽 projection (64, 10000)，最后抽 hidden (batch, seq_len, 64)",
@@ -1284,13 +1348,14 @@ def _within(count: int, trials: int, p: float, alpha: float = 1e-3) -> bool:
     return low <= count <= high
 
 
-def _rate_failure(rule: Rule, where: str, entry: dict, what: Bilingual, diagnosis: str | None) -> Failure:
+def _rate_failure(rule: Rule, where: Said, entry: dict, what: Bilingual, diagnosis: str | None) -> Failure:
     count, trials, low, high = entry["count"], entry["trials"], *entry["accepted"]
     odds = f"{1 / entry['alpha']:,.0f}"
+    share = f"{count / max(trials, 1):.1%}"
     return Failure(
         rule,
         where,
-        f"{entry['name']}: {count} of {trials} ({count / max(trials, 1):.1%})",
+        L(f"{count} of {trials} ({share})", f"{trials} 个中有 {count} 个（{share}）"),
         L(
             f"{what['en']}: between {low} and {high} of {trials} (rate {entry['p']:.3f}); a correct solution lands outside less than once in {odds} runs",
             f"{what['zh']}：{trials} 个中应有 {low} 到 {high} 个（比例 {entry['p']:.3f}）；正确的实现落在范围外的概率不到 {odds} 分之一",
@@ -1315,7 +1380,7 @@ class StatCall:
     mask_id: int
     vocab_size: int
     p: float
-    title: str  # e.g. "a (200, 200) batch, p = 0.15, generator seed 12345"
+    title: Bilingual  # e.g. "a (200, 200) batch, p = 0.15, generator seed 12345"
 
 
 def stat_call(checker: Checker, box: Sandbox, plan: StatCall) -> tuple[torch.Tensor, torch.Tensor] | Failure:
@@ -1344,16 +1409,17 @@ def stat_call(checker: Checker, box: Sandbox, plan: StatCall) -> tuple[torch.Ten
     first = tuple(int(v) for v in bad.nonzero()[0])
     if ids.dim() == 2:
         rows = slice(first[0], first[0] + 1)
-        where = f"row {first[0]} of {plan.title}"
-        window = (ids[rows], input_ids[rows], labels[rows])
+        where = L(f"row {first[0]} of {plan.title['en']}", f"{plan.title['zh']}的第 {first[0]} 行")
     else:
         start = max(0, first[0] - 5)
         rows = slice(start, start + 12)
-        where = f"positions {start}..{min(start + 12, ids.shape[0]) - 1} of {plan.title}"
-        window = (ids[rows], input_ids[rows], labels[rows])
-    shown = Shown(
-        f"{where}\nids = {window[0].tolist()}\nspecial_ids = {sorted(plan.specials)}, mask_id = {plan.mask_id}, vocab_size = {plan.vocab_size}, p = {plan.p}"
-    )
+        last = min(start + 12, ids.shape[0]) - 1
+        where = L(
+            f"positions {start}..{last} of {plan.title['en']}", f"{plan.title['zh']}的位置 {start}..{last}"
+        )
+    window = (ids[rows], input_ids[rows], labels[rows])
+    values = f"ids = {window[0].tolist()}\nspecial_ids = {sorted(plan.specials)}, mask_id = {plan.mask_id}, vocab_size = {plan.vocab_size}, p = {plan.p}"
+    shown = Shown(L(f"{where['en']}\n{values}", f"{where['zh']}\n{values}"))
     failure = judge_mlm(
         checker,
         shown,
@@ -1364,11 +1430,18 @@ def stat_call(checker: Checker, box: Sandbox, plan: StatCall) -> tuple[torch.Ten
         plan.vocab_size,
         plan.p,
     )
-    return failure or Failure(SHAPE, shown.text, show(window[1]), same("a masked row"))
+    return failure or Failure(SHAPE, shown.text, show(window[1]), L("a masked row", "一行掩码后的结果"))
 
 
 def selection_test(
-    report: list[dict], name: str, chosen: int, trials: int, p: float, rule: Rule, where: str, diagnosis=None
+    report: list[dict],
+    name: str,
+    chosen: int,
+    trials: int,
+    p: float,
+    rule: Rule,
+    where: Said,
+    diagnosis=None,
 ) -> Failure | None:
     if _binomial(report, name, chosen, trials, p):
         return None
@@ -1383,7 +1456,7 @@ def short_rows_test(
     plans: list[tuple[tuple, tuple[int, ...]]],
     p: float,
     count: Callable[[tuple, torch.Tensor], tuple[int, list[int]]],
-    where: str,
+    where: Said,
     more: Callable[[list[list[int]]], list[tuple[str, float, float]]] | None = None,
 ) -> Failure | None:
     """Many calls on short inputs (rows of 1 to 3 eligible tokens, or 1 to 3 words): the
@@ -1431,7 +1504,7 @@ def split_test(
     selected: torch.Tensor,
     mask_id: int,
     pool_size: int,
-    where: str,
+    where: Said,
 ) -> Failure | None:
     """The 80/10/10 of the selected tokens: three exact tests. A random draw gives the
     original back with probability 1/pool_size, which then looks unchanged."""
@@ -1446,7 +1519,11 @@ def split_test(
     if all(_binomial(report, f"split: {name}", counts[name], n, rates[name]) for name in rates):
         return None
     regions = {name: stats.acceptance_region(n, rate) for name, rate in rates.items()}
+    zh_names = {"[MASK]": "[MASK]", "random": "随机词", "unchanged": "不变"}
     shares = ", ".join(f"{name} {counts[name]} ({counts[name] / max(n, 1):.1%})" for name in rates)
+    shares_zh = "，".join(
+        f"{zh_names[name]} {counts[name]}（{counts[name] / max(n, 1):.1%}）" for name in rates
+    )
     wanted = ", ".join(f"{name} {rates[name]:.1%} ({regions[name][0]}–{regions[name][1]})" for name in rates)
     rest, misread = 1 - to_mask, to_random  # Hugging Face halves the rest (0.5); 0.1 there is a misreading
     alternatives = {  # (mask, random, unchanged) shares of a known mistake
@@ -1468,7 +1545,7 @@ def split_test(
     return Failure(
         SPLIT,
         where,
-        f"of {n} selected: {shares}",
+        L(f"of {n} selected: {shares}", f"{n} 个被选中的 token 中：{shares_zh}"),
         L(
             f"{wanted} (a random draw gives the original back 1 time in {pool_size}: it then counts as unchanged); a correct solution lands outside less than once in {1 / stats.ALPHA:,.0f} runs per share",
             f"{wanted}（随机抽样有 1/{pool_size} 的机会抽回原词，这时算作不变）；正确的实现每一项落在范围外的概率不到 {1 / stats.ALPHA:,.0f} 分之一",
@@ -1484,7 +1561,7 @@ def uniform_test(
     selected: torch.Tensor,
     mask_id: int,
     pool: list[int],
-    where: str,
+    where: Said,
 ) -> Failure | None:
     """The random replacements are uniform over the pool. Among the positions changed to
     a random word (not [MASK], not the original), the word is uniform over the pool minus
@@ -1504,7 +1581,10 @@ def uniform_test(
             return Failure(
                 RANDOM_UNIFORM,
                 where,
-                f"random words drawn (id: times) {drawn}; id {j}: {count} of {trials}",
+                L(
+                    f"random words drawn (id: times) {drawn}; id {j}: {count} of {trials}",
+                    f"抽到的随机词（id: 次数）{drawn}；id {j}：{trials} 个中有 {count} 个",
+                ),
                 L(
                     f"each of the {m} non-special ids equally often: id {j} between {low} and {high} of {trials} (rate 1/{m - 1}, the original excluded); a correct solution lands outside less than once in {1 / stats.ALPHA:,.0f} runs",
                     f"{m} 个非特殊 id 出现的机会相同：id {j} 在 {trials} 个中应有 {low} 到 {high} 个（比例 1/{m - 1}，不算原词）；正确的实现落在范围外的概率不到 {1 / stats.ALPHA:,.0f} 分之一",
@@ -1515,7 +1595,7 @@ def uniform_test(
 
 
 def upper_half_test(
-    report: list[dict], input_ids: torch.Tensor, selected: torch.Tensor, low: int, high: int, where: str
+    report: list[dict], input_ids: torch.Tensor, selected: torch.Tensor, low: int, high: int, where: Said
 ) -> Failure | None:
     """For a vocabulary too large to test id by id: the originals all lie in the lower
     half of the pool [low, high), so a selected position shows an id of the upper half
@@ -1635,7 +1715,10 @@ class BertMask(Checker):
             mask_id,
             vocab,
             0.15,
-            "a (200, 200) batch: ids in [5, 30000) and [PAD] (0), special_ids [0, 1, 2, 3, 4], mask_id 4, vocab_size 30000, p = 0.15, generator seed 12345",
+            L(
+                "a (200, 200) batch: ids in [5, 30000) and [PAD] (0), special_ids [0, 1, 2, 3, 4], mask_id 4, vocab_size 30000, p = 0.15, generator seed 12345",
+                "一个 (200, 200) 的批次：id 取自 [5, 30000) 和 [PAD]（0），special_ids [0, 1, 2, 3, 4]，mask_id 4，vocab_size 30000，p = 0.15，generator 种子 12345",
+            ),
         )
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
@@ -1669,7 +1752,10 @@ class BertMask(Checker):
             plans,
             0.15,
             count,
-            f"{SHORT_CALLS} calls, each on one row [CLS], 1 to 3 tokens, [SEP], [PAD]… (shape (1, 5)); special_ids [0, 1, 2, 3, 4], vocab_size {SHORT_VOCAB}, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+            L(
+                f"{SHORT_CALLS} calls, each on one row [CLS], 1 to 3 tokens, [SEP], [PAD]… (shape (1, 5)); special_ids [0, 1, 2, 3, 4], vocab_size {SHORT_VOCAB}, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+                f"{SHORT_CALLS} 次调用，每次一行：[CLS]、1 到 3 个 token、[SEP]、[PAD]…（形状 (1, 5)）；special_ids [0, 1, 2, 3, 4]，vocab_size {SHORT_VOCAB}，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
+            ),
         )
         if failure:
             return failure
@@ -1686,7 +1772,10 @@ class BertMask(Checker):
             FATES_MASK,
             FATES_VOCAB,
             1.0,
-            f"a (100, 220) batch over a vocabulary of {FATES_VOCAB}: special_ids {FATES_SPECIALS}, mask_id {FATES_MASK}, p = 1.0 (every ordinary token selected), generator seed 12346",
+            L(
+                f"a (100, 220) batch over a vocabulary of {FATES_VOCAB}: special_ids {FATES_SPECIALS}, mask_id {FATES_MASK}, p = 1.0 (every ordinary token selected), generator seed 12346",
+                f"词表大小为 {FATES_VOCAB} 的一个 (100, 220) 批次：special_ids {FATES_SPECIALS}，mask_id {FATES_MASK}，p = 1.0（每个普通 token 都被选中），generator 种子 12346",
+            ),
         )
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
@@ -1828,14 +1917,20 @@ class MaskContent(Checker):
             box, result.statistics
         )
 
-    def _plan(self, content: torch.Tensor, p: float, seed: int, title: str) -> StatCall:
+    def _plan(self, content: torch.Tensor, p: float, seed: int, title: Bilingual) -> StatCall:
         ids = torch.cat([torch.tensor([2]), content, torch.tensor([3])])
         return StatCall((content, p, Generator(seed)), ids, set(LESSON_SPECIALS), 4, LESSON_VOCAB, p, title)
 
     def statistics(self, box: Sandbox, report: list[dict]) -> Failure | None:
         content = _fixed_ints(4243, (40000,), 5, LESSON_VOCAB)
         plan = self._plan(
-            content, 0.3, 12345, "a content of 40000 ids in [5, 10000), p = 0.3, generator seed 12345"
+            content,
+            0.3,
+            12345,
+            L(
+                "a content of 40000 ids in [5, 10000), p = 0.3, generator seed 12345",
+                "长度 40000 的内容，id 取自 [5, 10000)，p = 0.3，generator 种子 12345",
+            ),
         )
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
@@ -1873,7 +1968,10 @@ class MaskContent(Checker):
             plans,
             0.3,
             count,
-            f"{SHORT_CALLS} calls on contents of 1 to 3 ids, p = 0.3, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+            L(
+                f"{SHORT_CALLS} calls on contents of 1 to 3 ids, p = 0.3, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+                f"{SHORT_CALLS} 次调用，内容长度 1 到 3，p = 0.3，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
+            ),
             rescaled,
         )
         if failure:
@@ -1885,7 +1983,10 @@ class MaskContent(Checker):
             content,
             1.0,
             12346,
-            f"a content of 100000 ids in [5, {middle}), p = 1.0 (every token selected), generator seed 12346",
+            L(
+                f"a content of 100000 ids in [5, {middle}), p = 1.0 (every token selected), generator seed 12346",
+                f"长度 100000 的内容，id 取自 [5, {middle})，p = 1.0（每个 token 都被选中），generator 种子 12346",
+            ),
         )
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
@@ -2021,7 +2122,10 @@ class WholeWordMask(Checker):
             30000,
             0.15,
             12345,
-            "20000 words of 1 to 3 pieces in [5, 30000) between [CLS] and [SEP], p = 0.15, generator seed 12345",
+            L(
+                "20000 words of 1 to 3 pieces in [5, 30000) between [CLS] and [SEP], p = 0.15, generator seed 12345",
+                "[CLS] 和 [SEP] 之间 20000 个词，每词 1 到 3 个子词，id 取自 [5, 30000)，p = 0.15，generator 种子 12345",
+            ),
         )
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
@@ -2059,7 +2163,10 @@ class WholeWordMask(Checker):
             plans,
             0.15,
             count,
-            f"{SHORT_CALLS} calls on 1 to 3 words of 1 to 3 pieces, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+            L(
+                f"{SHORT_CALLS} calls on 1 to 3 words of 1 to 3 pieces, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+                f"{SHORT_CALLS} 次调用，每次 1 到 3 个词，每词 1 到 3 个子词，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
+            ),
         )
         return failure or self.fates(box, report)
 
@@ -2075,7 +2182,10 @@ class WholeWordMask(Checker):
             FATES_VOCAB,
             1.0,
             12346,
-            f"3000 words of 1 to 3 pieces over a vocabulary of {FATES_VOCAB} (special_ids {FATES_SPECIALS}, mask_id {self.MASK}), p = 1.0, generator seed 12346",
+            L(
+                f"3000 words of 1 to 3 pieces over a vocabulary of {FATES_VOCAB} (special_ids {FATES_SPECIALS}, mask_id {self.MASK}), p = 1.0, generator seed 12346",
+                f"词表大小为 {FATES_VOCAB} 的 3000 个词，每词 1 到 3 个子词（special_ids {FATES_SPECIALS}，mask_id {self.MASK}），p = 1.0，generator 种子 12346",
+            ),
         )
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
@@ -2265,7 +2375,11 @@ class SpanCorrupt(Checker):
 
     def describe(self, case):
         tokens, spans = case
-        return f"ids   = {_spell(tokens)}\nspans = {spans}\n(<k> is sentinel_ids[k], </s> is eos_id)"
+        values = f"ids   = {_spell(tokens)}\nspans = {spans}"
+        return L(
+            f"{values}\n(<k> is sentinel_ids[k], </s> is eos_id)",
+            f"{values}\n（<k> 即 sentinel_ids[k]，</s> 即 eos_id）",
+        )
 
     def judge(self, case, out):
         tokens, spans = case
@@ -2418,7 +2532,10 @@ class ThreeSamples(Checker):
                 return self.fail(
                     SHAPE,
                     case,
-                    f"{name} = {show(value, 100)}: a {type(value).__name__}",
+                    L(
+                        f"{name} = {show(value, 100)}: a {type(value).__name__}",
+                        f"{name} = {show(value, 100)}：一个 {type(value).__name__}",
+                    ),
                     L(
                         f"{name}: a {kind.__name__}, as the lesson prints it (the task asks for lists of strings and a dict)",
                         f"{name}：一个 {kind.__name__}，与讲义打印的一样（题目要求字符串列表和一个字典）",
@@ -2568,6 +2685,12 @@ def judge_output(checker: Checker, case, out) -> Failure | None:
         )
 
 
+def raised_words(error: LearnerError, line: int | None) -> Said:
+    """What the learner's function raised, and on which line of their file."""
+    said = f"{error.name}: {error.message[:200]}"
+    return L(f"{said} (line {line})", f"{said}（第 {line} 行）") if line else said
+
+
 def _read_source(path: Path) -> bytes:
     """The learner's file, bounded before it is read."""
     size = path.stat().st_size
@@ -2646,8 +2769,7 @@ def _check_probed(task, probed, lines, result, max_examples, call_limit, memory,
             failure = special(case, value) if special else None
             if failure is not None:
                 return failure
-            line = f" (line {value.line})" if value.line else ""
-            return checker.fail(RUNS, case, f"{value.name}: {value.message[:200]}{line}", same("a result"))
+            return checker.fail(RUNS, case, raised_words(value, value.line), L("a result", "一个结果"))
         return changed_argument(checker, case, checker.args(case), value.args) or checker.judge_call(
             case, value
         )
@@ -2683,9 +2805,11 @@ def _check_probed(task, probed, lines, result, max_examples, call_limit, memory,
             failure is not None
             and checker.random
             and failure.rule not in (RUNS, SHAPE, LONG_IDS, INPUTS_UNCHANGED)
-            and depends_on_global_rng(box, checker, case)
+            and (difference := global_rng_difference(box, checker, case)) is not None
         ):
-            failure = reproducibility_failure(checker, case, box)  # the cause of whatever else is wrong
+            failure = reproducibility_failure(
+                checker, case, difference
+            )  # the cause of whatever else is wrong
         if failure is None:
             failure = checker.extra(box, result)
         if failure is None:
@@ -2695,10 +2819,11 @@ def _check_probed(task, probed, lines, result, max_examples, call_limit, memory,
     except SandboxStopped as error:
         result.status, result.message = "stopped", _stopped_message(error, box.call_limit)
     except LearnerError as error:  # raised in a statistics or reproducibility call
-        line = theirs(error.line)
-        where = f" (line {line})" if line else ""
         result.failure = Failure(
-            RUNS, "a large batch", f"{error.name}: {error.message[:200]}{where}", same("a result")
+            RUNS,
+            L("a large batch (the statistics)", "一个大批次（统计检验）"),
+            raised_words(error, theirs(error.line)),
+            L("a result", "一个结果"),
         )
     finally:
         result.calls = box.calls

@@ -80,10 +80,9 @@ def _folder(given: str | None, flag: str | None, action: str, lang: str) -> Path
 
 
 def _unknown_action(action: str, lang: str) -> UsageError:
-    message = t("lab-unknown-action", lang, action=repr(action), actions=", ".join(ACTIONS))
     guess = difflib.get_close_matches(action.lower(), ACTIONS, n=1, cutoff=0.6)
-    if guess:
-        message += " " + t("lab-did-you-mean", lang, action=guess[0])
+    named = repr(action) + (t("lab-did-you-mean", lang, action=guess[0]) if guess else "")
+    message = t("lab-unknown-action", lang, action=named, actions=", ".join(ACTIONS))
     return UsageError(f"objectives-tutor lab: {message}")
 
 
@@ -182,7 +181,7 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
     if failure is not None:
         parts.append(
             Text(
-                t("lab-rule", lang, code=failure.rule.code) + ": " + pick(failure.rule.text, lang),
+                t("lab-rule-text", lang, code=failure.rule.code, text=pick(failure.rule.text, lang)),
                 style="bold",
             )
         )
@@ -190,7 +189,9 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
         table.add_column(t("lab-input", lang), overflow="fold")
         table.add_column(t("lab-yours", lang), overflow="fold", style="red")
         table.add_column(t("lab-required", lang), overflow="fold", style="green")
-        table.add_row(Text(failure.input), Text(failure.yours), Text(pick(failure.required, lang)))
+        table.add_row(
+            Text(failure.input.pick(lang)), Text(failure.yours.pick(lang)), Text(pick(failure.required, lang))
+        )
         parts.append(table)
         explanation = diagnosis_text(failure.diagnosis)
         if explanation is not None:

@@ -193,7 +193,7 @@ class InProcess:
     child's JSON codec, torch's global seed set per call as the child sets it."""
 
     def __init__(self, task_id: str, function) -> None:
-        from exercises.lab.checks import PROBE, probe_source
+        from exercises.lab.checks.core import PROBE, probe_source
 
         namespace = {BY_ID[task_id].function: function}
         exec(probe_source(BY_ID[task_id].function), namespace)
@@ -221,7 +221,7 @@ def _as_received(args: tuple) -> list:
 
 
 def _checker(task_id: str):
-    from exercises.lab.checks import parameters
+    from exercises.lab.checks.core import parameters
 
     checker = CHECKERS[task_id]()
     checker.params = parameters(BY_ID[task_id])
@@ -262,7 +262,7 @@ def test_inputs_unchanged_names_the_argument_changed(task_id, data):
     breaks inputs-unchanged, named by its parameter; the arguments as sent do not."""
     import torch
 
-    from exercises.lab.checks import changed_argument
+    from exercises.lab.checks.core import changed_argument
 
     checker = _checker(task_id)
     case = data.draw(checker.strategy())
@@ -306,7 +306,7 @@ def test_ids_that_are_not_long_break_the_dtype_rule(task_id, data):
     torch.tensor(..., dtype=torch.int32), int16, int8, uint8) breaks ids-long."""
     import torch
 
-    from exercises.lab.checks import judge_output
+    from exercises.lab.checks.core import judge_output
 
     checker = _checker(task_id)
     case = data.draw(checker.strategy())
@@ -326,10 +326,11 @@ def _fates_batch():
     """The ids of bert_mask's fates call (a small vocabulary, ids uniform over its pool)."""
     import torch
 
-    from exercises.lab.checks import FATES_POOL, FATES_SPECIALS, _fixed_ints, _with_specials
+    from exercises.lab.checks.core import fixed_ints
+    from exercises.lab.checks.mlm import FATES_POOL, FATES_SPECIALS, with_specials
 
-    ids = torch.tensor(FATES_POOL)[_fixed_ints(4248, (100, 220), 0, len(FATES_POOL))]
-    return _with_specials(ids, FATES_SPECIALS, 0.1, 4249)
+    ids = torch.tensor(FATES_POOL)[fixed_ints(4248, (100, 220), 0, len(FATES_POOL))]
+    return with_specials(ids, FATES_SPECIALS, 0.1, 4249)
 
 
 @settings(max_examples=20, derandomize=True)
@@ -344,14 +345,8 @@ def test_a_random_word_not_uniform_over_the_pool_is_caught(kept, seed):
     import torch
 
     from engine import mlm as engine_mlm
-    from exercises.lab.checks import (
-        FATES_MASK,
-        FATES_POOL,
-        FATES_SPECIALS,
-        FATES_VOCAB,
-        split_test,
-        uniform_test,
-    )
+    from exercises.lab.checks.mlm import FATES_MASK, FATES_POOL, FATES_SPECIALS, FATES_VOCAB
+    from exercises.lab.checks.statistics import split_test, uniform_test
 
     ids = _fates_batch()
 
@@ -387,7 +382,8 @@ def test_a_split_other_than_80_10_10_is_caught(split, seed):
     import torch
 
     from engine import mlm as engine_mlm
-    from exercises.lab.checks import FATES_MASK, FATES_POOL, FATES_SPECIALS, FATES_VOCAB, split_test
+    from exercises.lab.checks.mlm import FATES_MASK, FATES_POOL, FATES_SPECIALS, FATES_VOCAB
+    from exercises.lab.checks.statistics import split_test
 
     ids = _fates_batch()
     mask_share, random_share = split
@@ -418,7 +414,7 @@ def test_a_special_drawn_as_the_random_word_is_caught(data):
     import torch
 
     from engine import mlm as engine_mlm
-    from exercises.lab.checks import judge_mlm
+    from exercises.lab.checks.masking import judge_mlm
 
     checker = _checker("bert_mask")
     case = data.draw(checker.strategy())
@@ -493,7 +489,7 @@ def test_every_draw_must_come_from_the_generator(global_draws):
     """Each of the 7 ways of taking some draws from torch's global RNG breaks
     reproducible, shown on a small case found by the search; a generator of the
     function's own breaks generator-used; drawing from the generator passes both."""
-    from exercises.lab.checks import generator_rules
+    from exercises.lab.checks.core import generator_rules
 
     checker = _checker("bert_mask")
     rich, reseeded = checker.rich(99), checker.rich(100)
@@ -942,7 +938,7 @@ def test_engine_t5_matches_an_independent_transcription(case):
     kept text, </s> on both; no span at all: the whole text is <extra_id_0>'s). T5's
     own two functions, transcribed (t5_literal), agree too, except when a span starts
     the text: the case the task states the course's convention for."""
-    from exercises.lab.checks import EOS, SENTINELS, engine_t5, t5_literal
+    from exercises.lab.checks.spans import EOS, SENTINELS, engine_t5, t5_literal
 
     n, cuts, data = case
     spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
@@ -1041,7 +1037,7 @@ def _odd_outputs():
 def test_any_output_gets_a_verdict_never_an_exception(task_id, out):
     """The judges' errors on odd outputs are narrowed (issue 10) to what an output of
     the wrong shape raises: every such output is a verdict (the shape rule), never a crash."""
-    from exercises.lab.checks import judge_output
+    from exercises.lab.checks.core import judge_output
 
     checker = CHECKERS[task_id]()
     failure = judge_output(checker, checker.smoke(), out)
@@ -1087,7 +1083,7 @@ def _mutated(value, rnd):
 @pytest.mark.parametrize("task_id", sorted(CHECKERS))
 @given(rnd=st.randoms(use_true_random=False))
 def test_a_near_miss_of_the_reference_output_gets_a_verdict(task_id, rnd):
-    from exercises.lab.checks import judge_output
+    from exercises.lab.checks.core import judge_output
     from exercises.lab.child import decode, encode
     from exercises.lab.sandbox import _wire
 
@@ -1103,7 +1099,7 @@ def test_a_near_miss_of_the_reference_output_gets_a_verdict(task_id, rnd):
 
 
 def test_only_an_unreadable_output_is_a_shape_failure_and_a_bug_of_ours_is_not_hidden():
-    from exercises.lab.checks import SHAPE, judge_output
+    from exercises.lab.checks.core import SHAPE, judge_output
 
     class Judge:
         error: Exception

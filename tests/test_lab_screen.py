@@ -178,7 +178,7 @@ async def test_the_learners_text_is_plain_text_in_the_lab_screen(tmp_path):
     """Whatever the learner's code raised or printed, and whatever values the table
     shows, the lab screen shows verbatim: never read as markup (issue 20: an error's
     `[enforce fail at ...]` vanished and `[bold]` rendered)."""
-    from exercises.lab.checks import SHAPE, Failure, LabResult
+    from exercises.lab.checks.core import SHAPE, Failure, LabResult
     from exercises.text import L
 
     init(tmp_path)

@@ -6,7 +6,8 @@ tasks.py     the tasks (torch-free): statements, starters, hints, reference solu
 workspace.py ``lab init``: the learner's folder, never overwriting their files
 child.py     what runs inside the sandbox (stdlib + torch only) and the value codec
 sandbox.py   starting the child with time and memory limits, calling the learner's function
-checks.py    the properties per task, the search for the smallest counterexample
+checks/      the properties per task, the search for the smallest counterexample
+             (a package: one module per task family, the runner; see its __init__)
 stats.py     exact binomial tests for the 15 % and the 80/10/10
 record.py    the lab's own table of runs (``lab_runs``) beside the attempts
 """

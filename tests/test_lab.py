@@ -53,6 +53,62 @@ def test_tasks_in_course_order_each_with_a_checker():
         assert all(hint["en"] and hint["zh"] for hint in task.hints)
 
 
+# What each task asks for, as quizzes fingerprint it (exercises.lab.grading.task_fingerprint): the
+# signatures now read from the starter files must ask for exactly what the strings in tasks.py did.
+FINGERPRINTS = {
+    "three_samples": "e2d522fa28fbdf93",
+    "clm_shift": "5acd9255c95507d3",
+    "loss_side_pairs": "cb292e3c24992451",
+    "clm_loss": "69bacbba99f8b664",
+    "lesson_clm_run": "af6b4934ecbfb307",
+    "bert_mask": "9b125518f9bfb9ed",
+    "lesson_mlm_run": "107a7b506dec1baf",
+    "mask_content": "c315dc86430ac3b4",
+    "whole_word_mask": "22b2dceb95938709",
+    "causal_mask": "03d5bb8145b9fa0c",
+    "padded_causal_mask": "60e7d847fcfa7775",
+    "span_corrupt": "d43d14628bbb183b",
+    "prefix_lm_mask": "283e3215e3eb86ce",
+}
+
+
+def _outline(text: str, function: str) -> str:
+    """A file's code with the task's function body left out: imports, signature, the rest."""
+    import ast
+
+    tree = ast.parse(text)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            node.body = [ast.Expr(ast.Constant(...))]
+    return ast.dump(tree)
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.id)
+def test_starter_and_solution_are_real_files_that_agree(task):
+    """starters/ and solutions/ hold each task's code as real Python files (package data,
+    linted by ruff): the same imports, signature and module code around a different body;
+    the signature read from them asks for what quizzes recorded; the learner's file is
+    the statement as its docstring, then the code."""
+    import tomllib
+
+    from exercises.lab.grading import task_fingerprint
+    from exercises.lab.tasks import FOLDER
+
+    handed, reference = (FOLDER / kind / task.file_name for kind in ("starters", "solutions"))
+    assert _outline(handed.read_text(), task.function) == _outline(reference.read_text(), task.function)
+    assert task_fingerprint(f"lab:{task.id}") == FINGERPRINTS[task.id]
+    assert task.signature.startswith(f"def {task.function}(") and "\n" not in task.signature
+    for text, code in ((starter(task), handed.read_text()), (solution(task), reference.read_text())):
+        assert text.startswith('"""') and text.endswith(code) and task.statement["zh"] in text
+        compile(text, task.file_name, "exec")
+    data = tomllib.loads((FOLDER.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]
+    assert {"starters/*.py", "solutions/*.py"} <= set(data["exercises.lab"])  # shipped with the package
+    assert sorted(p.name for p in (FOLDER / "starters").glob("*.py")) == sorted(t.file_name for t in TASKS)
+    assert sorted(p.name for p in (FOLDER / "solutions").glob("*.py")) == sorted(t.file_name for t in TASKS)
+
+
 @pytest.mark.parametrize("task", TASKS, ids=lambda task: task.id)
 def test_reference_passes_and_starter_fails(task, tmp_path):
     passed = run_check(task, _write(tmp_path, task.file_name, solution(task)))
@@ -672,7 +728,8 @@ def test_lab_command_line(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "diagonal-visible" in out and "mask-blocks-diagonal" in out
     assert main(["lab", "solution", "causal_mask"]) == 0
-    assert "diagonal=1" in capsys.readouterr().out
+    assert capsys.readouterr().out == solution(task)  # the reference file, docstring and all
+    assert all((work / t.file_name).read_text() == starter(t) for t in TASKS if t is not task)
     (work / task.file_name).write_text(solution(task))
     assert main(["lab", "check", "causal_mask", "--dir", str(work), "--lang", "zh"]) == 0
     assert "已完成 1 / 13" in capsys.readouterr().out

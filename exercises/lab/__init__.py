@@ -2,7 +2,8 @@
 the file is checked against the lessons' invariants by hypothesis, in a sandboxed
 subprocess (the learner's code never runs in this process).
 
-tasks.py     the tasks (torch-free): statements, starters, hints, reference solutions
+tasks.py     the tasks (torch-free): statements, hints; the files below as learners get them
+starters/    each task's file as handed out, solutions/ its reference (real .py files, package data)
 workspace.py ``lab init``: the learner's folder, never overwriting their files
 child.py     what runs inside the sandbox (stdlib + torch only) and the value codec
 sandbox.py   starting the child with time and memory limits, calling the learner's function

@@ -122,7 +122,7 @@ class MlmFigure(Figure):
                 )
             fate_text = Text(fate_words.get(fate, ""), style=FATE_STYLE.get(fate, ""))
             if fate == "random" and sample.inputs[position] == token:
-                # BERT draws from the whole vocabulary, so the draw can be the original.
+                # The draw covers every ordinary token (the engine leaves out the specials), the original too.
                 fate_text.append(" " + t("fig-mlm-same", lang), style="magenta")
             cells = [
                 str(position),

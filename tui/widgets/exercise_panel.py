@@ -371,8 +371,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
     def _solution_text(self) -> Text:
         labels = self._labels()
-        solution = self._exercise().solve(self.variant)
-        out = Text(t("solution-shown", self.lang) + "\n", style="bold green")
+        solution, computed = self._exercise().shown_solution(self.variant, self.lang)
+        heading = "solution-shown" if computed else "solution-model-answer"
+        out = Text(t(heading, self.lang) + "\n", style="bold green")
         for name, text in solution.items():
             out.append(f"{labels.get(name, name)}: ", style="bold")
             out.append(text.replace("\n", " / ") + "\n")

@@ -461,6 +461,10 @@ def test_a_split_other_than_80_10_10_is_caught(split, seed):
         assert (failure is not None) is caught
         if caught:
             assert failure.rule.code == "split-80-10-10" and failure.diagnosis
+            for said in (failure.yours, failure.required):  # the shares named in each language
+                en, zh = (said.pick(lang) if hasattr(said, "pick") else said[lang] for lang in ("en", "zh"))
+                assert "随机词" in zh and "不变" in zh and "unchanged" in en
+                assert "random" not in zh and "unchanged" not in zh
 
 
 @given(data=st.data())

@@ -250,6 +250,9 @@ def split_test(
         f"{zh_names[name]} {counts[name]}（{counts[name] / max(n, 1):.1%}）" for name in rates
     )
     wanted = ", ".join(f"{name} {rates[name]:.1%} ({regions[name][0]}–{regions[name][1]})" for name in rates)
+    wanted_zh = "，".join(
+        f"{zh_names[name]} {rates[name]:.1%}（{regions[name][0]}–{regions[name][1]}）" for name in rates
+    )
     rest, misread = 1 - to_mask, to_random  # Hugging Face halves the rest (0.5); 0.1 there is a misreading
     alternatives = {  # (mask, random, unchanged) shares of a known mistake
         "random-excludes-original": (to_mask, to_random, to_keep),
@@ -273,7 +276,7 @@ def split_test(
         L(f"of {n} selected: {shares}", f"{n} 个被选中的 token 中：{shares_zh}"),
         L(
             f"{wanted} (a random draw gives the original back 1 time in {pool_size}: it then counts as unchanged); a correct solution lands outside less than once in {1 / stats.ALPHA:,.0f} runs per share",
-            f"{wanted}（随机抽样有 1/{pool_size} 的机会抽回原词，这时算作不变）；正确的实现每一项落在范围外的概率不到 {1 / stats.ALPHA:,.0f} 分之一",
+            f"{wanted_zh}（随机抽样有 1/{pool_size} 的机会抽回原词，这时算作不变）；正确的实现每一项落在范围外的概率不到 {1 / stats.ALPHA:,.0f} 分之一",
         ),
         diagnosis,
     )

@@ -125,6 +125,36 @@ DIAGNOSES: dict[str, Bilingual] = {
         "Inputs are the tokens without the last one; labels are the tokens without the first one, not the other way round.",
         "输入是去掉最后一个 token 的序列；标签是去掉第一个 token 的序列，不要反过来。",
     ),
+    # Packing (issue 24)
+    "packing-no-separator": L(
+        "Each document is followed by its end-of-document token (</s>) before the next begins: the separator takes a position in the stream, so every window after it shifts.",
+        "每篇文档后面都跟着一个文档结束符（</s>），然后下一篇才开始：分隔符在流里占一个位置，它后面的窗口都要跟着错开。",
+    ),
+    "packing-one-document-per-window": L(
+        "Packing does not start each document in a fresh window: the documents are concatenated into one stream and cut every L tokens, so a document runs on into the next window and a window can hold parts of two or three documents.",
+        "打包不会让每篇文档另起一个窗口：文档先首尾相连成一条流，再每 L 个 token 切一刀，所以一篇文档会延续到下一个窗口，一个窗口里也可能有两三篇文档的片段。",
+    ),
+    "packing-boundary-label-dropped": L(
+        "GPT-style packing keeps the labels at a document boundary: the last token of a document is trained to predict the separator, and the separator to predict the first token of the next document.",
+        "GPT 式打包在文档交界处照样有标签：文档的最后一个 token 学习预测分隔符，分隔符学习预测下一篇文档的第一个 token。",
+    ),
+    "packing-label-skips-separator": L(
+        "The separator is a token of the window: the position before it is trained to predict the separator itself, not the next document's first token.",
+        "分隔符是窗口里的一个 token：它前面那个位置要预测的就是分隔符本身，而不是下一篇文档的第一个 token。",
+    ),
+    "packing-label-crosses-window": L(
+        "A window is one row of the batch, read on its own: its last position has no next token in that row, so its label is -100 (Hugging Face's group_texts; nanoGPT instead reads L + 1 tokens so the last position has one).",
+        "一个窗口是批次里独立的一行：它的最后一个位置在这一行里没有下一个 token，所以标签是 -100（Hugging Face 的 group_texts 如此；nanoGPT 则多读一个 token，让最后一个位置也有标签）。",
+    ),
+    # Whole-word masking (issue 24)
+    "wwm-piece-only": L(
+        "Whole-word masking selects words, not pieces: when one piece of a word is selected, every piece of that word is masked with it (for Chinese, every character of the segmented word).",
+        "整词掩码按词选，不按片选：一个词只要有一片被选中，这个词的所有片都一起被遮住（中文则是分词后这个词的每个字）。",
+    ),
+    "wwm-label-whole-word": L(
+        "The model still predicts each piece at its own position: the label at a piece is that piece (a piece such as ##or, or one Chinese character), not the whole word.",
+        "模型仍然在每个位置上各自预测一片：某个位置的标签就是那一片（如 ##or，或一个汉字），而不是整个词。",
+    ),
     "inputs-keep-last": L(
         "The last token is never an input in the lesson's layout: nothing comes after it to predict.",
         "按讲义的排法，最后一个 token 不作输入：它后面没有要预测的词。",

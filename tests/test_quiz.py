@@ -1452,7 +1452,12 @@ def test_a_reworded_lab_statement_keeps_the_fingerprint_a_new_signature_does_not
     )
     monkeypatch.setattr(lab_grading, "task_of", lambda _id: reworded)
     assert lab_grading.task_fingerprint("lab:causal_mask") == before
-    monkeypatch.setattr(lab_grading, "task_of", lambda _id: replace(task, signature="def causal_mask(n, k):"))
+    import exercises.lab.tasks as lab_tasks
+
+    # a new signature: the one read from a changed starter file
+    monkeypatch.setattr(lab_grading, "task_of", lambda _id: task)
+    monkeypatch.setattr(lab_tasks, "_signature", lambda _file, _function: "def causal_mask(n, k):")
+    assert task.signature == "def causal_mask(n, k):"
     assert lab_grading.task_fingerprint("lab:causal_mask") != before
 
 

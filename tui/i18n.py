@@ -529,11 +529,12 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-status-not-started": L("not written yet", "还没有写"),
     "lab-status-invalid": L("cannot be run", "无法运行"),
     "lab-status-stopped": L("stopped", "已被终止"),
-    "lab-rule": L("Rule {code}", "规则 {code}"),
+    "lab-rule-text": L("Rule {code}: {text}", "规则 {code}：{text}"),
     "lab-input": L("input (smallest found)", "输入（找到的最小例子）"),
     "lab-yours": L("your output", "你的输出"),
     "lab-required": L("the rule requires", "规则要求"),
     "lab-misconception": L("Misconception {code}: {text}", "常见误区 {code}：{text}"),
+    "lab-convention": L("Convention: {text}", "约定：{text}"),
     "lab-exact": L("Identical to the engine's output, draw for draw.", "与引擎的输出逐次抽样完全一致。"),
     "lab-not-exact": L(
         "Right, with another draw order than the engine's (that is allowed).",
@@ -546,19 +547,19 @@ MESSAGES: dict[str, Bilingual] = {
         "kept {n} existing files untouched (init never overwrites)", "保留了 {n} 个已有文件（init 从不覆盖）"
     ),
     "lab-init-next": L(
-        "next: open {file} in your editor, then run `objectives-tutor lab watch {dir}`",
-        "下一步：用编辑器打开 {file}，然后运行 `objectives-tutor lab watch {dir}`",
+        "next: open {file} in your editor, then run `objectives-tutor lab watch --dir {dir}`",
+        "下一步：用编辑器打开 {file}，然后运行 `objectives-tutor lab watch --dir {dir}`",
     ),
     "lab-no-workspace": L(
-        "no lab files in {dir}: run `objectives-tutor lab init {dir}` first",
-        "{dir} 中没有实验文件：请先运行 `objectives-tutor lab init {dir}`",
+        "no lab files in {dir}: run `objectives-tutor lab init --dir {dir}` first",
+        "{dir} 中没有实验文件：请先运行 `objectives-tutor lab init --dir {dir}`",
     ),
     "lab-unknown-task": L(
         "unknown task {task!r}; the tasks are {ids}", "没有名为 {task!r} 的题目；题目有 {ids}"
     ),
     "lab-missing-file": L(
-        "{file} is not in {dir}; `objectives-tutor lab init {dir}` writes the missing files",
-        "{dir} 中没有 {file}；`objectives-tutor lab init {dir}` 会补上缺少的文件",
+        "{file} is not in {dir}; `objectives-tutor lab init --dir {dir}` writes the missing files",
+        "{dir} 中没有 {file}；`objectives-tutor lab init --dir {dir}` 会补上缺少的文件",
     ),
     "lab-watching": L(
         "watching {dir}: save a file to check it again (Ctrl+C stops)",
@@ -842,7 +843,14 @@ MESSAGES: dict[str, Bilingual] = {
     "probe-too-long": L(
         "the prompt is too long (at most {limit} characters)", "提示太长（最多 {limit} 个字符）"
     ),
-    "lab-unknown-action": L("unknown action {action}; use {actions}", "未知操作 {action}；可用 {actions}"),
+    "lab-unknown-action": L(
+        "unknown action {action}; use {actions} (a folder: --dir DIR)",
+        "未知操作 {action}；可用 {actions}（指定文件夹：--dir 文件夹）",
+    ),
+    "lab-did-you-mean": L(" (did you mean {action}?)", "（是不是想输入 {action}？）"),
+    "lab-two-folders": L(
+        "two folders given ({a} and --dir {b}): name one", "给了两个文件夹（{a} 和 --dir {b}）：只能指定一个"
+    ),
     "lab-name-the-task": L(
         "name the task, e.g. `lab {action} bert_mask`", "请指明题目，例如 `lab {action} bert_mask`"
     ),

@@ -781,7 +781,7 @@ def test_a_typo_for_an_action_is_an_error_never_a_folder(tmp_path, capsys, monke
     documented forms open the lab screen."""
     monkeypatch.chdir(tmp_path)
     opened = []
-    monkeypatch.setattr("tui.screens.lab.run_lab_app", lambda lang, folder: opened.append(folder))
+    monkeypatch.setattr("tui.commands.lab.run_lab_app", lambda lang, folder: opened.append(folder))
     for typo, guess in (("nope", None), ("chek", "check"), ("INIT", "init"), ("solutoin", "solution")):
         with pytest.raises(SystemExit) as stop:
             main(["lab", typo])
@@ -801,7 +801,8 @@ def test_a_typo_for_an_action_is_an_error_never_a_folder(tmp_path, capsys, monke
 
 
 async def test_the_lab_screen_remembers_a_folder_only_once_it_holds_the_lab(tmp_path):
-    from tui.screens.lab import LabScreen, lab_app
+    from tui.commands.lab import lab_app
+    from tui.screens.lab import LabScreen
 
     for folder, remembered in ((tmp_path / "typo", False), (tmp_path / "lab", True)):
         if remembered:

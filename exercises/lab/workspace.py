@@ -83,6 +83,13 @@ def default_folder() -> Path:
     return Path(home).expanduser() / "code-lab" if home else Path.home() / "objectives-lab"
 
 
+def default_lab_dir() -> Path:
+    """The folder an action works on when none is named: the current directory when it
+    holds lab files, else the default lab folder."""
+    here = Path.cwd()
+    return here if present(here) else default_folder()
+
+
 def digest(data: bytes) -> str:
     """What identifies a file's content in the lab's record of runs."""
     return hashlib.sha256(data).hexdigest()

@@ -25,13 +25,14 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console, Group
-from rich.table import Table
+from rich.console import Console
 from rich.text import Text
 
+from exercises.lab.workspace import default_lab_dir
 from exercises.text import pick
 from tui.errors import UsageError
 from tui.i18n import t
+from tui.lab_render import render_result
 from tui.render import emit_json
 from tui.sandbox_notice import warn_unisolated
 
@@ -64,14 +65,6 @@ def add_parser(commands, common) -> None:
 ACTIONS = ("init", "check", "watch", "hint", "solution")
 
 
-def default_lab_dir() -> Path:
-    """The current directory when it holds lab files, else the default lab folder."""
-    from exercises.lab.workspace import default_folder, present
-
-    here = Path.cwd()
-    return here if present(here) else default_folder()
-
-
 def _folder(given: str | None, flag: str | None, action: str, lang: str) -> Path:
     """The folder an action works on: a positional folder or --dir (the same one if both)."""
     if given is not None and flag is not None and Path(given).resolve() != Path(flag).resolve():
@@ -95,8 +88,6 @@ def run_lab(args: argparse.Namespace, lang: str, console: Console, app_lang: str
         ):
             raise _unknown_action(action, lang)  # `lab DIR` opens only a folder that exists
         folder = Path(action) if action is not None else Path(args.dir) if args.dir else None
-        from tui.screens.lab import run_lab_app
-
         run_lab_app(app_lang, folder)
         return 0
     if action == "init":
@@ -155,61 +146,6 @@ def _shell(folder: Path) -> str:
     import shlex
 
     return shlex.quote(str(folder))
-
-
-# -- showing a result ------------------------------------------------------------------
-
-
-def render_result(result, task, lang: str, *, verbose: bool = True):
-    """A check's result for people: status, the counterexample table, the rule in
-    words, the misconception, a convention the case shows. Shared by `lab check`, `lab
-    watch` and the lab screen. Every text from the learner's code (messages, printed
-    output, the values in the table) is a Text: never read as markup."""
-    from exercises.lab.checks import diagnosis_text
-
-    parts: list = []
-    mark = {"pass": "✓", "not-started": "·"}.get(result.status, "✗")
-    style = {"pass": "green", "not-started": "dim"}.get(result.status, "red")
-    head = Text(f"{mark} {task.number:02d} {task.id}  ", style=f"bold {style}")
-    head.append(t(f"lab-status-{result.status}", lang), style=style)  # one key per LabResult status
-    if verbose:
-        head.append(f"  ({t('lab-seconds', lang, seconds=result.seconds, calls=result.calls)})", style="dim")
-    parts.append(head)
-    if result.message is not None:
-        message = pick(result.message, lang)
-        parts.append(Text("  " + message))
-    failure = result.failure
-    if failure is not None:
-        parts.append(
-            Text(
-                t("lab-rule-text", lang, code=failure.rule.code, text=pick(failure.rule.text, lang)),
-                style="bold",
-            )
-        )
-        table = Table(show_lines=True, expand=False, pad_edge=False)
-        table.add_column(t("lab-input", lang), overflow="fold")
-        table.add_column(t("lab-yours", lang), overflow="fold", style="red")
-        table.add_column(t("lab-required", lang), overflow="fold", style="green")
-        table.add_row(
-            Text(failure.input.pick(lang)), Text(failure.yours.pick(lang)), Text(pick(failure.required, lang))
-        )
-        parts.append(table)
-        explanation = diagnosis_text(failure.diagnosis)
-        if explanation is not None:
-            parts.append(
-                Text(
-                    t("lab-misconception", lang, code=failure.diagnosis, text=pick(explanation, lang)),
-                    style="yellow",
-                )
-            )
-        if failure.note is not None:
-            parts.append(Text(t("lab-convention", lang, text=pick(failure.note, lang)), style="cyan"))
-    if result.passed and result.exact is not None:
-        parts.append(Text("  " + t("lab-exact" if result.exact else "lab-not-exact", lang), style="dim"))
-    if verbose and result.printed.strip() and not result.passed:
-        parts.append(Text(t("lab-printed", lang), style="dim"))
-        parts.append(Text(result.printed.strip()[-400:], style="dim"))
-    return Group(*parts)
 
 
 def _record(results, lang: str) -> None:
@@ -374,3 +310,34 @@ def _watch_round(folder: Path, changed: set[str] | None, lang: str, console: Con
             console.print(Text(pick(following.statement, lang), style="dim"))
         return following
     return target
+
+
+# -- the lab screen in the app ------------------------------------------------------------
+
+
+def lab_app(lang: str | None, folder: Path | None, **options):
+    """The app opened on the lab screen (Esc: the lessons). Without a folder, the one last
+    used (else the default). A folder is remembered only once it holds the lab's files:
+    a typo never becomes the lab."""
+    from tui import app as tutor_app
+    from tui.screens.lab import LabScreen, lab_folder
+
+    class LabApp(tutor_app.TutorApp):
+        CSS_PATH = str(
+            Path(tutor_app.__file__).with_name("app.tcss")
+        )  # relative paths resolve from this module
+
+        def on_ready(self) -> None:
+            from exercises.lab.workspace import present
+
+            chosen = lab_folder(self) if folder is None else Path(folder)
+            if present(chosen):
+                self.progress.set("lab_dir", str(chosen.resolve()))
+            self.push_screen(LabScreen(chosen))
+
+    return LabApp(lang=lang, **options)
+
+
+def run_lab_app(lang: str | None, folder: Path | None) -> None:
+    """`objectives-tutor lab [--dir DIR]`."""
+    lab_app(lang, folder).run()

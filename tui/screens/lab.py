@@ -36,7 +36,7 @@ def lab_folder(app) -> Path:
     saved = app.progress.setting("lab_dir") if hasattr(app, "progress") else None
     if saved:
         return Path(saved)
-    from tui.commands.lab import default_lab_dir
+    from exercises.lab.workspace import default_lab_dir
 
     return default_lab_dir()
 
@@ -233,7 +233,7 @@ class LabScreen(Screen):
         if task.id in self.checking:
             widget.update(Text(t("lab-checking", lang, file=task.file_name), style="italic"))
         elif result is not None:
-            from tui.commands.lab import render_result
+            from tui.lab_render import render_result
 
             widget.update(render_result(result, task, lang))
         elif not present(self.folder):
@@ -395,30 +395,3 @@ def _warm_up() -> None:
         get_zygote()
     except (ImportError, OSError):  # torch or hypothesis missing or broken: the first check will say so
         return
-
-
-def lab_app(lang: str | None, folder: Path | None, **options):
-    """The app opened on the lab screen (Esc: the lessons). Without a folder, the one last
-    used (else the default). A folder is remembered only once it holds the lab's files:
-    a typo never becomes the lab."""
-    from tui import app as tutor_app
-
-    class LabApp(tutor_app.TutorApp):
-        CSS_PATH = str(
-            Path(tutor_app.__file__).with_name("app.tcss")
-        )  # relative paths resolve from this module
-
-        def on_ready(self) -> None:
-            from exercises.lab.workspace import present
-
-            chosen = lab_folder(self) if folder is None else Path(folder)
-            if present(chosen):
-                self.progress.set("lab_dir", str(chosen.resolve()))
-            self.push_screen(LabScreen(chosen))
-
-    return LabApp(lang=lang, **options)
-
-
-def run_lab_app(lang: str | None, folder: Path | None) -> None:
-    """`objectives-tutor lab [--dir DIR]`."""
-    lab_app(lang, folder).run()

@@ -384,10 +384,16 @@ TASKS: tuple[Task, ...] = (
             "attention_mask: (B, L), 1 = real token, 0 = padding (Hugging Face's convention). Return the "
             "(B, L, L) boolean mask, True = blocked: query q of row b may not look at key k when k > q "
             "(the future) or when key k of row b is padding. Padding is read from attention_mask, never from "
-            "token values.",
+            "token values. With left padding, the rows of the padded queries come out fully blocked (every key "
+            "up to them is padding): the lesson's recipe, -inf before the softmax, then gives NaN in those rows "
+            "(PyTorch's scaled_dot_product_attention returns zeros there instead). They carry no label, so "
+            "nothing is learned from them either way; the mask asked for here keeps them fully blocked.",
             "attention_mask 形状 (B, L)，1 = 真实 token，0 = 填充（Hugging Face 的约定）。返回 (B, L, L) 的布尔掩码，"
             "True = 被遮盖：第 b 行的查询 q 在 k > q（未来）或第 b 行的键 k 是填充时不能看 k。"
-            "填充只看 attention_mask，不看 token 的取值。",
+            "填充只看 attention_mask，不看 token 的取值。左侧填充时，填充位置作为查询的那些行会整行被遮盖"
+            "（它们能看的键全是填充）：按课上的做法在 softmax 前填 -inf，这些行会得到 NaN"
+            "（PyTorch 的 scaled_dot_product_attention 在这些行返回 0）。这些行没有标签，怎样都学不到东西；"
+            "这里要求的掩码让它们保持整行被遮盖。",
         ),
         hints=(
             L(

@@ -33,6 +33,21 @@ METHODS: dict[str, Bilingual] = {
     ),
 }
 
+SHORT_NAMES: dict[str, Bilingual] = {  # the form's tick boxes
+    "clm": L("causal", "因果"),
+    "mlm": L("masked", "掩码"),
+    "prefix": L("prefix", "前缀"),
+    "span": L("T5 spans", "T5 片段"),
+}
+
+# The sentence the attention view opens on: the fill-the-middle rule of each language,
+# with the blank where the test sentences have it (the last counted thing).
+EXAMPLES: dict[str, str] = {
+    "zh": "因为小明昨天买了两杯茶和三_书，所以他很高兴。",
+    "en": "because tom bought two bowls of rice and three _ of tea yesterday, so he smiled.",
+    "arith": "3+_=7;",
+}
+
 CORPUS_NAMES: dict[str, Bilingual] = {
     "zh": L("Chinese toy language", "中文玩具语言"),
     "en": L("English toy language", "英文玩具语言"),

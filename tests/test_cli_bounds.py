@@ -54,8 +54,6 @@ def every_argument(root=None, *, with_parser: bool = False):
 # entry must still be unbounded: when one is bounded, this list must lose it.
 UNBOUNDED_ELSEWHERE = {
     ("quiz", "grade", "--number"): "quizzes",
-    ("class", "quiz", "release", "--number"): "classweb",
-    ("class", "serve", "--port"): "classweb",
 }
 
 

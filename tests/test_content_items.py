@@ -105,10 +105,8 @@ def test_touching_spans_take_one_sentinel():
     )
 
 
-@pytest.mark.parametrize("exercise", [CLM, SPAN], ids=lambda e: e.id)
-def test_every_generated_variant_is_fair(exercise):
-    for seed in range(3000):
-        assert exercise.variant_is_fair(exercise.generate(seed)), seed
+# Every generated variant of these two is fair: tests/test_grading.py's sweep over 3,000
+# seeds of every graded exercise checks it (it was checked here a second time).
 
 
 def test_unfair_variants_are_caught():

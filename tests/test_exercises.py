@@ -1,5 +1,6 @@
 """The catalogue graded against the engine, as learners will answer it."""
 
+import functools
 import json
 import os
 import re
@@ -14,7 +15,6 @@ from exercises.catalogue import EXERCISES, UnknownExercise, get
 from exercises.grading import parsing
 from exercises.grading.diagnoses import DIAGNOSES
 from exercises.grading.model import UnknownPart
-from exercises.items import choice as choice_module
 from exercises.items.choice import LETTERS, ChoiceExercise
 from exercises.selfcheck import problems
 from tests.exercise_scripts import SCRIPTS
@@ -35,12 +35,25 @@ def test_the_engines_solution_always_scores_one(exercise, seed):
 
 
 def _uncached(exercise, seed):
-    """A variant generated afresh, bypassing the item's lru_cache."""
-    if isinstance(exercise, ChoiceExercise):
-        return choice_module._generate.__wrapped__(exercise, seed)
-    if exercise.make_variant is None:
-        return exercise.generate(seed)  # reflections: no cache, nothing random
-    return exercise.make_variant.__wrapped__(seed)
+    """A variant generated afresh: every memo of the engine and the exercises emptied
+    first (the item's own, and the engine's masking and corruption memos under it, which
+    would otherwise hand back the first computation)."""
+    for clear in _memos(len(sys.modules)):
+        clear()
+    return exercise.generate(seed)
+
+
+@functools.cache
+def _memos(modules_loaded: int) -> list:
+    """The cache_clear of every memo in engine/ and exercises/ (looked up again when a
+    module has been imported since)."""
+    return [
+        value.cache_clear
+        for name, module in list(sys.modules.items())
+        if name.startswith(("engine.", "exercises."))
+        for value in list(vars(module).values())
+        if callable(getattr(value, "cache_clear", None))
+    ]
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
@@ -344,16 +357,19 @@ PATHOLOGICAL = {
 @pytest.mark.parametrize(
     "exercise", [e for e in EXERCISES if e.graded and e.make_variant], ids=lambda e: e.id
 )
-def test_a_pasted_wall_of_text_is_graded_in_well_under_a_second(exercise):
+def test_a_pasted_wall_of_text_is_graded_without_blowing_up(exercise):
+    """Each grading stays within 0.5 s of CPU (not of the wall clock, which a busy machine
+    stretches): ten times the slowest measured (32 ms), far below the ten seconds it took
+    when every range was expanded. benchmarks/grading.py measures the speed."""
     import time
 
     variant = exercise.generate(1)
     solution = exercise.solve(variant)
     for name, text in PATHOLOGICAL.items():
         for part in exercise.part_names():
-            started = time.perf_counter()
+            started = time.process_time()
             exercise.grade(variant, {**solution, part: text})
-            assert time.perf_counter() - started < 1.0, (name, part)
+            assert time.process_time() - started < 0.5, (name, part)
 
 
 # ---------------------------------------------------------------- issue 24: tells and variant defects

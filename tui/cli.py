@@ -18,6 +18,7 @@ from typing import NoReturn
 from tui.commands import arguments
 from tui.commands.arguments import (
     MAX_ANSWER_CHARS,
+    PORT,
     SEED,
     ArgumentsError,
     Refusal,
@@ -42,7 +43,6 @@ MASK_N = whole(1, 512)  # show mask --n: a 512 × 512 mask is 262,144 cells (JSO
 PREFIX = whole(0, MASK_N.high)  # the engine checks it against n and the text
 PROBABILITY = real(0, 1, percent=True)
 MEAN_SPAN = real(1, 100)
-PORT = whole(1, 65535)
 HOST = text(253)  # the longest DNS name
 URL = text(2048)
 EXERCISE_ID = text(100)
@@ -402,7 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
-        elif args.command == "class" and args.action in ("init", "quiz"):  # h5: the class database
+        elif args.command == "class" and args.action not in ("serve", "dashboard"):  # the class database
             from tui.commands.class_admin import run_class
 
             return run_class(args, lang, _console())

@@ -387,6 +387,12 @@ MESSAGES: dict[str, Bilingual] = {
         "this quiz is signed but no --teacher file was given: signatures are NOT checked",
         "这份测验需要签名，但没有给出 --teacher 文件：签名未被核对",
     ),
+    "quiz-unisolated-running": L(
+        "running students' lab files WITHOUT isolation ({why}): their code has your rights over your "
+        "files, processes and network; the rows are flagged 'unisolated'",
+        "正在没有隔离的情况下运行学生的实验文件（{why}）：他们的代码拥有你对文件、进程和网络的全部权限；"
+        "这些行标记为 unisolated",
+    ),
     "quiz-skipped": L("skipped {path}: not a submission", "跳过 {path}：不是提交文件"),
     "quiz-rejected": L("rejected {path}: {why}", "拒收 {path}：{why}"),
     "quiz-conflict": L(
@@ -419,6 +425,15 @@ MESSAGES: dict[str, Bilingual] = {
         "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
         "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
     ),
+    "exam-too-long": L(
+        "This answer is {length:,} characters long: at most {limit:,} are kept. Shorten it: until then it is not saved (the last saved version stays).",
+        "这个答案有 {length:,} 个字符，最多保留 {limit:,} 个。请删短：删短之前不会保存（保留上一次保存的内容）。",
+    ),
+    "exam-closed-by-teacher": L(
+        "The teacher closed the quiz: your saved answers were handed in.",
+        "老师已关闭测验：你已保存的答案已经交上。",
+    ),
+    "exam-grading": L("Grading your answers…", "正在评分……"),
     "exam-results-held": L(
         "Submitted. Your teacher releases the results later: open this quiz again then.",
         "已交卷。成绩由老师稍后发布：届时再次打开这份测验即可查看。",
@@ -476,6 +491,11 @@ MESSAGES: dict[str, Bilingual] = {
         "参考答案在你第一次尝试之后开放：先写点代码并检查一次 {task}。",
     ),
     "lab-not-saved": L("lab run not saved: {why}", "实验记录未保存：{why}"),
+    "lab-unisolated": L(
+        "your code runs WITHOUT isolation here ({why}): it can do whatever your account can. "
+        "Check only code you trust on this computer.",
+        "你的代码在这里运行时没有隔离（{why}）：它能做你的账户能做的任何事。在这台电脑上只检查你信任的代码。",
+    ),
     "lab-checking": L("checking {file} …", "正在检查 {file} …"),
     "lab-open-hint": L(
         "▸ F8 Code lab: write this lesson in torch (tasks: {count})",
@@ -584,6 +604,17 @@ MESSAGES: dict[str, Bilingual] = {
     "tl-ready": L("ready", "就绪"),
     "tl-pick-one": L("tick at least one objective", "请至少勾选一个训练目标"),
     "tl-bad-steps": L("steps: a whole number from 1 to {most}", "步数：1 到 {most} 的整数"),
+    "tl-class-off": L(
+        "Training is off on the class server (your teacher turns it on); the table shows the reference run.",
+        "班级服务器上的训练已关闭（由老师开启）；表格显示的是参考运行的结果。",
+    ),
+    "tl-class-budget": L(
+        "In this class a run is at most {steps} steps per objective.", "本班每个目标最多训练 {steps} 步。"
+    ),
+    "tl-class-queue": L(
+        "Waiting for a free training slot (others in the class are training)…",
+        "正在等待空闲的训练位置（班里其他同学正在训练）……",
+    ),
     "tl-preparing": L("generating the text …", "正在生成文本……"),
     "tl-training": L("training {objective} · loss {loss}", "正在训练 {objective} · 损失 {loss}"),
     "tl-cancelling": L("cancelling …", "正在取消……"),
@@ -852,14 +883,20 @@ MESSAGES: dict[str, Bilingual] = {
     "class-web-sign-in": L("Sign in", "登录"),
     "class-web-sign-out": L("Sign out", "退出登录"),
     "class-web-reload": L("Sign in again", "重新登录"),
-    "class-web-ended": L(
-        "This session has ended: signed out, signed in elsewhere, or opened in another tab.",
-        "本次会话已结束：已退出登录、在别处登录，或在另一个标签页中打开。",
+    "class-web-closed": L("The connection to the class server closed.", "与班级服务器的连接已关闭。"),
+    "class-web-dropped": L(
+        "The connection was lost or the app ended; your session goes on and your answers are saved.",
+        "连接中断或应用已结束；你的会话仍然有效，答案都已保存。",
     ),
+    "class-web-reconnect": L("Reconnect", "重新连接"),
     "class-web-bad-sign-in": L("That id and PIN do not match.", "学号与 PIN 码不匹配。"),
-    "class-web-rate-limited": L(
-        "Too many wrong PINs for this id: wait a few minutes, or ask your teacher.",
-        "这个学号的 PIN 码错误次数过多：请等几分钟，或联系老师。",
+    "class-web-too-soon": L(
+        "Wrong PINs were typed for this id: try again in {seconds} s (your teacher can clear them).",
+        "这个学号刚输错过 PIN 码：请 {seconds} 秒后再试（老师可以清除）。",
+    ),
+    "class-web-busy": L(
+        "Many sign-ins at once from your network: try again in a few seconds.",
+        "你所在网络同时登录的人太多：请几秒后再试。",
     ),
     "class-web-bad-form": L("Enter your student id and PIN.", "请输入学号和 PIN 码。"),
     "class-web-who": L("{name} ({student}) · signed in", "{name}（{student}）· 已登录"),
@@ -869,6 +906,8 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "class-reason-signed-in-elsewhere": L("you signed in somewhere else", "你在别处登录了"),
     "class-reason-signed-out": L("you signed out", "你已退出登录"),
+    "class-reason-ended-by-teacher": L("your teacher signed you out", "老师让你退出了登录"),
+    "class-reason-expired": L("it was idle too long", "闲置时间过长"),
     "class-reason-other": L("the server ended it", "服务器结束了它"),
     "class-serve-urls": L("Students open:", "学生打开："),
     "class-serve-warning": L(
@@ -891,8 +930,30 @@ MESSAGES: dict[str, Bilingual] = {
     "dash-col-attempts": L("Attempts", "次数"),
     "dash-col-exercise": L("Exercise", "练习"),
     "dash-col-misconception": L("Misconception", "误区"),
+    "dash-col-seen": L("Seen in", "出现于"),
+    "dash-seen-quiz": L("quiz", "测验"),
+    "dash-seen-practice": L("practice", "练习"),
+    "dash-col-who": L("Id typed", "输入的学号"),
+    "dash-col-failures": L("Wrong", "错误次数"),
+    "dash-col-source": L("From", "来源"),
+    "dash-col-wait": L("Next try", "下次尝试"),
+    "dash-wait": L("waits {seconds} s", "需等 {seconds} 秒"),
+    "dash-sign-ins": L("Failed sign-ins (u: unlock the selected student)", "登录失败（u：为选中的学生解除）"),
+    "dash-histograms": L("Scores in the quiz", "测验得分分布"),
+    "dash-histogram-class": L(
+        "The class ({count} who started), by percent:", "全班（{count} 人已开始），按百分比："
+    ),
+    "dash-no-grades": L("No answers graded yet.", "还没有可以评分的答案。"),
+    "dash-q-zero": L("none", "零分"),
+    "dash-q-some": L("part", "部分"),
+    "dash-q-full": L("full", "满分"),
     "dash-misconceptions": L("Misconceptions in the last {minutes} minutes", "最近 {minutes} 分钟出现的误区"),
     "dash-no-quiz": L("No quiz is open. o: open one", "当前没有开放的测验。o：开放一份"),
+    "dash-quiz-closed": L(
+        "{name} (closed) · {limit} · started {started}/{total} · submitted {submitted}/{total} · r: release, g: gradebook",
+        "{name}（已关闭）· {limit} · 已开始 {started}/{total} · 已提交 {submitted}/{total} · r：公布成绩，g：成绩册",
+    ),
+    "dash-results-released": L("results released", "成绩已公布"),
     "dash-quiz": L(
         "Quiz {name} · {limit} · started {started}/{total} · submitted {submitted}/{total}",
         "测验 {name} · {limit} · 已开始 {started}/{total} · 已提交 {submitted}/{total}",
@@ -912,14 +973,27 @@ MESSAGES: dict[str, Bilingual] = {
         "Close the quiz for everyone? Press c again (Esc: no)", "为所有人关闭测验？再按一次 c（Esc：取消）"
     ),
     "dash-closed": L("The quiz is closed: no more answers are taken", "测验已关闭：不再接收答案"),
-    "dash-extended": L("{student} now has {minutes} extra minutes", "{student} 现在共延长 {minutes} 分钟"),
+    "dash-extended": L("{student}: {minutes} minutes in all", "{student}：共调整 {minutes} 分钟"),
     "dash-released": L("Results of {name} released to the students", "已向学生公布 {name} 的成绩"),
     "dash-exported": L("Gradebook written: {path}", "成绩册已写入：{path}"),
+    "dash-grading": L("Grading the quiz…", "正在为测验评分……"),
+    "dash-opening": L(
+        "Opening the quiz: every student's questions are prepared…", "正在开放测验：为每位学生准备题目……"
+    ),
+    "dash-confirm-end": L(
+        "Sign {student} out? Their tab says so; their saved answers are kept. Press x again to confirm.",
+        "让 {student} 退出登录？其页面会显示这一点；已保存的答案保留。再按一次 x 确认。",
+    ),
     "key-open-quiz": L("open quiz", "开放测验"),
     "key-close-quiz": L("close quiz", "关闭测验"),
     "key-extend": L("+5 min", "+5 分钟"),
     "key-release": L("release", "公布成绩"),
     "key-gradebook": L("gradebook", "成绩册"),
+    "key-quiz-results": L("quiz results", "测验成绩"),
+    "key-shorten": L("-5 min", "-5 分钟"),
+    "key-unlock": L("unlock", "解除"),
+    "key-end-session": L("sign out", "退出登录"),
+    "key-panel": L("panel", "面板"),
     # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
     "class-made": L(
         "{count} people added to the class in {path} (database: {db})",
@@ -949,9 +1023,33 @@ MESSAGES: dict[str, Bilingual] = {
         "测验 {number}（{name}）已关闭：{started} 人开始，{submitted} 人提交",
     ),
     "class-extended": L(
-        "{student} now has {minutes} extra minutes in the open quiz",
-        "{student} 在当前测验中共延长 {minutes} 分钟",
+        "{student}: {minutes} minutes in all in the open quiz (negative: taken back)",
+        "{student}：在当前测验中共调整 {minutes} 分钟（负数为收回的时间）",
     ),
+    "class-left": L("{minutes}:{seconds:02d} left", "剩余 {minutes}:{seconds:02d}"),
+    "class-unlocked": L(
+        "{who}: earlier wrong PINs no longer slow sign-in down", "{who}：之前输错的 PIN 码不再拖慢登录"
+    ),
+    "class-no-failures": L(
+        "no failed sign-ins in the last {minutes} minutes", "最近 {minutes} 分钟没有登录失败"
+    ),
+    "class-slowed": L(
+        "{who}: {failures} wrong tries; the next waits {wait} s (class unlock {who} to forget them)",
+        "{who}：输错 {failures} 次；下一次需等 {wait} 秒（class unlock {who} 可清除）",
+    ),
+    "sign-in-unknown": L("no such id", "没有这个学号"),
+    "sign-in-bad-pin": L("wrong PIN", "PIN 码错误"),
+    "sign-in-too-soon": L("too soon after wrong PINs (not checked)", "输错后过早重试（未检查）"),
+    "class-session-ended-by-teacher": L(
+        "{student} is signed out: their tab says so", "{student} 已被退出登录：其页面会显示这一点"
+    ),
+    "class-not-signed-in": L("{student} is not signed in", "{student} 当前未登录"),
+    "class-settings": L(
+        "training lab on the server: {training} · at most {steps} steps per objective · {slots} at once per host",
+        "服务器上的训练实验：{training} · 每个目标最多 {steps} 步 · 每台主机同时 {slots} 个",
+    ),
+    "class-training-off": L("off", "关闭"),
+    "class-training-on": L("on", "开启"),
     "class-released": L(
         "results of quiz {number} ({name}) are released to the students",
         "测验 {number}（{name}）的成绩已向学生公布",

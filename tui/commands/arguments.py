@@ -234,6 +234,7 @@ class listing(Bounded):
 
 
 SEED = whole(0, MAX_SEED)  # every command's --seed: one rule, one type
+PORT = whole(1, 65535)  # `serve --port`, `class serve --port`
 
 
 def positions(length: int) -> listing:

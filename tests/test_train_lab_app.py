@@ -64,13 +64,57 @@ async def test_cancel_stops_training_and_shows_no_table():
         figure.action_start()
         await _until(lambda: sum(map(len, figure.curves.values())) >= 2, 60)
         await pilot.pause()
-        assert "4.4 ┤" in text_of(figure.query_one("#tl-chart"))  # ln V = ln 81 is the top line
+        assert "4.2 ┤" in text_of(figure.query_one("#tl-chart"))  # ln V = ln 70 (the en text) on top
         await pilot.press("ctrl+x")
         await _until(lambda: not figure.training, 30)
         await pilot.pause()
         assert figure.result is None
         assert figure.status_key == "tl-cancelled"
         assert sum(map(len, figure.curves.values())) < 3000
+
+
+@pytest.mark.parametrize("where", ["steps box", "clicked Train"])
+async def test_ctrl_x_cancels_wherever_the_focus_is(where):
+    """#23 item 2: the steps box's own Ctrl+X (cut) and the clicked button kept the key."""
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        steps = figure.query_one("#tl-steps")
+        steps.value = "3000"
+        if where == "steps box":
+            steps.focus()
+            await pilot.press("ctrl+s")
+            assert steps.has_focus
+        else:
+            await pilot.click("#tl-start")
+        await _until(lambda: figure.training and sum(map(len, figure.curves.values())) >= 1, 60)
+        await pilot.press("ctrl+x")
+        await _until(lambda: not figure.training, 30)
+        assert figure.status_key == "tl-cancelled" and steps.value == "3000"  # nothing cut
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_form_is_labelled_in_the_learners_language(lang):
+    """#23 item 17 and the corpus: every field says what it is, the objectives are named
+    in the learner's language, an unticked box is empty, and the text is theirs."""
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        await pilot.pause()
+        labels = " ".join(
+            [text_of(figure.query_one(f"#tl-{name}-label")) for name in ("objectives", "steps", "corpus")]
+            + [str(figure.query_one(f"#tl-{name}").label) for name in ("clm", "mlm", "prefix", "span")]
+        )
+        said = ("Objectives:", "Steps:", "Text:", "causal", "masked", "prefix", "T5 spans")
+        for word in (
+            said if lang == "en" else ("训练目标：", "步数：", "语料：", "因果", "掩码", "前缀", "T5 片段")
+        ):
+            assert word in labels
+        if lang == "zh":
+            assert not any(name in labels for name in ("clm", "mlm", "prefix", "span"))
+        assert figure.query_one("#tl-prefix")._button.plain.strip(" ▐▌") == ""  # unticked: no mark
+        assert "✓" in figure.query_one("#tl-clm")._button.plain
+        assert figure._corpus() == lang
 
 
 async def test_nothing_ticked_or_a_bad_budget_is_said_not_started():

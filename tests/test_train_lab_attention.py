@@ -13,7 +13,9 @@ from engine import toy_corpus
 from engine.train_lab import LabSettings, attention_map, run_lab
 
 SENTENCE = "因为小明昨天买了两杯茶和三_书，所以他很高兴。"
-QUICK = LabSettings(objectives=("clm", "mlm", "prefix", "span"), steps=30, train_sentences=300, eval_sentences=20)
+QUICK = LabSettings(
+    objectives=("clm", "mlm", "prefix", "span"), steps=30, train_sentences=300, eval_sentences=20
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +25,10 @@ def quick_run():
 
 def _maps(run, text=SENTENCE):
     tokens = toy_corpus.tokenize("zh", text)
-    return {name: attention_map(name, trained.model, run.data.vocab, tokens) for name, trained in run.models.items()}
+    return {
+        name: attention_map(name, trained.model, run.data.vocab, tokens)
+        for name, trained in run.models.items()
+    }
 
 
 @pytest.mark.parametrize("text", [SENTENCE, "因为小明昨天买了两杯茶和三本书，所以他很高兴。", "如果老师"])
@@ -182,3 +187,60 @@ async def test_the_attention_view_follows_the_keys(lang, saved_quick_run):
         title = text_of(figure.query_one("#tl-attn-title"))
         assert ("layer 1" if lang == "en" else "第 1 层") in title
         assert ("head 2" if lang == "en" else "第 2 个头") in title
+
+
+# -- snapshots: the view at 80x24, on made-up weights (the same on every CPU) ----------
+
+
+def _made_up_maps(lang: str) -> dict:
+    """Attention maps with weights written by hand from each model's mask: every
+    allowed key weighted 1/(1+distance), normalised, so the picture is stable."""
+    from engine.masks import causal_mask, prefix_mask
+    from engine.train_lab import AttentionMap
+    from exercises.training.table import EXAMPLES
+
+    tokens = ["[MASK]" if token == "_" else token for token in toy_corpus.tokenize(lang, EXAMPLES[lang])]
+    tokens = [token for token in tokens]
+    n = len(tokens)
+    blank = tokens.index("[MASK]")
+    masks = {
+        "clm": (causal_mask(n), blank - 1, None),
+        "mlm": (torch.zeros(n, n, dtype=torch.bool), blank, None),
+        "prefix": (prefix_mask(n, blank), blank - 1, blank),
+    }
+    maps = {}
+    distance = (torch.arange(n).view(-1, 1) - torch.arange(n).view(1, -1)).abs().float()
+    for name, (mask, answer, prefix) in masks.items():
+        weights = (1 / (1 + distance)).masked_fill(mask, 0)
+        weights = weights / weights.sum(-1, keepdim=True)
+        maps[name] = AttentionMap(name, tokens, weights.expand(2, 4, n, n).clone(), mask, answer, prefix)
+    return maps
+
+
+async def _show_made_up_attention(pilot) -> None:
+    from tests.pilot import engine_ready
+    from tui.figures.train_lab import TrainLabFigure
+
+    app = pilot.app
+    await engine_ready(app)
+    app.open_lesson("train-lab")
+    await pilot.pause()
+    await pilot.press("f6")
+    await pilot.pause()
+    figure = app.screen.query_one(TrainLabFigure)
+    maps = _made_up_maps(app.lang)
+    figure._probe_done(None, maps, "made up")
+    figure.focus()
+    for key in ("right", "down"):  # the masked LM, the row of the blank
+        await pilot.press(key)
+    figure.query_one("#tl-attn-title").scroll_visible(top=True, animate=False)
+    await pilot.pause()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_attention_view_snapshot(snap_compare, lang):
+    from tui.app import TutorApp
+
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_show_made_up_attention)

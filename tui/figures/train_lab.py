@@ -140,10 +140,11 @@ def looks_at(view, row: int, layer: int | None, head: int | None, lang: str) -> 
     weights = view.matrix(layer, head)[row]
     left = float(weights[:row].sum())
     right = float(weights[row + 1 :].sum())
-    top = ", ".join(
+    top = ("、" if lang == "zh" else ", ").join(
         f"{view.tokens[column]}({column}) {weight:.0%}" for column, weight in view.top(row, layer, head)
     )
-    line = Text(f"{pick(OBJECTIVE_NAMES[view.objective], lang)}: ", style=STYLES[view.objective])
+    colon = "：" if lang == "zh" else ": "
+    line = Text(f"{pick(OBJECTIVE_NAMES[view.objective], lang)}{colon}", style=STYLES[view.objective])
     line.append(
         t(
             "tl-attn-looks",
@@ -177,7 +178,7 @@ class TrainLabFigure(Figure):
     TrainLabFigure #tl-objectives .tl-label { height: 1; }
     TrainLabFigure GlyphCheckbox { width: auto; border: none; padding: 0 1 0 0; height: 1; }
     TrainLabFigure #tl-steps { width: 12; }
-    TrainLabFigure #tl-corpus { width: 26; }
+    TrainLabFigure #tl-corpus { width: 32; }
     TrainLabFigure Button { min-width: 10; margin-right: 1; }
     TrainLabFigure #tl-buttons { height: auto; }
     TrainLabFigure ProgressBar { margin: 0 0; }
@@ -239,8 +240,8 @@ class TrainLabFigure(Figure):
         yield Input(placeholder="", id="tl-probe", max_length=2000)
         yield Static(markup=False, id="tl-probe-out")
         yield Static(markup=False, id="tl-attn-title")
+        yield Static(markup=False, id="tl-attn-read")  # above the grid: read while moving the row
         yield Static(markup=False, id="tl-attn")
-        yield Static(markup=False, id="tl-attn-read")
         yield Static(markup=False, id="tl-rules")
         yield Static(markup=False, classes="error")
 
@@ -426,6 +427,29 @@ class TrainLabFigure(Figure):
     def action_probe_box(self) -> None:
         self.query_one("#tl-probe", Input).focus()
 
+    def _reveal_row(self) -> None:
+        """Scroll the figure so that the picked row of the grid is on screen (the view
+        sits below the table and the probe: at 80x24 it starts off screen)."""
+        from textual.geometry import Region, Spacing
+
+        if not self.attention:
+            return
+        grid = self.query_one("#tl-attn", Static)
+        header = 2 if len(self.attention[self.attn_model].tokens) > 10 else 1
+        region = Region(0, header + self.attn_row, grid.size.width or 1, 1)
+        widget = grid
+        while widget.parent is not None and widget is not self.screen:
+            region = region.translate(widget.virtual_region.offset)
+            container = widget.parent
+            if container.is_scrollable and container.allow_vertical_scroll:
+                container.scroll_to_region(region, spacing=Spacing(2, 0, 2, 0), animate=False, immediate=True)
+                return
+            widget = container
+
+    def _moved(self) -> None:
+        self._draw_attention()
+        self.call_after_refresh(self._reveal_row)
+
     def action_model(self, step: int) -> None:
         names = list(self.attention or {})
         if not names:
@@ -433,20 +457,20 @@ class TrainLabFigure(Figure):
         index = names.index(self.attn_model) if self.attn_model in names else 0
         self.attn_model = names[(index + step) % len(names)]
         self.attn_row = min(self.attn_row, len(self.attention[self.attn_model].tokens) - 1)
-        self._draw_attention()
+        self._moved()
 
     def action_row(self, step: int) -> None:
         if self.attention:
             last = len(self.attention[self.attn_model].tokens) - 1
             self.attn_row = min(last, max(0, self.attn_row + step))
-            self._draw_attention()
+            self._moved()
 
     def action_layer(self) -> None:
         if self.attention:
             layers = self.attention[self.attn_model].layers
             current = layers - 1 if self.attn_layer is None else self.attn_layer
             self.attn_layer = (current + 1) % layers
-            self._draw_attention()
+            self._moved()
 
     def action_head(self) -> None:
         """The mean of the heads, then each head in turn."""
@@ -455,7 +479,7 @@ class TrainLabFigure(Figure):
             self.attn_head = (
                 0 if self.attn_head is None else (None if self.attn_head + 1 >= heads else self.attn_head + 1)
             )
-            self._draw_attention()
+            self._moved()
 
     # -- training -----------------------------------------------------------------
 

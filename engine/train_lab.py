@@ -527,6 +527,9 @@ def baselines(data: LabData) -> dict[str, dict[str, float]]:
 # -- probes: a learner's own text ---------------------------------------------------
 
 
+TOP = 5  # a fill probe's likeliest tokens shown
+
+
 @dataclass(frozen=True)
 class Probe:
     """What one model made of a learner's text."""
@@ -536,6 +539,7 @@ class Probe:
     method: str  # how it was asked (see the methods in LabRun.to_json)
     passes: int  # forward passes it took
     scored: list[str] | None = None  # CLM only: the fill found by scoring every candidate
+    top: list[tuple[str, float]] | None = None  # fill: the blank's likeliest tokens, with probabilities
 
 
 def _ids(vocab: Vocab, tokens: Sequence[str], context: int) -> torch.Tensor:
@@ -597,12 +601,14 @@ def probe_fill(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[str
     logits = blank_logits(objective, model, window, torch.tensor([at]), vocab, offset)[0]
     answer = [vocab.tokens[int(logits.argmax())]]
     method = {"mlm": "mask", "span": "sentinel"}.get(objective, "left-context")
+    chances, ids = logits.float().softmax(-1).topk(min(TOP, logits.shape[-1]))  # the cloze view (#24)
+    top = [(vocab.tokens[int(index)], round(float(p), 4)) for p, index in zip(chances, ids, strict=True)]
     if objective != "clm":
-        return Probe(objective, answer, method, 1)
+        return Probe(objective, answer, method, 1, top=top)
     special = set(vocab.special_ids())
     candidates = [index for index in range(len(vocab)) if index not in special]
     best = fill_by_scoring(model, window, torch.tensor([at]), candidates, offset)
-    return Probe(objective, answer, method, 1 + len(candidates), [vocab.tokens[int(best[0])]])
+    return Probe(objective, answer, method, 1 + len(candidates), [vocab.tokens[int(best[0])]], top)
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,22 @@ def test_train_prints_json_with_the_issue_keys_and_probe_uses_the_saved_models(c
     assert main(["probe", "因为小明买了三_书", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "scoring every candidate" in out
+    assert "likeliest for the blank" in out
+    assert main(["probe", "因为小明买了三_书", "--json"]) == 0
+    for name, answer in json.loads(capsys.readouterr().out)["models"].items():
+        chances = [chance for _token, chance in answer["top"]]  # the cloze view (#24)
+        assert len(chances) == 5 and chances == sorted(chances, reverse=True) and sum(chances) <= 1 + 1e-6
+        assert answer["top"][0][0] == answer["answer"][0], name  # one pass: its answer is its likeliest
+
+
+def test_train_follows_the_learners_language():
+    """Under --lang en the toy language is the English one unless --corpus says otherwise."""
+    assert main(["train", "--objectives", "clm", "--steps", "2", "--json", "--lang", "en"]) == 0
+    from exercises.training.runs import last_table
+
+    assert last_table()["settings"]["corpus"] == "en"
+    assert main(["train", "--objectives", "clm", "--steps", "2", "--lang", "en", "--corpus", "zh"]) == 0
+    assert last_table()["settings"]["corpus"] == "zh"
 
 
 @pytest.mark.parametrize(

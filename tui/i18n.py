@@ -626,6 +626,9 @@ MESSAGES: dict[str, Bilingual] = {
     "tl-failed": L("training failed: {error}", "训练失败：{error}"),
     "tl-train-first": L("train first: there are no models to probe yet", "请先训练：还没有可探测的模型"),
     "tl-rules-title": L("The toy language's rules:", "玩具语言的规则："),
+    "probe-top": L(
+        "its {count} likeliest for the blank: {tokens}", "它对这个空最看好的 {count} 个：{tokens}"
+    ),
     "probe-scored": L(
         "scoring every candidate sentence instead: {token} ({passes} forward passes, one per ordinary "
         "token of the vocabulary; the table's blanks are always measure words, so it tries only those "

@@ -289,6 +289,8 @@ def probe_answers(saved, prompt: str, lang: str = "en") -> dict:
         else:
             probe = probe_continue(name, model, saved.vocab, tokens, stops=stops)
         answers[name] = {"answer": probe.tokens, "method": probe.method, "passes": probe.passes}
+        if probe.top is not None:  # the blank's likeliest tokens with their probabilities
+            answers[name]["top"] = [[token, chance] for token, chance in probe.top]
         if probe.scored is not None:  # every ordinary token tried in the blank, one pass each
             answers[name]["scored"] = probe.scored
             answers[name]["scored_passes"] = probe.passes - 1
@@ -300,6 +302,12 @@ def shown(tokens: list[str]) -> str:
     """Tokens as text a terminal shows as typed: control characters escaped, at most 20."""
     visible = ["".join(c if c.isprintable() else repr(c)[1:-1] for c in token) for token in tokens[:20]]
     return " ".join(visible) + (" …" if len(tokens) > 20 else "")
+
+
+def top_line(top: list, lang: str) -> str:
+    """The blank's likeliest tokens: "top 5: 本 93% · 杯 3% · ..." """
+    listed = " · ".join(f"{shown([token])} {chance:.0%}" for token, chance in top)
+    return t("probe-top", lang, count=len(top), tokens=listed)
 
 
 def attention_maps(saved, prompt: str, lang: str = "en") -> dict:
@@ -411,6 +419,8 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
         text = joiner.join(answer["answer"])
         label = pick(OBJECTIVE_NAMES[name], lang)
         console.print(f"{label}: {text}   ({pick(METHODS[answer['method']], lang)})")
+        if "top" in answer:
+            console.print("  " + top_line(answer["top"], lang), markup=False)
         if "scored" in answer:
             said = t(
                 "probe-scored",

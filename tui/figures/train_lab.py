@@ -339,7 +339,7 @@ class TrainLabFigure(Figure):
             target.update("")
             return
         from engine.toy_corpus import grammar
-        from tui.commands.train import shown
+        from tui.commands.train import shown, top_line
 
         lang = self.lang
         joiner = grammar(result["corpus"]).joiner
@@ -350,6 +350,8 @@ class TrainLabFigure(Figure):
             text.append(f"{pick(OBJECTIVE_NAMES[name], lang)}: ", style=STYLES[name])
             text.append(joiner.join(answer["answer"]) or "∅")
             text.append(f"  ({pick(METHODS[answer['method']], lang)})\n", style="dim")
+            if "top" in answer:
+                text.append("  " + top_line(answer["top"], lang) + "\n", style="dim")
             if "scored" in answer:
                 text.append(
                     "  "

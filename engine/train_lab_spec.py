@@ -10,7 +10,8 @@ from dataclasses import asdict, dataclass
 OBJECTIVES = ("clm", "mlm", "prefix", "span")
 TASKS = ("continue", "fill")
 DEFAULT_STEPS = 500
-MAX_STEPS = 100_000
+MAX_STEPS = 100_000  # the command line's bound
+APP_MAX_STEPS = 5000  # the app's form and a class server: minutes at most on a laptop
 
 
 @dataclass(frozen=True)

@@ -166,6 +166,17 @@ def test_train_prints_json_with_the_issue_keys_and_probe_uses_the_saved_models(c
         assert answer["top"][0][0] == answer["answer"][0], name  # one pass: its answer is its likeliest
 
 
+def test_the_command_lines_copies_of_the_lab_facts_equal_the_engines():
+    from engine import toy_corpus, train_lab_spec
+    from tui.commands import train
+
+    assert train.CORPORA == toy_corpus.CORPORA and train.OBJECTIVES == train_lab_spec.OBJECTIVES
+    assert (train.DEFAULT_STEPS, train.MAX_STEPS) == (train_lab_spec.DEFAULT_STEPS, train_lab_spec.MAX_STEPS)
+    from exercises.classdb.settings import MAX_TRAINING_STEPS  # a class server's bound: the app's
+
+    assert MAX_TRAINING_STEPS == train_lab_spec.APP_MAX_STEPS
+
+
 def test_train_follows_the_learners_language():
     """Under --lang en the toy language is the English one unless --corpus says otherwise."""
     assert main(["train", "--objectives", "clm", "--steps", "2", "--json", "--lang", "en"]) == 0

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from engine.train_lab_spec import OBJECTIVES
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.items.reflection import reflection
@@ -241,7 +242,7 @@ class WhichObjective(Exercise):
     def generate(self, seed: int) -> Variant:
         table = current_table()
         task, stem = TASKS[seed % len(TASKS)]
-        names = [name for name in ("clm", "mlm", "prefix", "span") if name in table["objectives"]]
+        names = [name for name in OBJECTIVES if name in table["objectives"]]
         scores = {name: table["objectives"][name].get(task) for name in names}
         scores = {name: value for name, value in scores.items() if value is not None}
         best = max(scores, key=lambda name: (scores[name], -names.index(name)))

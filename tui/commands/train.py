@@ -22,13 +22,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from engine.toy_corpus import CORPORA  # torch-free, as is the spec below
-from engine.train_lab_spec import DEFAULT_STEPS, MAX_STEPS, OBJECTIVES
 from exercises.text import L, pick
 from tui.commands.arguments import SEED, names, refuse_inapplicable, text, whole
 from tui.errors import UsageError
 from tui.i18n import ERRORS, t
 
+# engine.train_lab_spec's and engine.toy_corpus's facts, copied because `--help` and the
+# argument checks import nothing of the engine (tests/test_layers.py); a test keeps them equal.
+CORPORA = ("zh", "en", "arith")
+OBJECTIVES = ("clm", "mlm", "prefix", "span")
+DEFAULT_STEPS = 500
+MAX_STEPS = 100_000
 MAX_PROMPT = 2000  # characters a probe reads
 STEPS = whole(1, MAX_STEPS)  # LabSettings.check's bounds, checked here without torch
 THREADS = whole(1, 64)

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from engine.toy_corpus import CORPORA
-from engine.train_lab_spec import DEFAULT_STEPS, OBJECTIVES
+from engine.train_lab_spec import APP_MAX_STEPS, DEFAULT_STEPS, OBJECTIVES
 from exercises.text import pick
 from exercises.training.table import (
     CORPUS_NAMES,
@@ -44,7 +44,6 @@ from tui.widgets.mask_view import BLOCKED, VISIBLE, short_label
 
 MARKS = {"clm": "C", "mlm": "M", "prefix": "P", "span": "S"}
 STYLES = {"clm": "bold cyan", "mlm": "bold magenta", "prefix": "bold green", "span": "bold yellow"}
-MAX_APP_STEPS = 5000  # the form's budget: minutes at most on a laptop
 LABEL_CELLS = 6  # a row's token label in the attention grid
 # The attention grid's shades: a weight at or above each threshold takes its glyph.
 SHADES = ((0.5, "█"), (0.25, "▓"), (0.1, "▒"), (0.0, "░"))
@@ -492,7 +491,7 @@ class TrainLabFigure(Figure):
         import unicodedata
 
         text = unicodedata.normalize("NFKC", self.query_one("#tl-steps", Input).value).strip()
-        return int(text) if text.isdigit() and 1 <= int(text) <= MAX_APP_STEPS else None
+        return int(text) if text.isdigit() and 1 <= int(text) <= APP_MAX_STEPS else None
 
     @on(Button.Pressed, "#tl-start")
     def _start_pressed(self) -> None:
@@ -520,7 +519,7 @@ class TrainLabFigure(Figure):
             self._status("tl-pick-one")
             return
         if steps is None:
-            self._status("tl-bad-steps", most=MAX_APP_STEPS)
+            self._status("tl-bad-steps", most=APP_MAX_STEPS)
             return
         gate = getattr(self.app, "training_gate", None)  # a class session: the teacher's setting decides
         if gate is not None and not gate.enabled:

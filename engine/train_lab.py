@@ -57,6 +57,10 @@ class LabSettings:
     threads: int = 1
     device: str = "cpu"
 
+    def __post_init__(self) -> None:
+        if isinstance(self.model, dict):  # LabSettings(**settings.to_json()) round-trips
+            object.__setattr__(self, "model", ModelShape.from_json(self.model))
+
     @property
     def context(self) -> int:
         """Tokens per training window: the model's context."""

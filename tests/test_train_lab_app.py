@@ -53,7 +53,7 @@ async def test_train_with_a_short_budget_then_read_the_table_and_probe(lang):
         assert figure.probe_result["task"] == "fill"
         assert set(figure.probe_result["models"]) == {"clm", "mlm"}
         shown = text_of(figure.query_one("#tl-probe-out"))
-        assert str(figure.probe_result["models"]["clm"]["passes"]) in shown
+        assert str(figure.probe_result["models"]["clm"]["scored_passes"]) in shown  # #23 item 11
 
 
 async def test_cancel_stops_training_and_shows_no_table():

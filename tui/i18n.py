@@ -1186,6 +1186,7 @@ ERRORS: dict[str, Bilingual] = {
         "unknown learning-rate schedule; use constant or cosine", "未知的学习率计划；请用 constant 或 cosine"
     ),
     "one-blank": L("mark exactly one blank with _ or [MASK]", "请用 _ 或 [MASK] 标出恰好一个空"),
+    "empty-text": L("the text is empty", "文本是空的"),
     "blank-first": L(
         "a next-token predictor needs at least one token before the blank",
         "“预测下一个”的模型需要空位前至少有一个 token",

@@ -26,7 +26,7 @@ from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from engine.toy_corpus import CORPORA
 from engine.train_lab_spec import APP_MAX_STEPS, DEFAULT_STEPS, OBJECTIVES
-from exercises.text import pick
+from exercises.text import L, pick
 from exercises.training.table import (
     CORPUS_NAMES,
     EXAMPLES,
@@ -139,10 +139,10 @@ def looks_at(view, row: int, layer: int | None, head: int | None, lang: str) -> 
     weights = view.matrix(layer, head)[row]
     left = float(weights[:row].sum())
     right = float(weights[row + 1 :].sum())
-    top = ("、" if lang == "zh" else ", ").join(
+    top = pick(L(", ", "、"), lang).join(
         f"{view.tokens[column]}({column}) {weight:.0%}" for column, weight in view.top(row, layer, head)
     )
-    colon = "：" if lang == "zh" else ": "
+    colon = pick(L(": ", "："), lang)
     line = Text(f"{pick(OBJECTIVE_NAMES[view.objective], lang)}{colon}", style=STYLES[view.objective])
     line.append(
         t(

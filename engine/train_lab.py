@@ -27,17 +27,14 @@ import torch.nn.functional as F
 from engine import toy_corpus
 from engine.clm import IGNORE_INDEX, shift_for_next_token
 from engine.errors import InvalidInput
-from engine.masks import prefix_mask
+from engine.masks import causal_mask, prefix_mask
 from engine.mlm import mask_tokens
 from engine.prefix_lm import prefix_lm_sample
 from engine.settings import MASK_RATE, MEAN_SPAN, NOISE_DENSITY
 from engine.spans import corrupt_random, span_counts
-from engine.tiny_lm import ModelSettings, TinyLM
+from engine.tiny_lm import TinyLM
 from engine.tokens import EOS, MASK, Vocab, sentinel
-
-OBJECTIVES = ("clm", "mlm", "prefix", "span")
-TASKS = ("continue", "fill")
-FORMAT_VERSION = 1
+from engine.train_lab_spec import DEFAULT_STEPS, MAX_STEPS, OBJECTIVES, ModelShape
 
 
 @dataclass(frozen=True)
@@ -46,7 +43,7 @@ class LabSettings:
 
     corpus: str = "zh"
     objectives: tuple[str, ...] = ("clm", "mlm")
-    steps: int = 500
+    steps: int = DEFAULT_STEPS
     seed: int = 0
     batch: int = 32
     lr: float = 5e-3
@@ -55,15 +52,20 @@ class LabSettings:
     mask_p: float = MASK_RATE
     span_density: float = NOISE_DENSITY
     span_mean: float = MEAN_SPAN
-    context: int = 32
-    width: int = 64
-    layers: int = 2
-    heads: int = 4
-    absolute_positions: bool = True
+    model: ModelShape = field(default_factory=ModelShape)
     train_sentences: int = 4000
     eval_sentences: int = 300
     threads: int = 1
     device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.model, dict):  # LabSettings(**settings.to_json()) round-trips
+            object.__setattr__(self, "model", ModelShape.from_json(self.model))
+
+    @property
+    def context(self) -> int:
+        """Tokens per training window: the model's context."""
+        return self.model.context
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -75,6 +77,8 @@ class LabSettings:
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
         if "objectives" in known:
             known["objectives"] = tuple(known["objectives"])
+        if "model" in known:
+            known["model"] = ModelShape.from_json(known["model"])
         return cls(**known)
 
     def check(self) -> LabSettings:
@@ -90,10 +94,10 @@ class LabSettings:
                 )
         if len(set(self.objectives)) != len(self.objectives):
             raise InvalidInput("repeated-objective", "each objective can be named only once")
-        if not 1 <= self.steps <= 100_000:
+        if not 1 <= self.steps <= MAX_STEPS:
             raise InvalidInput(
                 "steps-out-of-range",
-                f"steps must be between 1 and 100000, got {self.steps}",
+                f"steps must be between 1 and {MAX_STEPS}, got {self.steps}",
                 steps=self.steps,
             )
         if not 0 <= self.seed < 2**32:
@@ -280,16 +284,7 @@ class TrainedModel:
 
 def initial_model(vocab: Vocab, settings: LabSettings) -> TinyLM:
     torch.manual_seed(settings.seed)
-    return TinyLM(
-        ModelSettings(
-            len(vocab),
-            settings.width,
-            settings.layers,
-            settings.heads,
-            settings.context,
-            settings.absolute_positions,
-        )
-    )
+    return TinyLM(len(vocab), settings.model)
 
 
 def learning_rate(step: int, settings: LabSettings) -> float:
@@ -352,16 +347,18 @@ def train_objective(
 # -- evaluation ---------------------------------------------------------------------
 
 
-def span_input_length(context: int) -> int:
-    """How long every corrupted training input is (with its </s>): the target always
-    starts right after it, so a test input is placed to end at the same position."""
+def span_shape(context: int) -> tuple[int, int, int]:
+    """(noise tokens, spans, input length with its </s>) of every corrupted training
+    window: T5's counts are a function of the length alone (``span_counts``), so on
+    windows of ``context`` tokens every input hides the same number of tokens in the
+    same number of spans, the last one always at the window's end."""
     defaults = LabSettings()
     noise, spans = span_counts(context, defaults.span_density, defaults.span_mean)
-    return context - noise + spans + 1
+    return noise, spans, context - noise + spans + 1
 
 
 def _span_offset(model: TinyLM, corrupted: torch.Tensor) -> int:
-    return span_input_length(model.settings.context) - (corrupted.shape[1] + 1)
+    return span_shape(model.shape.context)[2] - (corrupted.shape[1] + 1)
 
 
 def _span_prompt(vocab: Vocab, corrupted: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -371,6 +368,31 @@ def _span_prompt(vocab: Vocab, corrupted: torch.Tensor) -> tuple[torch.Tensor, t
     first = torch.full((rows, 1), vocab.id_of(sentinel(0)))
     sequence = torch.cat([corrupted, eos, first], dim=1)
     return sequence, prefix_mask(sequence.shape[1], corrupted.shape[1] + 1)
+
+
+def span_fill_input(vocab: Vocab, windows: torch.Tensor, at: int, context: int) -> tuple[torch.Tensor, int]:
+    """The blank at ``at`` of each window (B, L) as T5 hid spans in training, and the
+    position offset that puts the input where training inputs stood.
+
+    The blank is span 0 (<extra_id_0>); the window's last tokens are span 1, so that
+    the test hides as many tokens in as many spans as every training input did (on
+    32-token windows: 5 tokens in 2 spans, the last at the end). Hiding only the
+    blank and one token would tell a model that counts (and this one does) that the
+    blank holds the other 3: it then fills 三_书 with a phrase ("杯茶和两"), not a
+    word. The tail stops one token short of the blank, so the spans never touch."""
+    noise, _spans, _length = span_shape(context)
+    length = windows.shape[1]
+    tail = max(0, min(noise - 1, length - at - 2))
+    hidden = windows.clone()
+    hidden[:, at] = vocab.id_of(sentinel(0))
+    if tail:
+        hidden = torch.cat(
+            [hidden[:, : length - tail], torch.full((hidden.shape[0], 1), vocab.id_of(sentinel(1)))], 1
+        )
+    offset = span_shape(context)[2] - (hidden.shape[1] + 1)
+    if offset < 0:  # longer than any input it met: drop the oldest tokens
+        hidden, offset = hidden[:, -offset:], 0
+    return hidden, offset
 
 
 @torch.no_grad()
@@ -391,7 +413,7 @@ def next_token_logits(objective: str, model: TinyLM, windows: torch.Tensor, voca
     if objective == "mlm":
         # The text ends where every text it met ended: at the end of the window.
         masked = torch.cat([windows, torch.full((rows, 1), vocab.mask_id, device=device)], dim=1)
-        return model(masked, None, offset=model.settings.context - masked.shape[1])[:, -1]
+        return model(masked, None, offset=model.shape.context - masked.shape[1])[:, -1]
     hidden = torch.cat([windows, torch.full((rows, 1), vocab.id_of(sentinel(0)), device=device)], dim=1)
     sequence, blocked = _span_prompt(vocab, hidden.cpu())
     return model(sequence.to(device), blocked.to(device), offset=_span_offset(model, hidden))[:, -1]
@@ -415,15 +437,9 @@ def blank_logits(
             group[:, position] = vocab.mask_id
             out[rows.to(device)] = model(group, None, offset=offset)[:, position]
         elif objective == "span":
-            # T5's random spans always hide the last token: hide it here too.
-            group = group.clone().cpu()
-            group[:, position] = vocab.id_of(sentinel(0))
-            group[:, -1] = vocab.id_of(sentinel(1))
-            offset = _span_offset(model, group)
-            if offset < 0:  # longer than any input it met: drop the oldest tokens
-                group, offset = group[:, -offset:], 0
-            sequence, blocked = _span_prompt(vocab, group)
-            out[rows.to(device)] = model(sequence.to(device), blocked.to(device), offset=offset)[:, -1]
+            hidden, span_offset = span_fill_input(vocab, group.cpu(), position, model.shape.context)
+            sequence, blocked = _span_prompt(vocab, hidden)
+            out[rows.to(device)] = model(sequence.to(device), blocked.to(device), offset=span_offset)[:, -1]
         else:
             left = group[:, :position]
             out[rows.to(device)] = model(left, "causal" if objective == "clm" else None, offset=offset)[:, -1]
@@ -516,6 +532,9 @@ def baselines(data: LabData) -> dict[str, dict[str, float]]:
 # -- probes: a learner's own text ---------------------------------------------------
 
 
+TOP = 5  # a fill probe's likeliest tokens shown
+
+
 @dataclass(frozen=True)
 class Probe:
     """What one model made of a learner's text."""
@@ -525,6 +544,7 @@ class Probe:
     method: str  # how it was asked (see the methods in LabRun.to_json)
     passes: int  # forward passes it took
     scored: list[str] | None = None  # CLM only: the fill found by scoring every candidate
+    top: list[tuple[str, float]] | None = None  # fill: the blank's likeliest tokens, with probabilities
 
 
 def _ids(vocab: Vocab, tokens: Sequence[str], context: int) -> torch.Tensor:
@@ -537,7 +557,7 @@ def probe_continue(
 ) -> Probe:
     """Greedy continuation, one token at a time, each model asked its own way
     (the MLM: a [MASK] appended, read, kept, and a new [MASK] appended)."""
-    context = model.settings.context
+    context = model.shape.context
     text = list(tokens)
     out: list[str] = []
     passes = 0
@@ -576,7 +596,7 @@ def probe_fill(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[str
     of the vocabulary written into the blank (one pass per candidate)."""
     if list(tokens).count(MASK) != 1:
         raise InvalidInput("one-blank", "mark exactly one blank with _ or [MASK]")
-    context = model.settings.context
+    context = model.shape.context
     window = _ids(vocab, tokens, context)
     at = int((window[0] == vocab.mask_id).nonzero()[0])
     if at == 0 and objective in ("clm", "prefix"):
@@ -586,12 +606,131 @@ def probe_fill(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[str
     logits = blank_logits(objective, model, window, torch.tensor([at]), vocab, offset)[0]
     answer = [vocab.tokens[int(logits.argmax())]]
     method = {"mlm": "mask", "span": "sentinel"}.get(objective, "left-context")
+    chances, ids = logits.float().softmax(-1).topk(min(TOP, logits.shape[-1]))  # the cloze view (#24)
+    top = [(vocab.tokens[int(index)], round(float(p), 4)) for p, index in zip(chances, ids, strict=True)]
     if objective != "clm":
-        return Probe(objective, answer, method, 1)
+        return Probe(objective, answer, method, 1, top=top)
     special = set(vocab.special_ids())
     candidates = [index for index in range(len(vocab)) if index not in special]
     best = fill_by_scoring(model, window, torch.tensor([at]), candidates, offset)
-    return Probe(objective, answer, method, 1 + len(candidates), [vocab.tokens[int(best[0])]])
+    return Probe(objective, answer, method, 1 + len(candidates), [vocab.tokens[int(best[0])]], top)
+
+
+@dataclass(frozen=True)
+class AttentionMap:
+    """What one model looked at while reading a learner's text.
+
+    ``weights`` (layers, heads, L, L): row = the query position, column = the key, each
+    row sums to 1; ``mask`` (L, L): the mask the model was trained with, laid over this
+    text (True = blocked, the lessons' convention); ``answer_row``: the row whose output
+    answers the probe (the blank, or the next token), or None."""
+
+    objective: str
+    tokens: list[str]
+    weights: torch.Tensor
+    mask: torch.Tensor
+    answer_row: int | None
+    prefix: int | None  # prefix LM and span: the bidirectional block's length
+
+    @property
+    def layers(self) -> int:
+        return self.weights.shape[0]
+
+    @property
+    def heads(self) -> int:
+        return self.weights.shape[1]
+
+    def matrix(self, layer: int | None = None, head: int | None = None) -> torch.Tensor:
+        """(L, L) weights of one layer (0-based; None = the last) and one head (None =
+        the mean of the heads, which keeps every row summing to 1 and every blocked
+        cell at exactly 0)."""
+        chosen = self.weights[self.layers - 1 if layer is None else layer]
+        return chosen.mean(dim=0) if head is None else chosen[head]
+
+    def top(
+        self, row: int, layer: int | None = None, head: int | None = None, most: int = 3
+    ) -> list[tuple[int, float]]:
+        """The keys row ``row`` weighs most: (column, weight), heaviest first."""
+        values = self.matrix(layer, head)[row]
+        order = sorted(range(values.shape[0]), key=lambda column: (-float(values[column]), column))
+        return [(column, float(values[column])) for column in order[:most]]
+
+    def to_json(self, layer: int | None = None, head: int | None = None) -> dict:
+        return {
+            "tokens": list(self.tokens),
+            "attention": [[round(float(value), 6) for value in row] for row in self.matrix(layer, head)],
+            "mask": self.mask.int().tolist(),
+            "layer": (self.layers if layer is None else layer + 1),
+            "head": "mean" if head is None else head + 1,
+            "answer_row": self.answer_row,
+            "prefix": self.prefix,
+        }
+
+
+def default_prefix(tokens: Sequence[str]) -> int:
+    """Where the prefix LM's prefix ends on a text: at its blank, else after its first
+    comma (the clause that decides the continuation), else half-way."""
+    if MASK in tokens:
+        return max(list(tokens).index(MASK), 1)
+    for index, token in enumerate(tokens[:-1]):
+        if token in ("，", ","):
+            return index + 1
+    return max(len(tokens) // 2, 1)
+
+
+@torch.no_grad()
+def attention_map(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[str]) -> AttentionMap:
+    """Run ``tokens`` (at most one blank, written [MASK]) through one trained model,
+    keeping every layer's attention weights, with the mask the model was trained with.
+
+    The causal, masked and prefix models read the text itself (the blank as [MASK];
+    the prefix ends at the blank or after the first comma); the span model reads what
+    it reads when asked: the blank (or the continuation) hidden behind sentinels, </s>,
+    then <extra_id_0>, whose row predicts the hidden span. A text is placed where
+    training put text: ending at the window's end."""
+    tokens = list(tokens)
+    if tokens.count(MASK) > 1:
+        raise InvalidInput("one-blank", "mark exactly one blank with _ or [MASK]")
+    if not tokens:
+        raise InvalidInput("empty-text", "the text is empty")
+    context = model.shape.context
+    ids = _ids(vocab, tokens, context)
+    blank = int((ids[0] == vocab.mask_id).nonzero()[0]) if MASK in tokens else None
+    length = ids.shape[1]
+    offset = max(context - length, 0)
+    prefix: int | None = None
+    if objective == "clm":
+        mask = causal_mask(length)
+        answer = length - 1 if blank is None else max(blank - 1, 0)
+    elif objective == "mlm":
+        mask = torch.zeros(length, length, dtype=torch.bool)
+        answer = blank
+    elif objective == "prefix":
+        prefix = min(default_prefix(vocab.decode(ids[0].tolist())), length)
+        mask = prefix_mask(length, prefix)
+        answer = length - 1 if blank is None else max(blank - 1, 0)
+    elif objective == "span":
+        if blank is not None:
+            hidden, offset = span_fill_input(vocab, ids, blank, context)
+        else:
+            hidden = torch.cat([ids[:, -(context - 2) :], torch.tensor([[vocab.id_of(sentinel(0))]])], dim=1)
+            offset = max(_span_offset(model, hidden), 0)
+        ids, mask = _span_prompt(vocab, hidden)
+        prefix = hidden.shape[1] + 1
+        answer = ids.shape[1] - 1
+    else:
+        raise InvalidInput("unknown-objective", f"unknown objective {objective!r}", objective=objective)
+    weights: list[torch.Tensor] = []
+    device = next(model.parameters()).device
+    model(ids.to(device), mask.to(device), offset=offset, weights=weights)
+    return AttentionMap(
+        objective,
+        vocab.decode(ids[0].tolist()),
+        torch.stack([layer[0] for layer in weights]).cpu(),
+        mask,
+        answer,
+        prefix,
+    )
 
 
 # -- a whole run --------------------------------------------------------------------

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from torch import nn
 
 from engine import toy_corpus
-from engine.tiny_lm import ModelSettings
 from engine.train_lab import (
     LabSettings,
     baselines,
@@ -26,6 +25,7 @@ from engine.train_lab import (
     run_lab,
     train_objective,
 )
+from engine.train_lab_spec import ModelShape
 
 # Written out by hand from the rules a learner reads (an independent reference).
 ZH_FOLLOWS = {"因": "所", "虽": "但", "如": "那", "不": "而"}
@@ -167,7 +167,7 @@ class Constant(nn.Module):
 
     def __init__(self, vocab_size: int, token: int, seen: list | None = None) -> None:
         super().__init__()
-        self.settings = ModelSettings(vocab_size)
+        self.shape = ModelShape()
         self.weight = nn.Parameter(torch.zeros(1))
         self.token, self.vocab_size, self.seen = token, vocab_size, seen
 
@@ -231,7 +231,7 @@ class Scorer(nn.Module):
 
     def __init__(self, vocab_size: int, liked: int) -> None:
         super().__init__()
-        self.settings = ModelSettings(vocab_size)
+        self.shape = ModelShape()
         self.weight = nn.Parameter(torch.zeros(1))
         self.liked, self.vocab_size = liked, vocab_size
 
@@ -326,7 +326,7 @@ def test_the_prediction_is_graded_against_the_learners_own_run():
     variant = PREDICT.generate(0)
     assert "reference" in variant.data["source"]["en"]  # no run yet
     _save_table(_table(0.2, 0.9, 0.95, 0.1))  # an odd run: every cell reversed
-    variant = PREDICT.generate(0)
+    # graded with the variant opened before training (#23 item 9): against the new run
     answer = {"clm_continue": "high", "clm_fill": "低", "mlm_continue": "0.1", "mlm_fill": "90%"}
     result = PREDICT.grade(variant, answer)
     assert result.score == 0.0 and result.valid

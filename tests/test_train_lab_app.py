@@ -53,7 +53,7 @@ async def test_train_with_a_short_budget_then_read_the_table_and_probe(lang):
         assert figure.probe_result["task"] == "fill"
         assert set(figure.probe_result["models"]) == {"clm", "mlm"}
         shown = text_of(figure.query_one("#tl-probe-out"))
-        assert str(figure.probe_result["models"]["clm"]["passes"]) in shown
+        assert str(figure.probe_result["models"]["clm"]["scored_passes"]) in shown  # #23 item 11
 
 
 async def test_cancel_stops_training_and_shows_no_table():
@@ -64,13 +64,57 @@ async def test_cancel_stops_training_and_shows_no_table():
         figure.action_start()
         await _until(lambda: sum(map(len, figure.curves.values())) >= 2, 60)
         await pilot.pause()
-        assert "4.4 ┤" in text_of(figure.query_one("#tl-chart"))  # ln V = ln 81 is the top line
+        assert "4.2 ┤" in text_of(figure.query_one("#tl-chart"))  # ln V = ln 70 (the en text) on top
         await pilot.press("ctrl+x")
         await _until(lambda: not figure.training, 30)
         await pilot.pause()
         assert figure.result is None
         assert figure.status_key == "tl-cancelled"
         assert sum(map(len, figure.curves.values())) < 3000
+
+
+@pytest.mark.parametrize("where", ["steps box", "clicked Train"])
+async def test_ctrl_x_cancels_wherever_the_focus_is(where):
+    """#23 item 2: the steps box's own Ctrl+X (cut) and the clicked button kept the key."""
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        steps = figure.query_one("#tl-steps")
+        steps.value = "3000"
+        if where == "steps box":
+            steps.focus()
+            await pilot.press("ctrl+s")
+            assert steps.has_focus
+        else:
+            await pilot.click("#tl-start")
+        await _until(lambda: figure.training and sum(map(len, figure.curves.values())) >= 1, 60)
+        await pilot.press("ctrl+x")
+        await _until(lambda: not figure.training, 30)
+        assert figure.status_key == "tl-cancelled" and steps.value == "3000"  # nothing cut
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_form_is_labelled_in_the_learners_language(lang):
+    """#23 item 17 and the corpus: every field says what it is, the objectives are named
+    in the learner's language, an unticked box is empty, and the text is theirs."""
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        await pilot.pause()
+        labels = " ".join(
+            [text_of(figure.query_one(f"#tl-{name}-label")) for name in ("objectives", "steps", "corpus")]
+            + [str(figure.query_one(f"#tl-{name}").label) for name in ("clm", "mlm", "prefix", "span")]
+        )
+        said = ("Objectives:", "Steps:", "Text:", "causal", "masked", "prefix", "T5 spans")
+        for word in (
+            said if lang == "en" else ("训练目标：", "步数：", "语料：", "因果", "掩码", "前缀", "T5 片段")
+        ):
+            assert word in labels
+        if lang == "zh":
+            assert not any(name in labels for name in ("clm", "mlm", "prefix", "span"))
+        assert figure.query_one("#tl-prefix")._button.plain.strip(" ▐▌") == ""  # unticked: no mark
+        assert "✓" in figure.query_one("#tl-clm")._button.plain
+        assert figure._corpus() == lang
 
 
 async def test_nothing_ticked_or_a_bad_budget_is_said_not_started():
@@ -114,6 +158,33 @@ def test_train_prints_json_with_the_issue_keys_and_probe_uses_the_saved_models(c
     assert main(["probe", "因为小明买了三_书", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "scoring every candidate" in out
+    assert "likeliest for the blank" in out
+    assert main(["probe", "因为小明买了三_书", "--json"]) == 0
+    for name, answer in json.loads(capsys.readouterr().out)["models"].items():
+        chances = [chance for _token, chance in answer["top"]]  # the cloze view (#24)
+        assert len(chances) == 5 and chances == sorted(chances, reverse=True) and sum(chances) <= 1 + 1e-6
+        assert answer["top"][0][0] == answer["answer"][0], name  # one pass: its answer is its likeliest
+
+
+def test_the_command_lines_copies_of_the_lab_facts_equal_the_engines():
+    from engine import toy_corpus, train_lab_spec
+    from tui.commands import train
+
+    assert train.CORPORA == toy_corpus.CORPORA and train.OBJECTIVES == train_lab_spec.OBJECTIVES
+    assert (train.DEFAULT_STEPS, train.MAX_STEPS) == (train_lab_spec.DEFAULT_STEPS, train_lab_spec.MAX_STEPS)
+    from exercises.classdb.settings import MAX_TRAINING_STEPS  # a class server's bound: the app's
+
+    assert MAX_TRAINING_STEPS == train_lab_spec.APP_MAX_STEPS
+
+
+def test_train_follows_the_learners_language():
+    """Under --lang en the toy language is the English one unless --corpus says otherwise."""
+    assert main(["train", "--objectives", "clm", "--steps", "2", "--json", "--lang", "en"]) == 0
+    from exercises.training.runs import last_table
+
+    assert last_table()["settings"]["corpus"] == "en"
+    assert main(["train", "--objectives", "clm", "--steps", "2", "--lang", "en", "--corpus", "zh"]) == 0
+    assert last_table()["settings"]["corpus"] == "zh"
 
 
 @pytest.mark.parametrize(

@@ -634,9 +634,49 @@ MESSAGES: dict[str, Bilingual] = {
     "probe-unknown": L(
         "not in the vocabulary (read as [UNK]): {tokens}", "不在词表里（按 [UNK] 处理）：{tokens}"
     ),
+    "attention-one-blank": L("mark at most one blank with _ or [MASK]", "最多只能用 _ 或 [MASK] 标一个空"),
+    "attention-no-layer": L(
+        "--layer {layer}: the model has {layers} layers", "--layer {layer}：这个模型只有 {layers} 层"
+    ),
+    "attention-no-head": L(
+        "--head {head}: the model has {heads} heads", "--head {head}：这个模型只有 {heads} 个头"
+    ),
+    "attention-layer": L("layer {layer}", "第 {layer} 层"),
+    "attention-head": L("head {head}", "第 {head} 个头"),
+    "attention-mean-heads": L("mean of the heads", "各个头的平均"),
+    "attention-legend": L(
+        "attention weights in % (row = the position that looks, column = the position looked at; "
+        "· = exactly 0)",
+        "注意力权重，单位 %（行 = 去看的位置，列 = 被看的位置；· = 恰好为 0）",
+    ),
+    "attention-trained-mask": L(
+        "the mask it was trained with (1 = may not look):", "它训练时用的掩码（1 = 不许看）："
+    ),
+    "attention-answer-row": L("row {row} ({token}) gives the answer", "第 {row} 行（{token}）给出答案"),
     "tl-intro": L(
-        "Tick objectives, set the steps, Train (Ctrl+S); Ctrl+X cancels. Then type a prompt below to probe.",
-        "勾选训练目标、填步数，按“训练”（Ctrl+S）；Ctrl+X 取消。训练完在下方输入文字来探测模型。",
+        "Tick objectives, set the steps, Train (Ctrl+S); Ctrl+X cancels. Then p: type a text to "
+        "probe the models and see what each one looks at.",
+        "勾选训练目标、填步数，按“训练”（Ctrl+S）；Ctrl+X 取消。训练完按 p 输入文字，"
+        "探测模型，并看每个模型在看哪里。",
+    ),
+    "tl-objectives": L("Objectives:", "训练目标："),
+    "tl-steps": L("Steps:", "步数："),
+    "tl-corpus": L("Text:", "语料："),
+    "tl-attn-title": L("What each model looks at", "每个模型在看哪里"),
+    "tl-attn-keys": L(
+        "←/→ model · ↑/↓ row · l layer · h head (mean, then each) · p another text",
+        "←/→ 换模型 · ↑/↓ 选行 · l 换层 · h 换头（先平均，再逐个）· p 换一句",
+    ),
+    "tl-attn-mask": L("right: the mask it was trained with", "右边：它训练时用的掩码"),
+    "tl-attn-legend": L(
+        "left: attention weights, row = the position that looks, column = the one looked at: "
+        "█ ≥ 50 % ▓ ≥ 25 % ▒ ≥ 10 % ░ > 0 · = exactly 0 · ▶ the row you picked ◆ the row that answers",
+        "左边：注意力权重，行 = 去看的位置，列 = 被看的位置：█ ≥ 50 % ▓ ≥ 25 % ▒ ≥ 10 % ░ > 0 "
+        "· = 恰好为 0 · ▶ 你选的行 ◆ 给出答案的行",
+    ),
+    "tl-attn-looks": L(
+        "row {row} ({token}) puts {left} on its left, {right} on its right; most on {top}",
+        "第 {row} 行（{token}）左边占 {left}，右边占 {right}；最看重 {top}",
     ),
     "tl-start": L("Train", "训练"),
     "tl-cancel": L("Cancel", "取消"),
@@ -646,7 +686,7 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "tl-ready": L("ready", "就绪"),
     "tl-pick-one": L("tick at least one objective", "请至少勾选一个训练目标"),
-    "tl-bad-steps": L("steps: a whole number from 1 to 5000", "步数：1 到 5000 的整数"),
+    "tl-bad-steps": L("steps: a whole number from 1 to {most}", "步数：1 到 {most} 的整数"),
     "tl-class-off": L(
         "Training is off on the class server (your teacher turns it on); the table shows the reference run.",
         "班级服务器上的训练已关闭（由老师开启）；表格显示的是参考运行的结果。",
@@ -669,9 +709,15 @@ MESSAGES: dict[str, Bilingual] = {
     "tl-failed": L("training failed: {error}", "训练失败：{error}"),
     "tl-train-first": L("train first: there are no models to probe yet", "请先训练：还没有可探测的模型"),
     "tl-rules-title": L("The toy language's rules:", "玩具语言的规则："),
+    "probe-top": L(
+        "its {count} likeliest for the blank: {tokens}", "它对这个空最看好的 {count} 个：{tokens}"
+    ),
     "probe-scored": L(
-        "scoring every candidate sentence instead: {token} ({passes} forward passes)",
-        "改为给每个候选句子打分：{token}（{passes} 次前向计算）",
+        "scoring every candidate sentence instead: {token} ({passes} forward passes, one per ordinary "
+        "token of the vocabulary; the table's blanks are always measure words, so it tries only those "
+        "{choices}: {choices} passes)",
+        "改为给每个候选句子打分：{token}（{passes} 次前向计算，词表里每个普通 token 各一次；"
+        "表里的空总是量词，所以只试那 {choices} 个：{choices} 次）",
     ),
     # The app never misleads (h5, issue 11)
     "palette-placeholder": L(
@@ -1251,6 +1297,7 @@ ERRORS: dict[str, Bilingual] = {
         "unknown learning-rate schedule; use constant or cosine", "未知的学习率计划；请用 constant 或 cosine"
     ),
     "one-blank": L("mark exactly one blank with _ or [MASK]", "请用 _ 或 [MASK] 标出恰好一个空"),
+    "empty-text": L("the text is empty", "文本是空的"),
     "blank-first": L(
         "a next-token predictor needs at least one token before the blank",
         "“预测下一个”的模型需要空位前至少有一个 token",

@@ -126,6 +126,49 @@ def mask_grid(
     return Group(*lines)
 
 
+def attention_cell(weight: float) -> str:
+    """A weight as the grids print it: a percentage; exactly 0 (a blocked key: the
+    softmax of -inf) as ·, so that 0 % of a weight that is tiny but there still differs."""
+    return "·" if weight == 0 else str(round(weight * 100))
+
+
+def attention_grid(
+    matrix: Sequence[Sequence[float]], tokens: Sequence[str], *, width: int, lang: str
+) -> RenderableType:
+    """Attention weights in % (row = query, with its position and token; column = key,
+    by position), cut into column blocks like the masks."""
+    from rich.cells import cell_len
+
+    n = len(matrix)
+    if n > MAX_DRAWN_POSITIONS:
+        return too_large(n, lang)
+    index_width = len(str(max(n - 1, 0)))
+    labels = [printable(token)[:6] for token in tokens]
+    label_width = max([cell_len(label) for label in labels] + [0])
+    indent = index_width + 1 + label_width + 1
+    cell_width = max(3, index_width) + 1
+    lines: list[Text] = []
+    blocks = _blocks(n, cell_width, indent, width)
+    for block in blocks:
+        if len(blocks) > 1:
+            lines.append(Text(t("columns-block", lang, first=block.start, last=block.stop - 1), style="dim"))
+        header = Text(" " * indent)
+        for column in block:
+            header.append(str(column).rjust(cell_width - 1) + " ", style="bold")
+        header.rstrip()
+        lines.append(header)
+        for index, row in enumerate(matrix):
+            label = labels[index] + " " * (label_width - cell_len(labels[index]))
+            line = Text(f"{str(index).rjust(index_width)} {label} ", style="bold")
+            for column in block:
+                value = attention_cell(row[column])
+                line.append(value.rjust(cell_width - 1), style=BLOCKED_STYLE if value == "·" else "")
+                line.append(" ")
+            line.rstrip()
+            lines.append(line)
+    return Group(*lines)
+
+
 def token_table(
     columns: Sequence[tuple[str, Sequence[str]]], *, lang: str, highlight: Sequence[bool] | None = None
 ) -> RenderableType:

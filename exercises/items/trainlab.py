@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from engine.train_lab_spec import OBJECTIVES
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.items.reflection import reflection
@@ -112,11 +113,19 @@ _WHY = {
 }
 
 
+def _cells(table: dict) -> dict[str, float]:
+    return {f"{name}_{task}": table["objectives"][name][task] for name, task in CELLS}
+
+
 @dataclass(eq=False)
 class PredictTable(Exercise):
+    """The prompt shows no number, so the answer is checked against the table as it is
+    when the learner answers: a variant opened before training is graded against the
+    run the learner trained meanwhile, not against the reference it was opened with."""
+
     def generate(self, seed: int) -> Variant:
         table = current_table()
-        cells = {f"{name}_{task}": table["objectives"][name][task] for name, task in CELLS}
+        cells = _cells(table)
         prompt = L(
             "Before training: the same tiny model is trained twice on the toy language, once as a causal LM "
             "and once as a masked LM (same data, steps and learning rate). For each model and task, will "
@@ -127,7 +136,7 @@ class PredictTable(Exercise):
         return Variant(self.id, seed, {"cells": cells, "source": _source(table)}, prompt, "predict-table")
 
     def solve(self, variant: Variant) -> dict[str, str]:
-        return {name: "high" if value >= HIGH else "low" for name, value in variant.data["cells"].items()}
+        return {name: "high" if value >= HIGH else "low" for name, value in _cells(current_table()).items()}
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         level = read_level(text)
@@ -142,11 +151,12 @@ class PredictTable(Exercise):
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
     ) -> tuple[dict[str, PartResult], list[str]]:
         results = {}
-        source = variant.data["source"]
+        table = current_table()  # now, not when the variant was opened
+        cells, source = _cells(table), _source(table)
         for (name, task), part in zip(CELLS, self.parts, strict=True):
             if part.name not in parsed:
                 continue
-            value = variant.data["cells"][part.name]
+            value = cells[part.name]
             right = parsed[part.name].value == (value >= HIGH)
             verdict = L("Right", "对") if right else L("Not so", "不对")
             feedback = {
@@ -232,7 +242,7 @@ class WhichObjective(Exercise):
     def generate(self, seed: int) -> Variant:
         table = current_table()
         task, stem = TASKS[seed % len(TASKS)]
-        names = [name for name in ("clm", "mlm", "prefix", "span") if name in table["objectives"]]
+        names = [name for name in OBJECTIVES if name in table["objectives"]]
         scores = {name: table["objectives"][name].get(task) for name in names}
         scores = {name: value for name, value in scores.items() if value is not None}
         best = max(scores, key=lambda name: (scores[name], -names.index(name)))

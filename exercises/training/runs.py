@@ -22,7 +22,7 @@ from exercises.learner.store import app_version, default_home
 
 FILE_NAME = "last-run.pt"
 TABLE_NAME = "last-run.json"  # the table alone, readable without torch (the exercises grade against it)
-FORMAT = 1
+FORMAT = 2  # 2: the model's shape stated once (engine.train_lab_spec.ModelShape)
 
 
 def lab_dir(home: Path | None = None) -> Path:
@@ -66,7 +66,10 @@ def save_run(run, home: Path | None = None) -> Path:
         "settings": run.settings.to_json(),
         "vocab": list(run.data.vocab.tokens),
         "n_sentinels": run.data.vocab.n_sentinels,
-        "model_settings": {name: trained.model.settings.to_json() for name, trained in run.models.items()},
+        "model_settings": {
+            name: {"vocab_size": trained.model.vocab_size, "shape": trained.model.shape.to_json()}
+            for name, trained in run.models.items()
+        },
         "models": {name: trained.model.state_dict() for name, trained in run.models.items()},
         "table": run.to_json(),
     }
@@ -122,9 +125,10 @@ def load_run(home: Path | None = None) -> SavedRun | None:
     moving the file aside) when a file is there but cannot be used."""
     import torch
 
-    from engine.tiny_lm import ModelSettings, TinyLM
+    from engine.tiny_lm import TinyLM
     from engine.tokens import Vocab
     from engine.train_lab import LabSettings
+    from engine.train_lab_spec import ModelShape
 
     path = run_path(home)
     if not path.exists():
@@ -138,7 +142,8 @@ def load_run(home: Path | None = None) -> SavedRun | None:
         vocab.n_sentinels = int(payload["n_sentinels"])
         models = {}
         for name, state in payload["models"].items():
-            model = TinyLM(ModelSettings(**payload["model_settings"][name]))
+            described = payload["model_settings"][name]
+            model = TinyLM(int(described["vocab_size"]), ModelShape.from_json(described["shape"]))
             model.load_state_dict(state)
             model.eval()
             models[name] = model

@@ -4,6 +4,8 @@ from the command line.
     train [--objectives clm,mlm[,prefix,span]] [--steps N] [--seed S]
           [--corpus zh|en|arith] [--device cpu|cuda] [--threads N] [--json]
     probe "prompt" [--json]      the last trained models continue it, or fill its _ blank
+    probe --attention "text" [--layer N] [--head H] [--json]
+                                 what each model looked at: its attention, beside its mask
 
 Argument checks import no torch; training and probing do.
 """
@@ -18,20 +20,26 @@ from typing import NoReturn
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from exercises.text import L, pick
 from tui.commands.arguments import SEED, names, refuse_inapplicable, text, whole
 from tui.errors import UsageError
 from tui.i18n import ERRORS, t
 
+# engine.train_lab_spec's and engine.toy_corpus's facts, copied because `--help` and the
+# argument checks import nothing of the engine (tests/test_layers.py); a test keeps them equal.
 CORPORA = ("zh", "en", "arith")
 OBJECTIVES = ("clm", "mlm", "prefix", "span")
-DEFAULT_STEPS = 500  # keep equal to engine.train_lab.LabSettings.steps (a test checks)
+DEFAULT_STEPS = 500
+MAX_STEPS = 100_000
 MAX_PROMPT = 2000  # characters a probe reads
-STEPS = whole(1, 100_000)  # LabSettings.check's bounds, checked here without torch
+STEPS = whole(1, MAX_STEPS)  # LabSettings.check's bounds, checked here without torch
 THREADS = whole(1, 64)
 DEVICE = text(32)
 PROMPT = text(MAX_PROMPT)
+LAYER = whole(1, 16)  # checked again against the saved model, which has fewer
+HEAD = whole(1, 16)
 OBJECTIVE_NAMES = names(len(OBJECTIVES))
 
 
@@ -55,7 +63,9 @@ def add_parser(commands, common) -> None:
     train.add_argument(
         "--seed", type=SEED, default=0, help=f"seed for the text, the weights and the masks, {SEED.limits}"
     )
-    train.add_argument("--corpus", choices=CORPORA, default="zh", help="which toy language (default zh)")
+    train.add_argument(
+        "--corpus", choices=CORPORA, help="which toy language (default: the language of --lang, zh or en)"
+    )
     train.add_argument(
         "--device", type=DEVICE, default="cpu", help=f"cpu (default) or cuda ({DEVICE.limits})"
     )
@@ -75,6 +85,20 @@ def add_parser(commands, common) -> None:
         "prompt",
         type=PROMPT,
         help=f"text to continue, or a sentence with one blank written _ or [MASK] ({PROMPT.limits})",
+    )
+    probe.add_argument(
+        "--attention",
+        action="store_true",
+        help="print what each model looked at: its attention weights (rows: queries, columns: keys) "
+        "and the mask it was trained with",
+    )
+    probe.add_argument(
+        "--layer", type=LAYER, help=f"with --attention: which layer, {LAYER.limits} (default: the last)"
+    )
+    probe.add_argument(
+        "--head",
+        type=HEAD,
+        help=f"with --attention: one head, {HEAD.limits} (default: the mean of the heads)",
     )
     probe.add_argument("--json", action="store_true", help="print JSON")
 
@@ -100,6 +124,7 @@ def _check(args: argparse.Namespace, lang: str) -> None:
 def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.training.table import rules_text
 
+    args.corpus = args.corpus or lang  # the toy language in the learner's language
     if args.rules:
         training = ("objectives", "steps", "seed", "device", "threads", "json", "no_save")
         refuse_inapplicable(
@@ -267,12 +292,13 @@ def probe_answers(saved, prompt: str, lang: str = "en") -> dict:
             probe = probe_fill(name, model, saved.vocab, tokens)
         else:
             probe = probe_continue(name, model, saved.vocab, tokens, stops=stops)
-        answers[name] = {
-            "answer": probe.tokens,
-            "method": probe.method,
-            "passes": probe.passes,
-            **({"scored": probe.scored} if probe.scored is not None else {}),
-        }
+        answers[name] = {"answer": probe.tokens, "method": probe.method, "passes": probe.passes}
+        if probe.top is not None:  # the blank's likeliest tokens with their probabilities
+            answers[name]["top"] = [[token, chance] for token, chance in probe.top]
+        if probe.scored is not None:  # every ordinary token tried in the blank, one pass each
+            answers[name]["scored"] = probe.scored
+            answers[name]["scored_passes"] = probe.passes - 1
+            answers[name]["table_passes"] = len(toy_corpus.grammar(corpus).fill_choices)
     return {"task": task, "corpus": corpus, "tokens": tokens, "unknown": unknown, "models": answers}
 
 
@@ -282,17 +308,109 @@ def shown(tokens: list[str]) -> str:
     return " ".join(visible) + (" …" if len(tokens) > 20 else "")
 
 
+def top_line(top: list, lang: str) -> str:
+    """The blank's likeliest tokens: "top 5: 本 93% · 杯 3% · ..." """
+    listed = " · ".join(f"{shown([token])} {chance:.0%}" for token, chance in top)
+    return t("probe-top", lang, count=len(top), tokens=listed)
+
+
+def attention_maps(saved, prompt: str, lang: str = "en") -> dict:
+    """Every saved model's attention on ``prompt``: objective -> engine AttentionMap.
+    A prompt that cannot be read raises UsageError, in ``lang``."""
+    from engine import toy_corpus
+    from engine.tokens import MASK
+    from engine.train_lab import attention_map
+
+    check_prompt(prompt, lang)
+    tokens = toy_corpus.tokenize(saved.settings.corpus, prompt)
+    if not tokens:
+        raise UsageError(t("probe-empty", lang))
+    if tokens.count(MASK) > 1:
+        raise UsageError(t("attention-one-blank", lang))
+    return {name: attention_map(name, model, saved.vocab, tokens) for name, model in saved.models.items()}
+
+
+def attention_answers(
+    saved, prompt: str, lang: str = "en", layer: int | None = None, head: int | None = None
+) -> dict:
+    """``attention_maps`` as JSON. ``layer`` and ``head`` count from 1 as the learner
+    writes them; None: the last layer, the mean of the heads."""
+    from engine import toy_corpus
+    from engine.tokens import MASK
+
+    for model in saved.models.values():
+        if layer is not None and layer > model.shape.layers:
+            raise UsageError(t("attention-no-layer", lang, layer=layer, layers=model.shape.layers))
+        if head is not None and head > model.shape.heads:
+            raise UsageError(t("attention-no-head", lang, head=head, heads=model.shape.heads))
+    maps = attention_maps(saved, prompt, lang)
+    tokens = toy_corpus.tokenize(saved.settings.corpus, prompt)
+    return {
+        "corpus": saved.settings.corpus,
+        "unknown": toy_corpus.unknown(saved.vocab, [token for token in tokens if token != MASK]),
+        "models": {
+            name: view.to_json(None if layer is None else layer - 1, None if head is None else head - 1)
+            for name, view in maps.items()
+        },
+    }
+
+
+def print_attention(result: dict, lang: str, console: Console) -> None:
+    from exercises.training.table import OBJECTIVE_NAMES
+    from tui.render import attention_grid, mask_grid
+
+    if result["unknown"]:
+        console.print(t("probe-unknown", lang, tokens=shown(result["unknown"])))
+    for name, view in result["models"].items():
+        head = (
+            t("attention-mean-heads", lang)
+            if view["head"] == "mean"
+            else t("attention-head", lang, head=view["head"])
+        )
+        console.print(
+            Text(
+                f"{pick(OBJECTIVE_NAMES[name], lang)} · {t('attention-layer', lang, layer=view['layer'])} · {head}",
+                style="bold",
+            )
+        )
+        console.print(t("attention-legend", lang))
+        console.print(attention_grid(view["attention"], view["tokens"], width=console.width, lang=lang))
+        console.print(t("attention-trained-mask", lang))
+        console.print(mask_grid(view["mask"], width=console.width, lang=lang))
+        if view["answer_row"] is not None:
+            row = view["answer_row"]
+            console.print(t("attention-answer-row", lang, row=row, token=shown([view["tokens"][row]])))
+        console.print("")
+
+
 def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
     from engine.toy_corpus import grammar
 
+    if not args.attention:
+        refuse_inapplicable(
+            args,
+            "objectives-tutor probe",
+            [(name, False, L("--attention", "--attention")) for name in ("layer", "head")],
+        )
     try:
         check_prompt(args.prompt, lang)  # before a model is trained for it
         saved = _saved_run(args, lang, console)
         if saved is None:
             return 0
-        result = probe_answers(saved, args.prompt, lang)
+        if args.attention:
+            result = attention_answers(saved, args.prompt, lang, args.layer, args.head)
+        else:
+            result = probe_answers(saved, args.prompt, lang)
     except UsageError as error:
         raise UsageError(f"objectives-tutor probe: {error}") from None
+    if args.attention:
+        if args.json:
+            from tui.render import emit_json
+
+            emit_json(result)
+        else:
+            print_attention(result, lang, console)
+        return 0
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
@@ -305,8 +423,15 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
         text = joiner.join(answer["answer"])
         label = pick(OBJECTIVE_NAMES[name], lang)
         console.print(f"{label}: {text}   ({pick(METHODS[answer['method']], lang)})")
+        if "top" in answer:
+            console.print("  " + top_line(answer["top"], lang), markup=False)
         if "scored" in answer:
-            console.print(
-                "  " + t("probe-scored", lang, token=joiner.join(answer["scored"]), passes=answer["passes"])
+            said = t(
+                "probe-scored",
+                lang,
+                token=joiner.join(answer["scored"]),
+                passes=answer["scored_passes"],
+                choices=answer["table_passes"],
             )
+            console.print("  " + said)
     return 0

@@ -1,7 +1,8 @@
 """The training lab, live: pick objectives and a budget, train the same tiny
 model once per objective in a worker thread (the app stays responsive), watch
-each loss fall from ln V, cancel at any time, then read the table and probe
-the models with your own text.
+each loss fall from ln V, cancel at any time, then read the table, probe the
+models with your own text, and see what each model looks at: its attention
+weights beside the mask it was trained with.
 
 The worker only appends to plain lists; a 10 Hz timer on the app's side reads
 them and redraws, so the training loop never waits for the screen.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -20,17 +22,32 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
+from textual.widgets import Button, Input, ProgressBar, Select, Static
 
-from exercises.text import pick
-from exercises.training.table import CORPUS_NAMES, METHODS, OBJECTIVE_NAMES, notes, rules_text, table_rows
+from engine.toy_corpus import CORPORA
+from engine.train_lab_spec import APP_MAX_STEPS, DEFAULT_STEPS, OBJECTIVES
+from exercises.text import L, pick
+from exercises.training.table import (
+    CORPUS_NAMES,
+    EXAMPLES,
+    METHODS,
+    OBJECTIVE_NAMES,
+    SHORT_NAMES,
+    notes,
+    rules_text,
+    table_rows,
+)
 from tui.figures.base import Figure
 from tui.i18n import t
+from tui.widgets.glyph_radio import GlyphCheckbox
+from tui.widgets.mask_view import BLOCKED, VISIBLE, short_label
 
-OBJECTIVES = ("clm", "mlm", "prefix", "span")
 MARKS = {"clm": "C", "mlm": "M", "prefix": "P", "span": "S"}
 STYLES = {"clm": "bold cyan", "mlm": "bold magenta", "prefix": "bold green", "span": "bold yellow"}
-BUDGETS = (("short", 150), ("default", 500), ("long", 1000))
+LABEL_CELLS = 6  # a row's token label in the attention grid
+# The attention grid's shades: a weight at or above each threshold takes its glyph.
+SHADES = ((0.5, "█"), (0.25, "▓"), (0.1, "▒"), (0.0, "░"))
+SHADE_STYLE = "#f59e0b"
 
 
 def loss_chart(
@@ -71,25 +88,105 @@ def loss_chart(
     return chart
 
 
+# -- the attention view ----------------------------------------------------------------
+
+
+def shade(weight: float) -> str:
+    """One cell of the attention grid: exactly 0 (a blocked key) is a dot."""
+    if weight == 0:
+        return "·"
+    return next(glyph for threshold, glyph in SHADES if weight >= threshold)
+
+
+def attention_grid(
+    matrix: list[list[float]], mask: list[list[int]], tokens: list[str], row: int, answer_row: int | None
+) -> Text:
+    """The weights (one shade per cell, one column per key) and, beside them, the mask
+    the model was trained with in the lessons' glyphs and colours (mask_view's 1 and
+    0), row for row, so that a blocked 1 stands level with a · in the weights."""
+    n = len(matrix)
+    index_width = len(str(max(n - 1, 0)))
+    gutter = index_width + 1 + LABEL_CELLS + 2
+    text = Text(no_wrap=True)
+    if n > 10:  # the tens of each column number, over its units
+        tens = "".join(str(column // 10) if column >= 10 else " " for column in range(n))
+        text.append(" " * gutter + tens + "   " + tens + "\n", style="bold")
+    units = "".join(str(column % 10) for column in range(n))
+    text.append(" " * gutter + units + "   " + units + "\n", style="bold")
+    for index in range(n):
+        picked = index == row
+        label = short_label(tokens[index], LABEL_CELLS)
+        mark = "▶" if picked else ("◆" if index == answer_row else " ")
+        text.append(str(index).rjust(index_width) + " ", style="bold reverse" if picked else "bold")
+        text.append(label + " " * (LABEL_CELLS - cell_len(label)), style="reverse" if picked else "")
+        text.append(f"{mark} ", style="bold")
+        for weight in matrix[index]:
+            glyph = shade(weight)
+            text.append(glyph, style="dim" if glyph == "·" else SHADE_STYLE)
+        text.append("   ")
+        for blocked in mask[index]:
+            text.append(
+                "1" if blocked else "0", style=(BLOCKED if blocked else VISIBLE) + (" bold" if picked else "")
+            )
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
+def looks_at(view, row: int, layer: int | None, head: int | None, lang: str) -> Text:
+    """Where row ``row`` of one model puts its weight: left, itself, right, and the keys
+    it weighs most."""
+    weights = view.matrix(layer, head)[row]
+    left = float(weights[:row].sum())
+    right = float(weights[row + 1 :].sum())
+    top = pick(L(", ", "、"), lang).join(
+        f"{view.tokens[column]}({column}) {weight:.0%}" for column, weight in view.top(row, layer, head)
+    )
+    colon = pick(L(": ", "："), lang)
+    line = Text(f"{pick(OBJECTIVE_NAMES[view.objective], lang)}{colon}", style=STYLES[view.objective])
+    line.append(
+        t(
+            "tl-attn-looks",
+            lang,
+            row=row,
+            token=view.tokens[row],
+            left=f"{left:.0%}",
+            right=f"{right:.0%}",
+            top=top,
+        )
+    )
+    return line
+
+
 class TrainLabFigure(Figure):
     BINDINGS = [
-        Binding("ctrl+s", "start", "train", show=False),
-        Binding("ctrl+x", "cancel", "cancel", show=False),
+        # priority: the steps box's own Ctrl+X (cut) and a focused button must not eat them
+        Binding("ctrl+s", "start", "train", show=False, priority=True),
+        Binding("ctrl+x", "cancel", "cancel", show=False, priority=True),
+        Binding("p", "probe_box", "probe", show=False),
+        Binding("left", "model(-1)", "model ←", show=False),
+        Binding("right", "model(1)", "model →", show=False),
+        Binding("up", "row(-1)", "row ↑", show=False),
+        Binding("down", "row(1)", "row ↓", show=False),
+        Binding("l", "layer", "layer", show=False),
+        Binding("h", "head", "head", show=False),
     ]
     DEFAULT_CSS = """
-    TrainLabFigure #tl-controls { height: auto; }
-    TrainLabFigure Checkbox { width: auto; border: none; padding: 0 1 0 0; }
-    TrainLabFigure #tl-steps { width: 14; }
-    TrainLabFigure #tl-corpus { width: 22; }
+    TrainLabFigure #tl-objectives, TrainLabFigure #tl-settings { height: auto; }
+    TrainLabFigure .tl-label { width: auto; height: 3; content-align: left middle; padding-right: 1; }
+    TrainLabFigure #tl-objectives .tl-label { height: 1; }
+    TrainLabFigure GlyphCheckbox { width: auto; border: none; padding: 0 1 0 0; height: 1; }
+    TrainLabFigure #tl-steps { width: 12; }
+    TrainLabFigure #tl-corpus { width: 32; }
     TrainLabFigure Button { min-width: 10; margin-right: 1; }
     TrainLabFigure #tl-buttons { height: auto; }
     TrainLabFigure ProgressBar { margin: 0 0; }
     TrainLabFigure #tl-probe { width: 1fr; }
-    TrainLabFigure.narrow #tl-controls { layout: grid; grid-size: 4; grid-columns: auto; grid-rows: auto; }
-    TrainLabFigure.narrow #tl-steps { width: 12; }
-    TrainLabFigure.narrow #tl-corpus { width: 14; }
+    TrainLabFigure #tl-attn-title { margin-top: 1; }
+    TrainLabFigure.narrow #tl-objectives { layout: grid; grid-size: 3; grid-columns: auto; grid-rows: auto; }
+    TrainLabFigure.narrow #tl-corpus { width: 20; }
     """
-    NARROW = 78  # below this many columns the steps and corpus go under the objectives
+    NARROW = 78  # below this many columns the objectives take two lines
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -104,22 +201,34 @@ class TrainLabFigure(Figure):
         self.first_point_seconds: float | None = None
         self.status_key = "tl-ready"
         self.status_params: dict = {}
-        self.steps_for_chart = 500
+        self.steps_for_chart = DEFAULT_STEPS
         self.ln_v = 0.0
         self.probe_result: dict | None = None
+        # the attention view: every model's map of one text, and where the learner looks
+        self.attention: dict | None = None  # objective -> engine.train_lab.AttentionMap
+        self.attention_text = ""
+        self.attention_seconds: float | None = None  # asked -> drawn (benchmarks/train.py)
+        self.attn_model = "clm"
+        self.attn_row = 0
+        self.attn_layer: int | None = None  # None: the last layer
+        self.attn_head: int | None = None  # None: the mean of the heads
+        self._attn_asked = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="tl-intro")
-        with Horizontal(id="tl-controls"):
+        with Horizontal(id="tl-objectives"):
+            yield Static(markup=False, classes="tl-label", id="tl-objectives-label")
             for name in OBJECTIVES:
-                yield Checkbox(name, value=name in ("clm", "mlm"), id=f"tl-{name}")
-            yield Input("500", id="tl-steps", restrict=r"[0-9０-９]*", max_length=6)
-            yield Select(
-                [(name, name) for name in ("zh", "en", "arith")],
-                value="zh",
-                allow_blank=False,
-                id="tl-corpus",
-            )
+                yield GlyphCheckbox("", value=name in ("clm", "mlm"), id=f"tl-{name}")
+        with Horizontal(id="tl-settings"):
+            yield Static(markup=False, classes="tl-label", id="tl-steps-label")
+            yield Input(str(DEFAULT_STEPS), id="tl-steps", restrict=r"[0-9０-９]*", max_length=6)
+            yield Static(markup=False, classes="tl-label", id="tl-corpus-label")
+            lang = self.app.lang
+            corpus = lang if lang in CORPORA else CORPORA[0]  # the learner's language's toy language
+            options = [(pick(CORPUS_NAMES[name], lang), name) for name in CORPORA]
+            yield Select(options, value=corpus, allow_blank=False, id="tl-corpus")
+            self._corpus_lang = lang
         with Horizontal(id="tl-buttons"):
             yield Button("", id="tl-start", variant="primary")
             yield Button("", id="tl-cancel", variant="error", disabled=True)
@@ -127,8 +236,11 @@ class TrainLabFigure(Figure):
         yield ProgressBar(total=1, show_eta=False, id="tl-progress")
         yield Static(markup=False, id="tl-chart")
         yield Static(markup=False, classes="output", id="tl-table")
-        yield Input(placeholder="", id="tl-probe")
+        yield Input(placeholder="", id="tl-probe", max_length=2000)
         yield Static(markup=False, id="tl-probe-out")
+        yield Static(markup=False, id="tl-attn-title")
+        yield Static(markup=False, id="tl-attn-read")  # above the grid: read while moving the row
+        yield Static(markup=False, id="tl-attn")
         yield Static(markup=False, id="tl-rules")
         yield Static(markup=False, classes="error")
 
@@ -154,10 +266,18 @@ class TrainLabFigure(Figure):
         self._draw_chart()
         self._draw_table()
         self._draw_probe()
+        self._draw_attention()
+        if self.attention is None and self.result is not None and not self.training:
+            self.ask_attention(self.attention_text or self._example())
 
     def _labels(self) -> None:
         lang = self.lang
         self.query_one("#tl-intro", Static).update(t("tl-intro", lang))
+        self.query_one("#tl-objectives-label", Static).update(t("tl-objectives", lang))
+        for name in OBJECTIVES:
+            self.query_one(f"#tl-{name}", GlyphCheckbox).label = pick(SHORT_NAMES[name], lang)
+        self.query_one("#tl-steps-label", Static).update(t("tl-steps", lang))
+        self.query_one("#tl-corpus-label", Static).update(t("tl-corpus", lang))
         self.query_one("#tl-start", Button).label = t("tl-start", lang)
         self.query_one("#tl-cancel", Button).label = t("tl-cancel", lang)
         self.query_one("#tl-probe", Input).placeholder = t("tl-probe-placeholder", lang)
@@ -166,7 +286,7 @@ class TrainLabFigure(Figure):
         if getattr(self, "_corpus_lang", None) != lang:  # set_options resets the choice: keep it
             chosen = self._corpus()
             with corpus.prevent(Select.Changed):
-                corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in ("zh", "en", "arith")])
+                corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in CORPORA])
                 corpus.value = chosen
             self._corpus_lang = lang
         self.query_one("#tl-rules", Static).update(
@@ -175,7 +295,12 @@ class TrainLabFigure(Figure):
 
     def _corpus(self) -> str:
         value = self.query_one("#tl-corpus", Select).value
-        return value if isinstance(value, str) else "zh"
+        return value if isinstance(value, str) else CORPORA[0]
+
+    def _example(self) -> str:
+        """The lesson's sentence in the toy language the models were trained on."""
+        corpus = self.result["settings"]["corpus"] if self.result else self._corpus()
+        return EXAMPLES.get(corpus, EXAMPLES[CORPORA[0]])
 
     def _draw_chart(self) -> None:
         chart = self.query_one("#tl-chart", Static)
@@ -213,7 +338,7 @@ class TrainLabFigure(Figure):
             target.update("")
             return
         from engine.toy_corpus import grammar
-        from tui.commands.train import shown
+        from tui.commands.train import shown, top_line
 
         lang = self.lang
         joiner = grammar(result["corpus"]).joiner
@@ -224,29 +349,149 @@ class TrainLabFigure(Figure):
             text.append(f"{pick(OBJECTIVE_NAMES[name], lang)}: ", style=STYLES[name])
             text.append(joiner.join(answer["answer"]) or "∅")
             text.append(f"  ({pick(METHODS[answer['method']], lang)})\n", style="dim")
+            if "top" in answer:
+                text.append("  " + top_line(answer["top"], lang) + "\n", style="dim")
             if "scored" in answer:
                 text.append(
                     "  "
-                    + t("probe-scored", lang, token=joiner.join(answer["scored"]), passes=answer["passes"])
+                    + t(
+                        "probe-scored",
+                        lang,
+                        token=joiner.join(answer["scored"]),
+                        passes=answer["scored_passes"],
+                        choices=answer["table_passes"],
+                    )
                     + "\n",
                     style="dim",
                 )
         target.update(text)
 
+    def _draw_attention(self) -> None:
+        title = self.query_one("#tl-attn-title", Static)
+        grid = self.query_one("#tl-attn", Static)
+        read = self.query_one("#tl-attn-read", Static)
+        if not self.attention:
+            for static in (title, grid, read):
+                static.update("")
+            return
+        lang = self.lang
+        view = self.attention[self.attn_model]
+        layer = self.attn_layer
+        head = self.attn_head
+        shown_layer = view.layers if layer is None else layer + 1
+        which = t("attention-mean-heads", lang) if head is None else t("attention-head", lang, head=head + 1)
+        heading = Text(t("tl-attn-title", lang), style="bold")
+        heading.append("\n" + t("tl-attn-keys", lang), style="dim")
+        heading.append("\n")
+        heading.append(pick(OBJECTIVE_NAMES[view.objective], lang), style=STYLES[view.objective])
+        heading.append(
+            " · "
+            + t("attention-layer", lang, layer=shown_layer)
+            + " · "
+            + which
+            + " · "
+            + t("tl-attn-mask", lang)
+        )
+        heading.append("\n" + t("tl-attn-legend", lang), style="dim")
+        title.update(heading)
+        matrix = view.matrix(layer, head).tolist()
+        grid.update(
+            attention_grid(matrix, view.mask.int().tolist(), view.tokens, self.attn_row, view.answer_row)
+        )
+        lines = Text()
+        if view.answer_row is not None:
+            lines.append(
+                t("attention-answer-row", lang, row=view.answer_row, token=view.tokens[view.answer_row])
+                + "\n",
+                style="dim",
+            )
+        lines.append_text(looks_at(view, self.attn_row, layer, head, lang))
+        for name, other in self.attention.items():  # the same row of the models that read the same text
+            if name != view.objective and other.tokens == view.tokens:
+                lines.append("\n")
+                lines.append_text(looks_at(other, self.attn_row, layer, head, lang))
+        read.update(lines)
+        if self._attn_asked and self.attention_seconds is None:
+            self.attention_seconds = time.perf_counter() - self._attn_asked
+
     def _status(self, key: str, **params) -> None:
         self.status_key, self.status_params = key, params
         self.query_one("#tl-status", Static).update(t(key, self.lang, **params))
 
+    # -- the attention view: keys --------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("model", "row", "layer", "head"):
+            return bool(self.attention)  # otherwise the arrows scroll the figure
+        return super().check_action(action, parameters)
+
+    def action_probe_box(self) -> None:
+        self.query_one("#tl-probe", Input).focus()
+
+    def _reveal_row(self) -> None:
+        """Scroll the figure so that the picked row of the grid is on screen (the view
+        sits below the table and the probe: at 80x24 it starts off screen)."""
+        from textual.geometry import Region, Spacing
+
+        if not self.attention:
+            return
+        grid = self.query_one("#tl-attn", Static)
+        header = 2 if len(self.attention[self.attn_model].tokens) > 10 else 1
+        region = Region(0, header + self.attn_row, grid.size.width or 1, 1)
+        widget = grid
+        while widget.parent is not None and widget is not self.screen:
+            region = region.translate(widget.virtual_region.offset)
+            container = widget.parent
+            if container.is_scrollable and container.allow_vertical_scroll:
+                container.scroll_to_region(region, spacing=Spacing(2, 0, 2, 0), animate=False, immediate=True)
+                return
+            widget = container
+
+    def _moved(self) -> None:
+        self._draw_attention()
+        self.call_after_refresh(self._reveal_row)
+
+    def action_model(self, step: int) -> None:
+        names = list(self.attention or {})
+        if not names:
+            return
+        index = names.index(self.attn_model) if self.attn_model in names else 0
+        self.attn_model = names[(index + step) % len(names)]
+        self.attn_row = min(self.attn_row, len(self.attention[self.attn_model].tokens) - 1)
+        self._moved()
+
+    def action_row(self, step: int) -> None:
+        if self.attention:
+            last = len(self.attention[self.attn_model].tokens) - 1
+            self.attn_row = min(last, max(0, self.attn_row + step))
+            self._moved()
+
+    def action_layer(self) -> None:
+        if self.attention:
+            layers = self.attention[self.attn_model].layers
+            current = layers - 1 if self.attn_layer is None else self.attn_layer
+            self.attn_layer = (current + 1) % layers
+            self._moved()
+
+    def action_head(self) -> None:
+        """The mean of the heads, then each head in turn."""
+        if self.attention:
+            heads = self.attention[self.attn_model].heads
+            self.attn_head = (
+                0 if self.attn_head is None else (None if self.attn_head + 1 >= heads else self.attn_head + 1)
+            )
+            self._moved()
+
     # -- training -----------------------------------------------------------------
 
     def chosen(self) -> list[str]:
-        return [name for name in OBJECTIVES if self.query_one(f"#tl-{name}", Checkbox).value]
+        return [name for name in OBJECTIVES if self.query_one(f"#tl-{name}", GlyphCheckbox).value]
 
     def budget(self) -> int | None:
         import unicodedata
 
         text = unicodedata.normalize("NFKC", self.query_one("#tl-steps", Input).value).strip()
-        return int(text) if text.isdigit() and 1 <= int(text) <= 5000 else None
+        return int(text) if text.isdigit() and 1 <= int(text) <= APP_MAX_STEPS else None
 
     @on(Button.Pressed, "#tl-start")
     def _start_pressed(self) -> None:
@@ -274,7 +519,7 @@ class TrainLabFigure(Figure):
             self._status("tl-pick-one")
             return
         if steps is None:
-            self._status("tl-bad-steps")
+            self._status("tl-bad-steps", most=APP_MAX_STEPS)
             return
         gate = getattr(self.app, "training_gate", None)  # a class session: the teacher's setting decides
         if gate is not None and not gate.enabled:
@@ -287,15 +532,20 @@ class TrainLabFigure(Figure):
         self.cancel_event.clear()
         self.curves = {name: [] for name in objectives}
         self.result = None
+        self.attention = None
         self.done_steps, self.total_steps = 0, steps * len(objectives)
         self.steps_for_chart = steps
         self.started_at = time.perf_counter()
         self.first_point_seconds = None
         self.query_one("#tl-progress", ProgressBar).update(total=self.total_steps, progress=0)
+        cancel = self.query_one("#tl-cancel", Button)
+        cancel.disabled = False
         self.query_one("#tl-start", Button).disabled = True
-        self.query_one("#tl-cancel", Button).disabled = False
+        if self.screen.focused is None or self.screen.focused.id in ("tl-start", None):
+            cancel.focus()  # the pressed button goes grey: Enter on the focused one cancels
         self._status("tl-preparing")
         self._draw_table()
+        self._draw_attention()
         corpus = self._corpus()
         self.run_worker(
             lambda: self._train(objectives, steps, corpus), thread=True, exclusive=True, group="train-lab"
@@ -364,6 +614,8 @@ class TrainLabFigure(Figure):
         self._draw_table()
         if result is not None:
             self.post_message(TrainLabFigure.Trained(result))
+            self.query_one("#tl-probe", Input).focus()  # the next thing to do: ask the models
+            self.ask_attention(self.attention_text or self._example())
 
     def _tick(self) -> None:
         if not self.curves:
@@ -388,39 +640,66 @@ class TrainLabFigure(Figure):
         prompt = event.value.strip()
         if not prompt:
             return
+        self._attn_asked = time.perf_counter()
+        self.attention_seconds = None
         self.run_worker(lambda: self._probe(prompt), thread=True, exclusive=True, group="train-probe")
 
-    def _probe(self, prompt: str) -> None:
+    def ask_attention(self, text: str) -> None:
+        """Every model's attention on ``text`` (in a worker: the first call loads the run)."""
+        self._attn_asked = time.perf_counter()
+        self.attention_seconds = None
+        self.run_worker(
+            lambda: self._probe(text, answers=False), thread=True, exclusive=True, group="train-probe"
+        )
+
+    def _models(self):
+        """The saved run to ask, or None (then the learner is told why)."""
+        if self.saved is None:
+            from exercises.training.runs import RunUnreadable, load_run
+
+            try:
+                self.saved = load_run()
+            except RunUnreadable as error:
+                self.app.call_from_thread(
+                    self.show_error,
+                    t("train-unreadable", self.lang, why=error, moved=error.moved_to or "-"),
+                )
+                return None
+        return self.saved
+
+    def _probe(self, prompt: str, answers: bool = True) -> None:
         try:
-            if self.saved is None:
-                from exercises.training.runs import RunUnreadable, load_run
-
-                try:
-                    self.saved = load_run()
-                except RunUnreadable as error:
-                    self.app.call_from_thread(
-                        self.show_error,
-                        t("train-unreadable", self.lang, why=error, moved=error.moved_to or "-"),
-                    )
-                    return
-            if self.saved is None:
-                self.app.call_from_thread(self._status, "tl-train-first")
+            saved = self._models()
+            if saved is None:
+                if answers:
+                    self.app.call_from_thread(self._status, "tl-train-first")
                 return
-            from tui.commands.train import probe_answers
+            from tui.commands.train import attention_maps, probe_answers
 
-            result = probe_answers(self.saved, prompt, self.lang)
+            result = probe_answers(saved, prompt, self.lang) if answers else None
+            maps = attention_maps(saved, prompt, self.lang)
         except Exception as error:  # a prompt the models cannot read: say so
             from tui.i18n import error_text
 
             message = error_text(error, self.lang)
             self.app.call_from_thread(self.show_error, message)
             return
-        self.probe_result = result
-        self.app.call_from_thread(self._probe_done)
+        self.app.call_from_thread(self._probe_done, result, maps, prompt)
 
-    def _probe_done(self) -> None:
+    def _probe_done(self, result: dict | None, maps: dict, prompt: str) -> None:
         self.clear_error()
-        self._draw_probe()
+        if result is not None:
+            self.probe_result = result
+            self._draw_probe()
+        text_changed = prompt != self.attention_text or not self.attention
+        self.attention, self.attention_text = maps, prompt
+        if self.attn_model not in maps:
+            self.attn_model = next(iter(maps))
+        if text_changed:  # the cursor starts on the row that answers
+            answer = maps[self.attn_model].answer_row
+            self.attn_row = answer if answer is not None else len(maps[self.attn_model].tokens) - 1
+        self.attn_row = min(self.attn_row, len(maps[self.attn_model].tokens) - 1)
+        self._draw_attention()
 
     class Trained(Message):
         """A run finished: its table (exercises graded against it may listen)."""

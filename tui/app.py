@@ -229,10 +229,18 @@ class TutorApp(App[None]):
         for screen in self.screen_stack:
             localise_bindings(screen, lang)
 
+    def notify(
+        self, message: str, *, title: str = "", severity="information", timeout=None, markup=True
+    ) -> None:
+        """Every notification is plain text (issue 23.3): what it says comes from the
+        course, a file name or an error, and Textual would read "[MASK]" as markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     def on_exercise_panel_graded(self, graded) -> None:
         """Every graded attempt (posted up by the practice panel) is stored here;
-        if it cannot be saved, say so once. The attempt that completes a lesson
-        offers the next one."""
+        if it cannot be saved, say so once. The answer that solves a lesson's last
+        exercise says so under its feedback, where the learner is reading (a toast
+        covered the feedback and followed the learner into the next lesson)."""
         from exercises.curriculum import next_objective
 
         exercise = graded.exercise
@@ -249,9 +257,10 @@ class TutorApp(App[None]):
         )
         if was_saving and not self.progress.store.saving:
             self.notify(notice_text(self.progress.notices[-1], self.lang), severity="error", timeout=15)
-        following = next_objective(exercise.objective)
-        if not was_done and self.progress.lesson_done(exercise.objective) and following is not None:
-            self.notify(t("lesson-done", self.lang, title=pick(following.title, self.lang)), timeout=10)
+        if not was_done and self.progress.lesson_done(exercise.objective):
+            following = next_objective(exercise.objective)
+            for panel in self.screen.query("ExercisePanel"):
+                panel.show_note(following.title if following is not None else None)
         self.screen.refresh_bindings()
 
     @property

@@ -74,6 +74,7 @@ ACTION_KEYS = {
     "row(-1)": "key-row",
     "row(1)": "key-row",
     "predict": "key-predict",
+    "edit": "key-edit",
     "start": "key-train",
     "cancel": "key-cancel",
 }

@@ -41,7 +41,7 @@ MESSAGES: dict[str, Bilingual] = {
     "fate-mask": L("[MASK]", "[MASK]"),
     "fate-random": L("random", "随机词"),
     "fate-keep": L("kept", "不变"),
-    "no-loss": L("-", "-"),
+    "no-loss": L("-100", "-100"),  # PyTorch's ignore_index, as the lessons print it
     "special": L("special, never selected", "特殊符号，从不选中"),
     "mask-title-causal": L(
         "Causal mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
@@ -172,6 +172,10 @@ MESSAGES: dict[str, Bilingual] = {
     "hints-never": L("off (exam practice)", "关闭（模拟考试）"),
     "hints-locked": L("Hints come after a first try (see Settings).", "先作答一次才能看提示（见设置）。"),
     "hints-off": L("Hints are off (see Settings).", "提示已关闭（见设置）。"),
+    "solution-locked": L(
+        "Exam practice: the solution comes after your first answer (see Settings).",
+        "模拟考试：先作答一次，才能看答案（见设置）。",
+    ),
     "settings-saved": L("Saved.", "已保存。"),
     "not-saving": L("not saving: {why}", "未保存：{why}"),
     "engine-loading": L("loading the torch engine…", "正在加载 torch 引擎……"),
@@ -201,10 +205,22 @@ MESSAGES: dict[str, Bilingual] = {
     "hint-n": L("Hint {n}/{total}: {text}", "提示 {n}/{total}：{text}"),
     "no-more-hints": L("No more hints: try the solution (s).", "没有更多提示了：可以看答案（s）。"),
     "solution-shown": L("Solution (from the engine):", "参考答案（由引擎计算）："),
-    "answer-enter": L(
-        "Enter moves to the next part and checks when all are filled. Esc, then h hint · s solution · n new.",
-        "回车跳到下一项，全部填完后提交。按 Esc 后：h 提示 · s 答案 · n 换一题。",
+    "part-line": L("{part}: ", "{part}："),
+    "choice-wrong": L("You chose {option}: not right.", "你选了 {option}：不对。"),
+    "choice-right": L("You chose {option}: right.", "你选了 {option}：对。"),
+    "score-capped": L(
+        "The parts add up to {parts}, but an answer showing the misconception below scores at most {cap}.",
+        "各部分合计 {parts}，但答案里出现了下面的误区，最多只能得 {cap}。",
     ),
+    "answer-enter": L(
+        "Enter moves to the next part and checks when all are filled.",
+        "回车跳到下一项，全部填完后提交。",
+    ),
+    "answer-keys": L("Esc, then: {keys}.", "按 Esc 后：{keys}。"),
+    "answer-keys-direct": L("Keys: {keys}.", "按键：{keys}。"),
+    "help-key-hint": L("h hint", "h 提示"),
+    "help-key-solution": L("s solution", "s 答案"),
+    "help-key-new": L("n new variant", "n 换一题"),
     "matrix-help": L(
         "Arrows move, Space toggles a cell (1 = blocked), Enter checks. Mouse clicks toggle too.",
         "方向键移动，空格切换格子（1 = 被遮盖），回车提交。鼠标点击也能切换。",
@@ -220,6 +236,17 @@ MESSAGES: dict[str, Bilingual] = {
     "self-marked-as": L("You marked yourself: {mark}", "你的自评：{mark}"),
     "waiting-engine": L("Waiting for the engine…", "等待引擎……"),
     "fig-length": L("length", "长度"),
+    "fig-seed": L("seed {seed}", "种子 {seed}"),
+    "fig-key-predict": L("g predict first", "g 先预测"),
+    "fig-key-edit": L("Enter types a sentence", "回车 输入句子"),
+    "fig-typing": L(
+        "Typing: r, +, g … are letters here · Enter or Esc: back to the figure's keys · Tab: next box",
+        "正在输入：这里 r、+、g 等都是文字 · 回车或 Esc：回到图的按键 · Tab：下一个输入框",
+    ),
+    "fig-type-how": L(
+        "To type, press Enter first (Esc comes back to the keys).",
+        "要输入文字，请先按回车（按 Esc 回到按键）。",
+    ),
     "fig-clm-keys": L(
         "-/+ length · d toggles the 1/sqrt(d) scaling · r new seed",
         "-/+ 调长度 · d 切换 1/sqrt(d) 缩放 · r 换随机种子",
@@ -236,26 +263,32 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-scaling-on": L("projection scaled by 1/sqrt({d})", "投影层按 1/sqrt({d}) 缩放"),
     "fig-scaling-off": L("projection NOT scaled", "投影层没有缩放"),
     "fig-mlm-keys": L(
-        "-/+ p · [ ] batch for the counts · r resample · w [CLS]…[SEP] · type a sentence",
-        "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
+        "-/+ p · [ ] batch size below · r resample · w [CLS]…[SEP]",
+        "-/+ 调 p · [ ] 调下方的批次大小 · r 重新抽样 · w 加 [CLS]…[SEP]",
+    ),
+    "fig-mlm-batch-notes": L(
+        "Not this sentence: the course notes' run, the same rule over a batch of {batch}×{length} random ids",
+        "不是上面这句：讲义的实验，同一规则用在 {batch}×{length} 个随机 id 组成的批次上",
+    ),
+    "fig-mlm-batch": L(
+        "Not this sentence: the same rule over a batch of {batch}×{length} random ids (same seed and p)",
+        "不是上面这句：同一规则用在 {batch}×{length} 个随机 id 组成的批次上（种子和 p 同上）",
     ),
     "fig-mlm-counts": L(
-        "the course notes' run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
-        "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
+        "selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
+        "选中 {total} 个 → [MASK] {mask} 个（{mp}），随机词 {random} 个（{rp}），不变 {keep} 个（{kp}）",
     ),
     "fig-vis-keys": L(
         "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
         "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
     ),
-    "fig-prefix-keys": L("[ ] prefix length · type a sentence", "[ ] 调前缀长度 · 可输入自己的句子"),
+    "fig-prefix-keys": L("[ ] prefix length", "[ ] 调前缀长度"),
     "fig-span-keys": L(
-        "type a sentence and spans (2:5,7:8), or clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample",
-        "输入句子和片段（2:5,7:8），或清空片段改用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样",
+        "-/+ density · [ ] mean span · r resample (the random spans)",
+        "-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样（随机片段）",
     ),
-    "fig-samples-keys": L(
-        "type your own sentence: all three samples follow", "输入你自己的句子：三种样本同步更新"
-    ),
-    "fig-spans": L("spans", "片段"),
+    "fig-samples-keys": L("the three samples follow the sentence you type", "三种样本随你输入的句子同步更新"),
+    "fig-spans": L("spans (e.g. 2:5,7:8; empty: T5's random spans)", "片段（如 2:5,7:8；留空：T5 随机片段）"),
     "samples-causal-inputs": L("causal inputs :", "因果 LM 输入："),
     "samples-causal-labels": L("causal labels :", "因果 LM 标签："),
     "samples-masked-inputs": L("masked inputs :", "掩码 LM 输入："),
@@ -563,8 +596,12 @@ MESSAGES: dict[str, Bilingual] = {
     "key-glossary": L("Glossary", "术语"),
     "palette-term": L("Term", "术语"),
     "lesson-done": L(
-        "Every exercise of this lesson is done. Ctrl+N: next lesson, {title}",
-        "本课练习都做过了。Ctrl+N：下一课，{title}",
+        "Every exercise of this lesson is solved. Ctrl+N: the next lesson, {title}.",
+        "本课练习全部做对了。Ctrl+N：下一课「{title}」。",
+    ),
+    "lesson-done-last": L(
+        "Every exercise of the last lesson is solved: that is the whole course.",
+        "最后一课的练习也全部做对了：整门课都学完了。",
     ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
     # -- h1, session 3 (issue 10): the help screen's tables, made from the bindings --
@@ -718,6 +755,7 @@ MESSAGES: dict[str, Bilingual] = {
     # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
     "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
     "key-predict": L("Predict", "预测"),
+    "key-edit": L("Type", "输入"),
     "predict-title": L("Predict, then reveal", "先预测，再揭晓"),
     "predict-enter": L("Enter: reveal · Esc: skip", "回车：揭晓 · Esc：跳过"),
     "predict-yours": L("your guess", "你的预测"),

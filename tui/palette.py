@@ -92,7 +92,7 @@ class CourseCommands(Provider):
         for display, _searchable, help_text, target in self.entries:
             if target[1] is None:  # lessons only; exercises appear when searched
                 yield DiscoveryHit(
-                    Content(display), partial(self._open, target), text=display, help=help_text
+                    Content(display), partial(self._open, target), text=display, help=Content(help_text)
                 )
 
     async def search(self, query: str) -> Hits:
@@ -109,7 +109,7 @@ class CourseCommands(Provider):
                     _highlight(matcher, display),
                     partial(self._open, target),
                     text=display,
-                    help=help_text,
+                    help=Content(help_text),  # Textual reads a str help as markup: "[MASK]" vanished
                 )
 
 

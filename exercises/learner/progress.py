@@ -136,13 +136,21 @@ class Progress:
             for objective in OBJECTIVES
         }
 
-    def lesson_done(self, objective_id: str) -> bool:
+    def lesson_tried(self, objective_id: str) -> bool:
         """Every exercise of the lesson tried at least once (solved, missed or skipped):
-        the rule that offers the next lesson and counts a lesson done on the home screen."""
+        the rule that offers the next lesson (Ctrl+N)."""
         from exercises.curriculum import BY_ID
 
         tried = {attempt.exercise for attempt in review.exercise_attempts(self.attempts)}
         return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
+
+    def lesson_done(self, objective_id: str) -> bool:
+        """Every exercise of the lesson solved (a reflection: self-marked "yes"): a lesson
+        done on the home screen, where its line says "3/3 solved" too (issue 23.21: a
+        lesson only tried through was counted done beside "2/3 solved")."""
+        from exercises.curriculum import BY_ID
+
+        return set(BY_ID[objective_id].exercises) <= self.solved()
 
     def due(self, now: float | None = None) -> list[review.ReviewItem]:
         return review.due_now(self.attempts, time.time() if now is None else now)

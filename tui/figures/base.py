@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import time
 
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tui.i18n import t
 from tui.widgets.prediction_box import PredictionBox
@@ -17,10 +18,21 @@ from tui.widgets.prediction_box import PredictionBox
 
 class Figure(VerticalScroll, can_focus=True):
     """A live figure. Subclasses compose their controls and implement ``redraw``,
-    which reads the engine (imported only once the worker has loaded it)."""
+    which reads the engine (imported only once the worker has loaded it).
 
-    BINDINGS = [Binding("escape", "escape", "back"), Binding("g", "predict", "predict")]
+    Keys and text boxes take turns: while the figure has the focus, letters are its
+    controls (r, +, g …); Enter goes into its text box, where every letter is text,
+    and Enter or Esc comes back. The key line at the top says which of the two is on
+    (issue 23.15, 23.22)."""
+
+    BINDINGS = [
+        Binding("escape", "escape", "back"),
+        Binding("g", "predict", "predict"),
+        Binding("enter", "edit", "type"),
+    ]
     PREDICTS = False  # a figure that asks a question of exercises.predictions sets it
+    KEYS = ""  # the i18n key of the figure's own controls, for its key line
+    EDIT_BOX: str | None = None  # the id of the text box Enter goes into, if it has one
 
     class Predicted(Message):
         """The learner answered the figure's question: the lesson records it."""
@@ -44,6 +56,9 @@ class Figure(VerticalScroll, can_focus=True):
     Figure .keys { color: $text-muted; }
     Figure .readout { margin-top: 1; }
     Figure Input { width: 1fr; }
+    /* a box the keys are not in looks it: dim, until Enter (or a click) goes in */
+    Figure > Input, Figure > .row > Input { color: $text-muted; }
+    Figure > Input:focus, Figure > .row > Input:focus { color: $foreground; border: tall $accent; }
     Figure .row { height: auto; margin-top: 1; }
     Figure .side { width: auto; margin-right: 3; }
     Figure .row.stacked { layout: vertical; }
@@ -56,7 +71,70 @@ class Figure(VerticalScroll, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "predict":
             return self.PREDICTS and bool(getattr(self.app, "engine_loaded", False))
+        if action == "edit":
+            return self.EDIT_BOX is not None
         return True
+
+    # -- keys, and the text boxes ------------------------------------------
+
+    def typing(self) -> bool:
+        """The focus is in one of the figure's own text boxes (not the prediction's)."""
+        focused = self.app.focused
+        return (
+            isinstance(focused, Input)
+            and focused in self.walk_children()
+            and not any(isinstance(node, PredictionBox) for node in focused.ancestors)
+        )
+
+    def key_line(self) -> str:
+        """The figure's keys as the key line shows them: its controls, then `g` and
+        Enter where they work; while typing, how to get the controls back."""
+        lang = self.lang
+        if self.typing():
+            return t("fig-typing", lang)
+        parts = [t(self.KEYS, lang)] if self.KEYS else []
+        if self.PREDICTS:
+            parts.append(t("fig-key-predict", lang))
+        if self.EDIT_BOX is not None:
+            parts.append(t("fig-key-edit", lang))
+        return " · ".join(parts)
+
+    def show_keys(self) -> None:
+        for static in self.query(".keys").results(Static):
+            static.update(self.key_line())
+            break
+
+    def on_descendant_focus(self) -> None:
+        if self.KEYS:
+            self.show_keys()
+
+    def on_descendant_blur(self) -> None:
+        if self.KEYS:
+            self.call_after_refresh(self.show_keys)  # the next focus is known after the blur
+
+    def action_edit(self) -> None:
+        """Enter: into the figure's text box, the cursor at the end of its text."""
+        if self.EDIT_BOX is not None:
+            box = self.query_one(f"#{self.EDIT_BOX}", Input)
+            box.focus()
+            box.cursor_position = len(box.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in a text box: done typing, the controls are back."""
+        event.stop()
+        self.focus()
+
+    def on_key(self, event) -> None:
+        """A letter the figure has no control for, typed while its keys are on: say how
+        to type, rather than drop it silently."""
+        if (
+            self.EDIT_BOX is not None
+            and self.app.focused is self
+            and event.is_printable
+            and event.key not in self.screen.active_bindings
+        ):
+            event.stop()
+            self.show_error(t("fig-type-how", self.lang))
 
     def ask(self):
         """The question for the figure's current settings (``exercises.predictions``)."""
@@ -77,7 +155,7 @@ class Figure(VerticalScroll, can_focus=True):
         """(question, verdict) to mark on the figure, or None."""
         return self.revealed
 
-    def action_predict(self) -> None:
+    async def action_predict(self) -> None:
         """Ask (again: another question); pressed while a question is open, drop it."""
         if self.question is not None:
             self._close_prediction()
@@ -89,7 +167,9 @@ class Figure(VerticalScroll, can_focus=True):
 
             self.show_error(error_text(error, self.lang))
             return
-        self._close_prediction(refresh=False)
+        # The last answer's box must be gone before the next one is mounted: a removal
+        # is only done once awaited, and the new box takes the same id (issue 23.1).
+        await self._close_prediction(refresh=False)
         self.rounds += 1
         self.question = question
         self.asked_at = time.monotonic()
@@ -124,13 +204,15 @@ class Figure(VerticalScroll, can_focus=True):
         self._close_prediction()
         self.focus()
 
-    def _close_prediction(self, refresh: bool = True) -> None:
+    def _close_prediction(self, refresh: bool = True) -> AwaitRemove:
+        """Drop the question or the marks and the box; await the result to know the
+        box is gone."""
         self.question = None
         self.revealed = None
-        for box in self.query(PredictionBox):
-            box.remove()
+        removal = self.query(PredictionBox).remove()
         if refresh:
             self.refresh_figure()
+        return removal
 
     def _prediction_still_applies(self) -> None:
         """A control changed: a question or marks made for other settings are dropped."""

@@ -33,6 +33,7 @@ def _lesson_run(seed: int, length: int):
 
 class ClmFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-clm-keys"
     BINDINGS = [
         Binding("minus", "length(-1)", "length −", show=False),
         Binding("plus,equals_sign", "length(1)", "length +", show=False),
@@ -77,14 +78,17 @@ class ClmFigure(Figure):
     def context(self, question) -> tuple:
         return (self.seed, self.length, question.row)
 
+    def key_line(self) -> str:
+        return super().key_line() + " · " + t("fig-mask-legend", self.lang)
+
     def redraw(self) -> None:
         lang = self.lang
         run = _lesson_run(self.seed, self.length)
-        self.query_one("#clm-keys", Static).update(
-            t("fig-clm-keys", lang) + " · " + t("fig-mask-legend", lang)
-        )
+        self.show_keys()
         ids = run.input_ids.tolist()
-        header = Text(f"{t('fig-length', lang)} {self.length} · seed {self.seed} · ", style="bold")
+        header = Text(
+            f"{t('fig-length', lang)} {self.length} · {t('fig-seed', lang, seed=self.seed)} · ", style="bold"
+        )
         header.append(t("fig-scaling-on" if self.scaled else "fig-scaling-off", lang, d=run.hidden_dim))
         room = self.scrollable_content_region.width or 76
         for index, row in enumerate(ids):

@@ -19,6 +19,8 @@ from tui.widgets.text_input import TextInput
 
 class PrefixFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-prefix-keys"
+    EDIT_BOX = "prefix-text"
     BINDINGS = [
         Binding("left_square_bracket", "prefix(-1)", "prefix −", show=False),
         Binding("right_square_bracket", "prefix(1)", "prefix +", show=False),
@@ -67,7 +69,7 @@ class PrefixFigure(Figure):
         n_tokens = len(split_text(self.query_one("#prefix-text", Input).value))
         self.prefix = min(self.prefix, max(0, n_tokens - 1))
         sample = prefix_sample(self.query_one("#prefix-text", Input).value, self.prefix)
-        self.query_one("#prefix-keys", Static).update(t("fig-prefix-keys", lang))
+        self.show_keys()
         self.query_one("#prefix-title", Static).update(
             Text(t("prefix-heading", lang, prefix=sample.prefix), style="bold")
         )
@@ -89,7 +91,7 @@ class PrefixFigure(Figure):
                     " ← " + ("✓ " if guessed[1] else "✗ ") + t("predict-yours", lang),
                     style="bold green" if guessed[1] else "bold yellow",
                 )
-            table.add_row(str(position), token, cell)
+            table.add_row(str(position), Text(token), cell)  # Text: a typed "[b]" is a token
         self.query_one("#prefix-table", Static).update(table)
         self.place_side_by_side(
             self.query_one("#prefix-row"), table, grid_width(len(sample.mask), sample.inputs)

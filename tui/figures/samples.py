@@ -16,6 +16,9 @@ from tui.widgets.text_input import TextInput
 
 
 class SamplesFigure(Figure):
+    KEYS = "fig-samples-keys"
+    EDIT_BOX = "samples-text"
+
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="samples-keys")
         yield TextInput(value=LESSON_SENTENCE, id="samples-text")
@@ -31,7 +34,7 @@ class SamplesFigure(Figure):
         from engine.textbook import three_samples
 
         lang = self.lang
-        self.query_one("#samples-keys", Static).update(t("fig-samples-keys", lang))
+        self.show_keys()
         text = self.query_one("#samples-text", Input).value
         run = three_samples(text)
         # The figures follow T5 (</s>, a closing sentinel only when kept text follows);

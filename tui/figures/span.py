@@ -34,6 +34,8 @@ def parse_spans(text: str) -> list[tuple[int, int]] | None:
 
 class SpanFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-span-keys"
+    EDIT_BOX = "span-text"
     BINDINGS = [
         Binding("r", "resample", "resample", show=False),
         Binding("minus", "density(-0.05)", "density −", show=False),
@@ -97,7 +99,7 @@ class SpanFigure(Figure):
         from engine.samples import span_sample
 
         lang = self.lang
-        self.query_one("#span-keys", Static).update(t("fig-span-keys", lang))
+        self.show_keys()
         self.query_one("#span-label", Label).update(t("fig-spans", lang) + " ")
         out_widget = self.query_one("#span-out", Static)
         try:

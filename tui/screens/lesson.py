@@ -86,10 +86,10 @@ class LessonScreen(Screen):
             static.update(t("no-figure", lang))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """ "Next lesson" is offered (and shown) once this lesson's exercises are done."""
+        """ "Next lesson" is offered (and shown) once each of this lesson's exercises was tried."""
         if action == "next_lesson":
             following = next_objective(self.objective.id)
-            return following is not None and self.app.progress.lesson_done(self.objective.id)
+            return following is not None and self.app.progress.lesson_tried(self.objective.id)
         return True
 
     def action_glossary(self) -> None:

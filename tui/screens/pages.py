@@ -228,11 +228,12 @@ class HistoryScreen(Page):
                 score = "-" if attempt.score is None else f"({attempt.score:.0%})"
             style = "green" if attempt.correct else "red" if attempt.valid and attempt.graded else ""
             mark = "✓ " if attempt.correct else "✗ " if attempt.valid and attempt.graded else ""
+            # Text, never str: a DataTable reads a str as markup ("tokens[start:end]" lost a word)
             table.add_row(
-                time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
-                self._title(attempt.exercise) + ("" if is_prediction(attempt) else f" #{attempt.seed}"),
+                Text(time.strftime("%m-%d %H:%M", time.localtime(attempt.at))),
+                Text(self._title(attempt.exercise) + ("" if is_prediction(attempt) else f" #{attempt.seed}")),
                 Text(mark + score, style=style),
-                self._misconceptions(attempt.diagnoses),
+                Text(self._misconceptions(attempt.diagnoses)),
                 key=str(index),
             )
         self.query_one("#history-hint", Static).update(t("attempt-open", lang))

@@ -19,8 +19,18 @@ from textual.events import Key
 from textual.message import Message
 from textual.widgets import Button, Input, RadioSet, Select, Static
 
-from exercises.grading.policy import Practice, matrix_corrections, model_answer, reflection_step
-from exercises.text import pick
+from exercises.grading.policy import (
+    Practice,
+    choice_text,
+    hints_offered,
+    matrix_corrections,
+    model_answer,
+    reflection_step,
+    score_cap,
+    solution_lines,
+    solution_refusal,
+)
+from exercises.text import Bilingual, pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, relabel_parts
@@ -51,6 +61,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     ExercisePanel #hints { color: $warning; margin-top: 1; }
     ExercisePanel #hints.-empty { display: none; }
     ExercisePanel #feedback { margin-top: 1; }
+    ExercisePanel #lesson-note { color: $success; text-style: bold; }
     """
     BINDINGS = [
         Binding("escape", "escape", "back"),
@@ -89,7 +100,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.practice = Practice()
         self.started = 0.0
         self.result = None  # the last graded result on this variant
+        self.graded_answer: dict[str, str] = {}  # the answer it was given for
         self.comparing = False  # a reflection written: its model answer is shown
+        self.solved_note: tuple[Bilingual | None] | None = None  # the lesson was just solved
 
     def compose(self) -> ComposeResult:
         # Ids until the engine (and with it the exercises' titles) has loaded.
@@ -106,6 +119,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             yield Button(id="new")
         yield Static(markup=False, id="hints")
         yield Static(markup=False, id="feedback")
+        yield Static(markup=False, id="lesson-note")
 
     def action_escape(self) -> None:
         """Esc leaves a text box for this panel's own keys; a second Esc goes back."""
@@ -116,7 +130,24 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While typing the letters are the learner's, and the footer does not offer them.
-        return not (action in LETTER_ACTIONS and isinstance(self.app.focused, Input))
+        if action in LETTER_ACTIONS and isinstance(self.app.focused, Input):
+            return False
+        # Exam practice (hints off) offers no hint, and no solution before an answer.
+        if action == "hint":
+            return hints_offered(self.app.hint_policy)
+        if action == "solution":
+            return solution_refusal(self.app.hint_policy, self.practice.checks > 0) is None
+        return True
+
+    def policy_changed(self) -> None:
+        """The hint setting or the tries changed: the keys, buttons and help line follow."""
+        policy = self.app.hint_policy
+        self.query_one("#hint", Button).display = hints_offered(policy)
+        self.query_one("#solution", Button).display = (
+            solution_refusal(policy, self.practice.checks > 0) is None
+        )
+        self._show_help()
+        self.refresh_bindings()
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -181,6 +212,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self._show_prompt()
         self._show_hints()
         self._show_feedback(scroll=False)
+        self._show_note()
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -206,6 +238,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.variant = exercise.generate(self.seed)
         self.practice = Practice()
         self.result = None
+        self.graded_answer = {}
         self.comparing = False
         self.started = time.monotonic()
         parts = self.query_one("#parts", Vertical)
@@ -214,7 +247,10 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.query_one("#hints", Static).update("")
         self.query_one("#hints", Static).add_class("-empty")
         self.query_one("#feedback", Static).update("")
+        self.solved_note = None
+        self._show_note()
         self._show_prompt()
+        self.policy_changed()
         self.scroll_home(animate=False)
         self.post_message(self.VariantShown(exercise.id, self.seed))
         if focus:
@@ -237,10 +273,35 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         )
         self.query_one("#prompt", Static).update(pick(self.variant.prompt, lang))
         relabel_parts(self.query_one("#parts"), exercise, lang)
-        help_key = {"matrix": "matrix-help", "reflection": "self-mark", "choice": "choice-help"}.get(
-            exercise.kind, "answer-enter"
-        )
-        self.query_one("#answer-help", Static).update(t(help_key, lang))
+        self._show_help()
+
+    def _show_help(self) -> None:
+        """How to answer, by what the parts are (a choice asked in a text box is typed,
+        not picked with the arrows), and the keys that work here now."""
+        if not hasattr(self, "variant"):
+            return
+        lang = self.lang
+        kinds = {part.kind for part in self._exercise().parts}
+        if "self-mark" in kinds:
+            line = t("self-mark", lang)
+        elif "matrix" in kinds:
+            line = t("matrix-help", lang)
+        elif "choice" in kinds:
+            line = t("choice-help", lang)
+        else:
+            line = t("answer-enter", lang)
+        keys = [
+            t(key, lang)
+            for action, key in (
+                ("hint", "help-key-hint"),
+                ("solution", "help-key-solution"),
+                ("new_variant", "help-key-new"),
+            )
+            if self.check_action(action, ()) is not False or action == "new_variant"
+        ]
+        typed = "text" in kinds  # from a text box, Esc first: there the letters are the learner's
+        keys_line = t("answer-keys" if typed else "answer-keys-direct", lang, keys=" · ".join(keys))
+        self.query_one("#answer-help", Static).update(line + " " + keys_line)
 
     # -- answering -------------------------------------------------------
 
@@ -306,6 +367,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         result = exercise.grade(self.variant, answer)
         self.practice.graded(result)
         self.result = result
+        self.graded_answer = dict(answer)
         self.post_message(
             self.Graded(
                 exercise,
@@ -321,6 +383,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             part = matrix.id.removeprefix("part-")
             matrix.mark_wrong(matrix_corrections(exercise, self.variant, part, answer[part]))
         self._show_feedback()
+        self.policy_changed()  # a first answer may unlock the solution (exam practice)
 
     def _show_feedback(self, scroll: bool = True) -> None:
         """The last result, then the model answer or the solution where the policy shows them."""
@@ -349,34 +412,69 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     def _result_text(self, result) -> Text:
         from exercises.grading.diagnoses import explain
 
-        lang, labels = self.lang, self._labels()
+        lang, labels, exercise = self.lang, self._labels(), self._exercise()
+        kinds = {part.name: part.kind for part in exercise.parts}
         out = Text()
-        if result.graded:
-            style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
-            mark = "✓" if result.correct else "✗" if result.valid else "?"
-            out.append(f"{mark} {t('score', lang)} {result.score:.0%}\n", style=style)
-            for name, part in result.parts.items():
-                glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
-                out.append(f"{glyph} {labels.get(name, name)}: ", style="bold")
-                out.append(pick(part.feedback, lang) + "\n")
-            for code in result.diagnoses:
-                out.append("! ", style="bold magenta")
-                out.append(pick(explain(code), lang) + "\n", style="magenta")
-        else:
+        if not result.graded:
             out.append(pick(result.feedback, lang))
             if result.score is not None:
                 out.append("\n" + t("self-marked-as", lang, mark=f"{result.score:.0%}"), style="bold")
             out.append("\n")
+            return out
+        style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
+        mark = "✓" if result.correct else "✗" if result.valid else "?"
+        out.append(f"{mark} {t('score', lang)} {result.score:.0%}\n", style=style)
+        for name, part in result.parts.items():
+            glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
+            if kinds.get(name) == "choice" and part.valid:
+                # "✗ your choice: <why>" read as if the learner had picked that sentence
+                picked = pick(choice_text(exercise, self.variant, self.graded_answer.get(name, "")), lang)
+                key = "choice-right" if part.score >= 1 else "choice-wrong"
+                out.append(f"{glyph} " + t(key, lang, option=picked) + "\n", style="bold")
+                out.append("  " + pick(part.feedback, lang) + "\n")
+                continue
+            out.append(f"{glyph} " + t("part-line", lang, part=labels.get(name, name)), style="bold")
+            out.append(pick(part.feedback, lang) + "\n")
+        cap = score_cap(exercise, result)
+        if cap is not None:
+            out.append(
+                t("score-capped", lang, parts=f"{cap.parts_score:.0%}", cap=f"{cap.limit:.0%}") + "\n",
+                style="bold magenta",
+            )
+        if self.practice.shows_misconceptions(exercise):
+            for code in result.diagnoses:
+                out.append("! ", style="bold magenta")
+                out.append(pick(explain(code), lang) + "\n", style="magenta")
         return out
 
     def _solution_text(self) -> Text:
-        labels = self._labels()
-        solution = self._exercise().solve(self.variant)
-        out = Text(t("solution-shown", self.lang) + "\n", style="bold green")
-        for name, text in solution.items():
-            out.append(f"{labels.get(name, name)}: ", style="bold")
-            out.append(text.replace("\n", " / ") + "\n")
+        lang = self.lang
+        out = Text(t("solution-shown", lang) + "\n", style="bold green")
+        for label, answer in solution_lines(self._exercise(), self.variant):
+            out.append(t("part-line", lang, part=pick(label, lang)), style="bold")
+            out.append(pick(answer, lang) + "\n")
         return out
+
+    def show_note(self, following: Bilingual | None) -> None:
+        """A line under the feedback: the lesson has just been solved, and which lesson
+        comes next (None: it was the last). It goes with the variant it was earned on."""
+        self.solved_note = (following,)
+        self._show_note()
+        widget = self.query_one("#lesson-note", Static)
+        self.call_after_refresh(widget.scroll_visible)
+
+    def _show_note(self) -> None:
+        widget = self.query_one("#lesson-note", Static)
+        if self.solved_note is None:
+            widget.update("")
+            return
+        (following,) = self.solved_note
+        lang = self.lang
+        widget.update(
+            t("lesson-done", lang, title=pick(following, lang))
+            if following is not None
+            else t("lesson-done-last", lang)
+        )
 
     # -- help ------------------------------------------------------------
 
@@ -409,9 +507,15 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.query_one("#hints", Static).remove_class("-empty")
 
     def action_solution(self) -> None:
-        if hasattr(self, "variant"):
-            self.practice.solution_asked = True
-            self._show_feedback()
+        if not hasattr(self, "variant"):
+            return
+        refusal = self.practice.ask_solution(self.app.hint_policy)
+        if refusal is not None:  # exam practice, nothing answered yet
+            hints = self.query_one("#hints", Static)
+            hints.update(t(refusal, self.lang))
+            hints.remove_class("-empty")
+            return
+        self._show_feedback()
 
     async def action_new_variant(self) -> None:
         if hasattr(self, "variant"):

@@ -1,0 +1,385 @@
+"""Issue 23, "an evening with the tutor": each numbered point a learner ran into, as
+they ran into it (Pilot, 80×24, zh unless the point is about English)."""
+
+import pytest
+
+from tests.pilot import engine_ready, open_figure
+from tui.app import TutorApp
+from tui.widgets.prediction_box import PredictionBox
+
+
+def text_of(widget, width: int = 200) -> str:
+    """What a Static shows (Text, Table or str), as plain text."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.file.getvalue()
+
+
+async def settle(pilot, rounds: int = 3) -> None:
+    for _ in range(rounds):
+        await pilot.pause()
+
+
+async def type_text(pilot, text: str) -> None:
+    for character in text:
+        await pilot.press(character if character != " " else "space")
+
+
+# ---------------------------------------------------------------- 1. `g` again
+
+
+@pytest.mark.parametrize("objective", ["visibility", "clm", "mlm", "span", "prefix-lm"])
+async def test_g_again_after_a_revealed_prediction_asks_a_new_question(objective):
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, objective)
+        await pilot.press("g")
+        await settle(pilot)
+        first = figure.question
+        assert first is not None
+        await type_text(pilot, "<extra_id_0> a b c" if objective == "span" else "0")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert figure.question is None and figure.revealed is not None
+        await pilot.press("g")  # crashed with DuplicateIds: 'prediction'
+        await settle(pilot)
+        assert figure.question is not None
+        assert len(figure.query(PredictionBox)) == 1
+        assert isinstance(app.focused.parent, PredictionBox)
+        await pilot.press("escape")  # the new question can be skipped as the first could
+        await settle(pilot)
+        assert figure.question is None and not figure.query(PredictionBox)
+
+
+# ---------------------------------------------------------------- 3. text is text, never markup
+
+
+async def test_the_palette_shows_glossary_text_verbatim():
+    from tests.test_app_palette import palette_hits
+
+    app = TutorApp(lang="zh", still=True, load_engine=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        hits = await palette_hits(pilot, "mlm")
+        assert any("换成 [MASK]、换成随机词" in hit for hit in hits), hits
+
+
+async def test_notifications_and_the_history_show_course_text_verbatim():
+    from textual.widgets import DataTable
+    from textual.widgets._data_table import default_cell_formatter
+    from textual.widgets._toast import Toast
+
+    from exercises.learner.store import Attempt
+
+    app = TutorApp(lang="zh", still=True, load_engine=False)
+    async with app.run_test(size=(200, 30), notifications=True) as pilot:
+        app.progress.record(
+            Attempt(
+                exercise="span-corruption",
+                objective="span",
+                seed=0,
+                answer={"inputs": "x"},
+                score=0.0,
+                valid=True,
+                graded=True,
+                correct=False,
+                diagnoses=["span-end-inclusive"],
+                hints_used=0,
+                seconds=1.0,
+            )
+        )
+        app.open_page("history")
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        shown = default_cell_formatter(table.get_cell_at((0, 3))).plain  # what the table draws
+        assert "tokens[start:end]" in shown, shown  # rich markup took "[start:end]" for a tag
+        app.screen.notify("换成 [MASK]、[b]x[/b]")
+        await settle(pilot)
+        toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
+        assert any("换成 [MASK]、[b]x[/b]" in toast for toast in toasts), toasts
+
+
+async def test_typed_text_in_a_figure_table_is_text():
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        figure = await open_figure(app, pilot, "mlm")
+        box = figure.query_one("#mlm-text")
+        box.value = "[b]cat[/b] sat on [red]the[/red] mat"
+        await settle(pilot)
+        shown = text_of(figure.query_one("#mlm-table"))
+        assert "[b]cat[/b]" in shown and "[red]the[/red]" in shown, shown
+
+
+# ---------------------------------------------------------------- 15, 22. keys and text boxes take turns
+
+
+async def test_a_figure_text_box_is_entered_with_enter_and_tab_keeps_its_text():
+    from exercises.items.banks import LESSON_SENTENCE
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "mlm")
+        box = figure.query_one("#mlm-text")
+        assert app.focused is figure
+        await pilot.press("e")  # no control of the figure's: it says how to type
+        await settle(pilot)
+        assert box.value == LESSON_SENTENCE
+        assert "回车" in text_of(figure.query_one(".error"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.focused is box
+        await type_text(pilot, " ok")
+        assert box.value == LESSON_SENTENCE + " ok"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is figure
+        await pilot.press("tab")  # Tab too, and it no longer selects the whole sentence
+        await settle(pilot)
+        assert app.focused is box
+        await type_text(pilot, "!")
+        assert box.value == LESSON_SENTENCE + " ok!"
+
+
+async def test_the_key_line_says_whether_letters_are_keys_or_text():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "mlm")
+        keys = figure.query_one(".keys")
+        assert "g 先预测" in text_of(keys) and "回车 输入句子" in text_of(keys)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "正在输入" in text_of(keys) and "g 先预测" not in text_of(keys)
+        await pilot.press("r")  # a letter in the box: typed, not a resample
+        await settle(pilot)
+        assert figure.query_one("#mlm-text").value.endswith("r") and figure.seed == 0
+        await pilot.press("enter")  # done typing
+        await settle(pilot)
+        assert app.focused is figure and "g 先预测" in text_of(keys)
+        assert "讲义的实验" in text_of(figure.query_one("#mlm-counts"))
+        await pilot.press("r")
+        await settle(pilot)
+        assert figure.seed == 1
+        assert "讲义的实验" not in text_of(figure.query_one("#mlm-counts"))  # another run now
+
+
+@pytest.mark.parametrize("objective", ["visibility", "clm", "mlm", "span", "prefix-lm"])
+async def test_every_predicting_figure_names_g_in_its_key_line(objective):
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, objective)
+        assert "g predict first" in text_of(figure.query_one(".keys"))
+
+
+# ---------------------------------------------------------------- 20, 22. the MLM table and its counts
+
+
+def _cli_mlm_rows(capsys, text: str, seed: int) -> list[str]:
+    from tui.cli import main
+
+    main(["--lang", "en", "show", "sample", "mlm", "--text", text, "--seed", str(seed)])
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("pos"))
+    return [line for line in lines[start + 1 :] if line[:1].isdigit()]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 4])
+async def test_the_mlm_figure_and_show_sample_agree(capsys, seed):
+    text = "the quick brown fox jumps over the lazy dog again and again"
+    cli = _cli_mlm_rows(capsys, text, seed)
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        figure = await open_figure(app, pilot, "mlm")
+        figure.query_one("#mlm-text").value = text
+        for _ in range(seed):
+            figure.action_resample()
+        await settle(pilot)
+        shown = text_of(figure.query_one("#mlm-table")).splitlines()[1:]
+        rows = [row for row in shown if row.strip()]
+        assert len(rows) == len(cli)
+        for mine, theirs in zip(rows, cli, strict=True):
+            assert mine.split()[-1] == theirs.split()[-1]  # the label, or -100
+            assert ("✓" in mine) == ("✓" in theirs)
+        # the counts under the table are the table's own
+        selected = sum("✓" in row for row in rows)
+        assert f"selected {selected}:" in text_of(figure.query_one("#mlm-sentence-counts"))
+        assert text_of(figure.query_one("#mlm-counts")).startswith("Not this sentence")
+
+
+# ---------------------------------------------------------------- 4. a reflection marked "no" is not solved
+
+
+@pytest.mark.parametrize("mark", ["x", "p"])
+async def test_a_reflection_marked_no_or_partly_is_not_solved_and_comes_back(mark):
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("clm", "reflect-clm-generation")
+        await settle(pilot, 5)
+        await type_text(pilot, "it predicts the next token")
+        await pilot.press("enter")  # the model answer, then the self-mark
+        await settle(pilot)
+        await pilot.press(mark)
+        await settle(pilot)
+        stored = app.progress.attempts[-1]
+        assert stored.exercise == "reflect-clm-generation" and stored.score == (0.0 if mark == "x" else 0.5)
+        assert app.progress.per_objective()["clm"].solved == 0
+        assert "reflect-clm-generation" in {item.exercise for item in app.progress.queue()}
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        line = str(app.screen.query_one("#lessons").get_option("clm").prompt)
+        assert "已做对 0/4" in line, line
+        await pilot.press("y")  # nothing: the home screen has no such key; yes is marked in the lesson
+        app.open_lesson("clm", "reflect-clm-generation", seed=1)
+        await settle(pilot, 5)
+        await type_text(pilot, "next token, left to right")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.progress.per_objective()["clm"].solved == 1
+
+
+# ---------------------------------------------------------------- 13, 21. a lesson solved, said where it is read
+
+
+async def _choose(pilot, app, right: bool) -> None:
+    from exercises.catalogue import get
+    from tui.widgets.exercise_panel import ExercisePanel
+    from tui.widgets.parts import ChoiceSet
+
+    panel = app.screen.query_one(ExercisePanel)
+    exercise = get(panel.exercise_id)
+    (part,) = exercise.parts
+    expected = exercise.solve(panel.variant)[part.name]
+    choices = panel.query_one(ChoiceSet)
+    value = expected if right else next(o.value for o in choices.options if o.value != expected)
+    choices.choose(value)
+    await settle(pilot, 4)
+
+
+async def test_solving_a_lesson_says_so_under_the_feedback_and_nowhere_else():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await engine_ready(app)
+        app.open_lesson("self-supervision", "concept-self-supervision")
+        await settle(pilot, 5)
+        await _choose(pilot, app, right=False)
+        assert not list(app._notifications)  # no toast over the feedback, least of all after a miss
+        assert not text_of(app.screen.query_one("#lesson-note")).strip()
+        assert "next_lesson" in [active.binding.action for active in app.screen.active_bindings.values()]
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        course = text_of(app.screen.query_one("#course"))
+        assert "完成 0/9 课" in course, course  # tried is not done: "已做对 0/1" beside it
+        app.open_lesson("self-supervision", "concept-self-supervision", seed=1)
+        await settle(pilot, 5)
+        await _choose(pilot, app, right=True)
+        note = app.screen.query_one("#lesson-note")
+        assert "本课练习全部做对了" in text_of(note) and "因果语言建模" in text_of(note)
+        assert not list(app._notifications)  # no toast over the feedback
+        await pilot.press("ctrl+l")  # the note follows the language
+        await settle(pilot)
+        assert "Every exercise of this lesson is solved" in text_of(note)
+        await pilot.press("ctrl+n")
+        await settle(pilot, 4)
+        assert app.screen.objective.id == "clm"
+        assert not text_of(app.screen.query_one("#lesson-note")).strip()  # not in the next lesson
+
+
+# ---------------------------------------------------------------- 8. exam practice: no hint, no early solution
+
+
+def _footer_actions(app) -> list[str]:
+    from textual.widgets import Footer
+
+    return [getattr(key, "action", "") for key in app.screen.query_one(Footer).children]
+
+
+async def test_exam_practice_offers_no_hint_and_no_solution_before_an_answer():
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.progress.set("hints", "never")
+        app.open_lesson("clm", "perplexity")
+        await settle(pilot, 5)
+        await pilot.press("escape")  # out of the text box: the panel's keys
+        await settle(pilot)
+        panel = app.screen.query_one(ExercisePanel)
+        actions = _footer_actions(app)
+        assert "hint" not in actions and "solution" not in actions, actions
+        assert not panel.query_one("#hint").display and not panel.query_one("#solution").display
+        assert "h 提示" not in text_of(panel.query_one("#answer-help"))
+        await pilot.press("s")
+        await settle(pilot)
+        assert "参考答案" not in text_of(panel.query_one("#feedback"))
+        panel.action_solution()  # asked for some other way: refused, and why
+        await settle(pilot)
+        assert "参考答案" not in text_of(panel.query_one("#feedback"))
+        assert "先作答一次" in text_of(panel.query_one("#hints"))
+        panel.focus_first()
+        await type_text(pilot, "5")
+        await pilot.press("enter")
+        await type_text(pilot, "5")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "solution" in _footer_actions(app) and "hint" not in _footer_actions(app)
+        await pilot.press("s")
+        await settle(pilot)
+        assert "参考答案" in text_of(panel.query_one("#feedback"))
+
+
+# ---------------------------------------------------------------- 12. a multiple choice keeps its answer
+
+
+async def test_a_first_wrong_choice_names_the_wrong_option_and_keeps_the_right_one():
+    from exercises.catalogue import get
+    from exercises.grading.diagnoses import explain
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("self-supervision", "concept-self-supervision")
+        await settle(pilot, 5)
+        panel = app.screen.query_one(ExercisePanel)
+        exercise = get("concept-self-supervision")
+        question = exercise.question(panel.variant)
+        right = next(option for option in question.options if option.correct)
+        await _choose(pilot, app, right=False)
+        shown = text_of(panel.query_one("#feedback"), width=400)
+        assert "你选了" in shown and "不对" in shown and "你的选择" not in shown, shown
+        assert right.text["zh"] not in shown
+        for code in panel.result.diagnoses:
+            assert explain(code)["zh"] not in shown  # it states the right option
+        panel.action_solution()  # asked for: the right option, with its text
+        await settle(pilot)
+        shown = text_of(panel.query_one("#feedback"), width=400)
+        assert "正确选项：" in shown and right.text["zh"] in shown and "你的选择" not in shown, shown
+
+
+# ---------------------------------------------------------------- 14. a capped score says why
+
+
+async def test_a_score_capped_by_a_misconception_says_so():
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("mlm", "mlm-abcde")
+        await settle(pilot, 5)
+        panel = app.screen.query_one(ExercisePanel)
+        for part, text in (("inputs", "A [MASK] C D X"), ("loss_positions", "1"), ("labels", "1: B, 4: E")):
+            panel.query_one(f"#part-{part}").value = text
+        panel.check()
+        await settle(pilot)
+        shown = text_of(panel.query_one("#feedback"), width=400)
+        assert "得分 50%" in shown
+        assert "各部分合计 83%" in shown and "最多只能得 50%" in shown, shown

@@ -383,3 +383,114 @@ async def test_a_score_capped_by_a_misconception_says_so():
         shown = text_of(panel.query_one("#feedback"), width=400)
         assert "得分 50%" in shown
         assert "各部分合计 83%" in shown and "最多只能得 50%" in shown, shown
+
+
+# ---------------------------------------------------------------- 10. Ctrl+L leaves nothing behind
+
+
+def _footer_problems(app) -> list[str]:
+    """Footer keys in the other language, or drawn narrower than their words."""
+    import re
+
+    from rich.cells import cell_len
+    from textual.widgets import Footer
+
+    problems = []
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for key in app.screen.query_one(Footer).children:
+        description = getattr(key, "description", "")
+        if not description:
+            continue
+        if (app.lang == "en") == bool(cjk.search(description)) and description not in ("中文", "English"):
+            problems.append(f"language: {description}")
+        drawn = cell_len(key.render().plain)
+        if key.size.width < drawn:
+            problems.append(f"cut: {key.render().plain!r} in {key.size.width}")
+    return problems
+
+
+@pytest.mark.parametrize("start", ["zh", "en"])
+async def test_ctrl_l_leaves_no_key_tab_or_word_of_the_other_language(start):
+    from textual.widgets import Tabs
+
+    app = TutorApp(lang=start, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("visibility", "mask-matrix")  # the grid has keys of its own
+        await settle(pilot, 6)
+        for _ in range(2):
+            await pilot.press("ctrl+l")
+            await settle(pilot, 6)
+            assert not _footer_problems(app), _footer_problems(app)
+            tabs = app.screen.query_one(Tabs)
+            underline = tabs.query_one("Underline")
+            active = tabs.active_tab.virtual_region.shrink(tabs.active_tab.styles.gutter)
+            assert (underline.highlight_start, underline.highlight_end) == active.column_span
+        await pilot.press("f6", "g")  # the figure, a question open
+        await settle(pilot, 4)
+        await pilot.press("ctrl+l")
+        await settle(pilot, 6)
+        assert not _footer_problems(app), _footer_problems(app)
+        await pilot.press("escape", "escape", "escape")  # home
+        await settle(pilot, 4)
+        assert not _footer_problems(app), _footer_problems(app)
+        await pilot.press("ctrl+l")  # switched while the lesson waits behind the home screen
+        await settle(pilot, 4)
+        assert not _footer_problems(app), _footer_problems(app)
+        app.open_lesson("visibility")
+        await settle(pilot, 6)
+        assert not _footer_problems(app), _footer_problems(app)
+        tabs = app.screen.query_one(Tabs)
+        underline = tabs.query_one("Underline")
+        active = tabs.active_tab.virtual_region.shrink(tabs.active_tab.styles.gutter)
+        assert (underline.highlight_start, underline.highlight_end) == active.column_span
+
+
+# ---------------------------------------------------------------- 5. nothing cut, nothing broken mid-expression
+
+
+def test_code_and_formulas_in_prose_stay_whole_and_every_text_is_covered():
+    from hypothesis import given
+    from hypothesis import strategies as st
+    from rich._wrap import words
+
+    from tui import cjk_wrap
+
+    cjk_wrap.install()
+
+    def split(text: str) -> list[str]:
+        return [word.strip() for _, _, word in words(text)]
+
+    assert "labels[:, 1:]。" in split("损失比较 logits[:, :-1] 和 labels[:, 1:]。")
+    assert "e^损失，" in split("所以困惑度是 e^损失，不是 10^损失。")
+    assert split("P(w_t | w_<t) = P(w_t | w_0, w_1)")[0] == "P(w_t | w_<t)"
+    assert split("模型从左往右工作")[:2] == ["模", "型"]  # Chinese still breaks per character
+
+    @given(st.text(alphabet=st.sampled_from("ab [](){}^_ 损失，。（）\n:-1,"), max_size=40))
+    def covers(text):
+        joined = "".join(word for _, _, word in words(text))
+        assert text.startswith(joined) and not text[len(joined) :].strip()  # nothing dropped
+
+    covers()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+async def test_the_chain_rule_wraps_with_a_mark_at_80_columns(lang):
+    from rich.cells import cell_len
+    from textual.widgets import Label
+
+    from tui.widgets.lesson_markdown import CONTINUED, WrappedFence
+
+    app = TutorApp(lang=lang, still=True, load_engine=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_lesson("clm")
+        await settle(pilot, 8)
+        fences = list(app.screen.query(WrappedFence))
+        assert fences
+        for fence in fences:
+            label = fence.query_one(Label)
+            room = fence.size.width - label.styles.gutter.width
+            lines = str(label.content).splitlines()
+            assert all(cell_len(line) <= room for line in lines), (room, lines)
+        chain = next(str(fence.query_one(Label).content) for fence in fences if "P(w_0)" in fence.code)
+        assert CONTINUED.strip() in chain and "P(w_{T-1} | w_<T-1)" in chain.replace("\n", " "), chain

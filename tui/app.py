@@ -222,12 +222,15 @@ class TutorApp(App[None]):
         self.progress.set("lang", self.lang)
 
     def watch_lang(self, lang: str) -> None:
-        from tui.bindings import localise_bindings
+        from tui.bindings import localise_bindings, localise_tree
 
         self.title = t("app-title", lang)
         localise_bindings(self, lang)
-        for screen in self.screen_stack:
-            localise_bindings(screen, lang)
+        # Every node's keys, not only the screens': a grid's "space toggle" stayed Chinese
+        # in the English footer (issue 23.10). Lessons kept for the session too.
+        kept = [screen for screen in self._installed_screens.values() if isinstance(screen, Screen)]
+        for screen in dict.fromkeys([*self.screen_stack, *kept]):
+            localise_tree(screen, lang)
 
     def notify(
         self, message: str, *, title: str = "", severity="information", timeout=None, markup=True

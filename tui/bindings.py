@@ -115,6 +115,13 @@ def key_label(key: str, lang: str) -> str:
     return "+".join([modifier.capitalize() for modifier in modifiers] + [name])
 
 
+def localise_tree(root: DOMNode, lang: str) -> None:
+    """``localise_bindings`` for ``root`` and every node under it that has keys."""
+    for node in root.walk_children(with_self=True):
+        if node._bindings.key_to_bindings:
+            localise_bindings(node, lang)
+
+
 def localise_bindings(node: DOMNode, lang: str) -> None:
     """Translate the descriptions of ``node``'s bindings, then redraw the footer."""
     table = node._bindings.key_to_bindings

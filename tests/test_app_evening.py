@@ -494,3 +494,162 @@ async def test_the_chain_rule_wraps_with_a_mark_at_80_columns(lang):
             assert all(cell_len(line) <= room for line in lines), (room, lines)
         chain = next(str(fence.query_one(Label).content) for fence in fences if "P(w_0)" in fence.code)
         assert CONTINUED.strip() in chain and "P(w_{T-1} | w_<T-1)" in chain.replace("\n", " "), chain
+
+
+# ---------------------------------------------------------------- 16. the lesson's exercises, marked; n is new
+
+
+def _attempt(exercise: str, objective: str, seed: int, correct: bool):
+    from exercises.learner.store import Attempt
+
+    return Attempt(
+        exercise=exercise,
+        objective=objective,
+        seed=seed,
+        answer={"x": "y"},
+        score=1.0 if correct else 0.0,
+        valid=True,
+        graded=True,
+        correct=correct,
+        diagnoses=[],
+        hints_used=0,
+        seconds=1.0,
+    )
+
+
+async def test_the_exercise_list_marks_progress_and_n_skips_variants_done():
+    from textual.widgets import Select
+
+    from exercises.learner.review import question_of
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for seed in (0, 1, 2, 3):
+            app.progress.record(_attempt("perplexity", "clm", seed, correct=seed == 3))
+        app.progress.record(_attempt("loss-sanity", "clm", 0, correct=False))
+        await engine_ready(app)
+        app.open_lesson("clm", "perplexity")
+        await settle(pilot, 6)
+        panel = app.screen.query_one(ExercisePanel)
+        select = panel.query_one(Select)
+        prompts = {value: str(prompt) for prompt, value in select._options}
+        assert prompts["perplexity"].startswith("✓ 3/4"), prompts
+        assert prompts["loss-sanity"].startswith("✗ 2/4") and prompts["clm-shift"].startswith("○ 1/4")
+        await pilot.press("escape", "n")
+        await settle(pilot, 4)
+        done = {question_of("perplexity", seed) for seed in (0, 1, 2, 3)}
+        assert panel.seed not in (0, 1, 2, 3) and question_of("perplexity", panel.seed) not in done
+
+
+# ---------------------------------------------------------------- 18. practice asks only what the lesson taught
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+async def test_the_visibility_lesson_teaches_every_mask_its_practice_asks_for(lang):
+    from exercises.catalogue import get
+    from tui.widgets.exercise_panel import ExercisePanel
+    from tui.widgets.lesson_markdown import LessonMarkdown
+
+    headings = {
+        "causal": {"zh": "## 因果掩码", "en": "## Causal mask"},
+        "bidirectional": {"zh": "## 双向掩码", "en": "## Bidirectional mask"},
+        "prefix": {"zh": "前缀 LM 掩码", "en": "the prefix-LM mask"},
+    }
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("visibility")
+        await settle(pilot, 6)
+        taught = app.screen.query_one(LessonMarkdown).source
+        asked = {
+            get(exercise_id).generate(seed).data["kind"]
+            for exercise_id in app.screen.query_one(ExercisePanel).exercise_ids
+            for seed in range(40)
+            if "kind" in get(exercise_id).generate(seed).data
+        }
+        assert asked >= {"causal", "prefix"}
+        for kind in asked:
+            assert headings[kind][lang] in taught, kind
+
+
+# ---------------------------------------------------------------- 21. the small betrayals
+
+
+async def test_review_try_then_esc_comes_back_to_the_review_queue():
+    from textual.widgets import OptionList
+
+    from tui.screens.pages import ReviewScreen
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.progress.record(_attempt("perplexity", "clm", 0, correct=False))
+        await engine_ready(app)
+        app.open_page("review")
+        await settle(pilot, 4)
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("t")
+        await settle(pilot, 6)
+        assert app.screen.objective.id == "clm"
+        await pilot.press("escape", "escape")
+        await settle(pilot, 4)
+        assert isinstance(app.screen, ReviewScreen), app.screen
+        assert app.screen.query_one(OptionList).option_count == 1
+
+
+SPAN_FORMS = {  # what people type in the spans box -> the spans meant
+    "2:5": [(2, 5)],
+    "２：５，６：７": [(2, 5), (6, 7)],
+    "2:5、7:8": [(2, 5), (7, 8)],
+    "2到4": [(2, 5)],
+    "位置2到4": [(2, 5)],
+    "2 到 4": [(2, 5)],
+    "2～4": [(2, 5)],
+    "2、3、4": [(2, 5)],
+    "2到4，6": [(2, 5), (6, 7)],
+}
+
+
+async def test_the_span_figure_reads_spans_as_the_exercises_read_positions():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "span")
+        box = figure.query_one("#span-spans")
+        box.value = "2到4"
+        await settle(pilot)
+        assert not figure.query_one(".error").display, text_of(figure.query_one(".error"))
+        assert "2:5" in text_of(figure.query_one("#span-out"), width=400)
+
+
+def test_the_span_reader_knows_the_forms_and_fails_only_with_valueerror():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tui.figures.span import parse_spans
+
+    for typed, meant in SPAN_FORMS.items():
+        assert parse_spans(typed) == meant, typed
+    assert parse_spans("  ") is None
+
+    @given(st.text(alphabet=st.sampled_from("0123456789:：,，、到~-至 位置abc"), max_size=30))
+    def any_text(text):
+        try:
+            spans = parse_spans(text)
+        except ValueError:
+            return
+        assert spans is None or all(isinstance(a, int) and isinstance(b, int) for a, b in spans)
+
+    any_text()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lessons_name_commands_as_commands(lang):
+    import re
+
+    from exercises.curriculum import OBJECTIVES, lesson_text
+
+    commands = ("textbook", "show", "check", "exercise", "exercises", "progress", "train", "probe", "lab")
+    for objective in OBJECTIVES:
+        text = lesson_text(objective.id, lang)
+        for command in re.findall(r"`([a-z-]+(?: [a-z-]+)*)`", text):
+            assert command.split()[0] not in commands, (objective.id, command)  # `objectives-tutor ...`

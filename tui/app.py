@@ -165,18 +165,27 @@ class TutorApp(App[None]):
     # -- navigation --------------------------------------------------------
 
     def open_lesson(
-        self, objective_id: str, exercise_id: str | None = None, seed: int = 0, tab: str | None = None
+        self,
+        objective_id: str,
+        exercise_id: str | None = None,
+        seed: int = 0,
+        tab: str | None = None,
+        over: bool = False,
     ) -> None:
         """The lesson's screen (one per lesson, kept for the session), on ``exercise_id``'s
-        variant ``seed`` and on ``tab`` when they are given."""
+        variant ``seed`` and on ``tab`` when they are given. ``over``: on top of the
+        screen shown now, so that Esc comes back to it (the review queue); otherwise
+        from the home screen."""
         from tui.screens.lesson import LessonScreen
 
         if self.exam is not None:  # exam mode: no way out to lessons (issue 12)
             return
-        while len(self.screen_stack) > 1:  # back to the home screen first
-            self.pop_screen()
-        self.progress.last_objective = objective_id
         name = f"lesson-{objective_id}"
+        stacked = self.is_screen_installed(name) and self.get_screen(name) in self.screen_stack
+        if not over or stacked:
+            while len(self.screen_stack) > 1:  # back to the home screen first
+                self.pop_screen()
+        self.progress.last_objective = objective_id
         if not self.is_screen_installed(name):  # one per lesson: answers and controls survive a visit home
             self.install_screen(LessonScreen(objective_id, exercise_id, seed, tab), name)
             self.push_screen(name)
@@ -260,9 +269,11 @@ class TutorApp(App[None]):
         )
         if was_saving and not self.progress.store.saving:
             self.notify(notice_text(self.progress.notices[-1], self.lang), severity="error", timeout=15)
-        if not was_done and self.progress.lesson_done(exercise.objective):
-            following = next_objective(exercise.objective)
-            for panel in self.screen.query("ExercisePanel"):
+        solved_now = not was_done and self.progress.lesson_done(exercise.objective)
+        following = next_objective(exercise.objective)
+        for panel in self.screen.query("ExercisePanel"):
+            panel.progress_changed()  # the marks in its list of exercises
+            if solved_now:
                 panel.show_note(following.title if following is not None else None)
         self.screen.refresh_bindings()
 

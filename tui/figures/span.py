@@ -19,16 +19,36 @@ from tui.widgets.text_input import TextInput
 
 
 def parse_spans(text: str) -> list[tuple[int, int]] | None:
-    """'2:5, 7:8' -> [(2, 5), (7, 8)]; empty -> None (random spans); bad -> ValueError."""
+    """The spans box, read two ways: a slice as Python writes it, start:end with the
+    end left out ('2:5, 7:8' -> [(2, 5), (7, 8)]); anything else as the exercises read
+    positions ('2到4', '2-4', '位置 2、3、4' -> [(2, 5)]: the positions named, each run
+    of neighbours one span). Empty -> None (T5's random spans); unreadable -> ValueError."""
     import unicodedata
 
-    cleaned = unicodedata.normalize("NFKC", text).replace("、", ",").strip()
+    from exercises.grading import parsing
+
+    cleaned = unicodedata.normalize("NFKC", text).strip()
     if not cleaned:
         return None
-    spans = []
-    for part in cleaned.split(","):
-        start, _, end = part.strip().replace("-", ":").partition(":")
-        spans.append((int(start), int(end)))
+    spans: list[tuple[int, int]] = []
+    loose: list[str] = []  # the pieces that are not slices, read together as positions
+    for piece in cleaned.replace("、", ",").replace(";", ",").split(","):
+        if ":" in piece:
+            start, _, end = piece.strip().partition(":")
+            spans.append((int(start), int(end)))
+        elif piece.strip():
+            loose.append(piece)
+    if loose:
+        positions = sorted(set(parsing.positions(",".join(loose)) or ()))
+        if not positions:
+            raise ValueError(f"not spans: {text!r}")
+        start = previous = positions[0]
+        for position in positions[1:]:
+            if position != previous + 1:  # a gap: the run so far is one span
+                spans.append((start, previous + 1))
+                start = position
+            previous = position
+        spans.append((start, previous + 1))
     return spans
 
 

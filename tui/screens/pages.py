@@ -117,6 +117,14 @@ class ReviewScreen(Page):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self._fill()
+
+    def on_screen_resume(self) -> None:
+        """Back from a lesson opened here: the queue as that attempt left it."""
+        if hasattr(self, "queue"):
+            self._fill()
+
+    def _fill(self) -> None:
         from exercises.learner.review import days_ahead
 
         lang = self.app.lang
@@ -126,6 +134,8 @@ class ReviewScreen(Page):
         self.query_one("#review-try", Static).update(t("review-try", lang))
         self.query_one("#schedule").display = self.query_one("#review-try").display = bool(queue)
         options = self.query_one(OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
         for item in queue:
             when = (
                 t("review-due-now", lang) if item.due <= now else when_words(days_ahead(item.due, now), lang)
@@ -152,7 +162,7 @@ class ReviewScreen(Page):
         empty.display = not queue
         options.display = bool(queue)
         if queue:
-            options.highlighted = 0
+            options.highlighted = min(highlighted or 0, len(queue) - 1)
             options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -176,7 +186,7 @@ class ReviewScreen(Page):
         except KeyError:  # an exercise an older version had
             self.notify(t("review-gone", self.app.lang, exercise=item.exercise), timeout=6)
             return
-        self.app.open_lesson(objective, item.exercise, seed=item.next_seed)
+        self.app.open_lesson(objective, item.exercise, seed=item.next_seed, over=True)  # Esc: back here
 
 
 class HistoryScreen(Page):

@@ -203,7 +203,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         from exercises.catalogue import get
 
         select = self.query_one("#exercise-select", Select)
-        titles = {eid: Text(pick(get(eid).title, lang)) for eid in self.exercise_ids}
+        titles = self._marked_titles(lambda eid: pick(get(eid).title, lang))
         with select.prevent(Select.Changed):
             select.set_options([(titles[eid], eid) for eid in self.exercise_ids])
             select.value = self.exercise_id
@@ -213,6 +213,25 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self._show_hints()
         self._show_feedback(scroll=False)
         self._show_note()
+
+    def _marked_titles(self, title) -> dict[str, Text]:
+        """Each exercise of the lesson as the list shows it: its mark (✓ solved, ✗ tried,
+        not solved yet, ○ not tried), its number of the lesson's, its title. The list is
+        the lesson's only way to its other exercises: it says how many there are and
+        where the learner stands on each (issue 23.16)."""
+        progress = getattr(self.app, "progress", None)
+        total = len(self.exercise_ids)
+        out = {}
+        for number, eid in enumerate(self.exercise_ids, start=1):
+            state = progress.exercise_state(eid) if progress is not None else "new"
+            mark, style = {"solved": ("✓", "green"), "tried": ("✗", "yellow"), "new": ("○", "")}[state]
+            out[eid] = Text.assemble((mark, style), f" {number}/{total}  ", title(eid))
+        return out
+
+    def progress_changed(self) -> None:
+        """An attempt was recorded: the marks in the list follow."""
+        if getattr(self.app, "engine_loaded", False) and self.exercise_ids:
+            self._relabel()
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -518,6 +537,8 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self._show_feedback()
 
     async def action_new_variant(self) -> None:
+        """A question this learner has not answered yet (the progress knows which)."""
         if hasattr(self, "variant"):
-            self.seed += 1
+            progress = getattr(self.app, "progress", None)
+            self.seed = progress.next_new_seed(self.exercise_id, self.seed) if progress else self.seed + 1
             await self.load_variant()

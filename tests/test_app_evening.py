@@ -117,7 +117,9 @@ async def test_typed_text_in_a_figure_table_is_text():
 
 
 async def test_a_figure_text_box_is_entered_with_enter_and_tab_keeps_its_text():
-    from exercises.items.banks import LESSON_SENTENCE
+    from tui.figures.base import default_sentence
+
+    LESSON_SENTENCE = default_sentence("zh")
 
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -653,3 +655,87 @@ def test_lessons_name_commands_as_commands(lang):
         text = lesson_text(objective.id, lang)
         for command in re.findall(r"`([a-z-]+(?: [a-z-]+)*)`", text):
             assert command.split()[0] not in commands, (objective.id, command)  # `objectives-tutor ...`
+
+
+# ---------------------------------------------------------------- 24. an id to copy is never wrapped
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("width", [60, 80])
+def test_the_exercises_table_never_wraps_an_id(capsys, monkeypatch, lang, width):
+    from rich.cells import cell_len
+
+    from exercises.curriculum import EXERCISE_IDS
+    from tui.cli import main
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["--lang", lang, "exercises"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first_words = {line.split()[0] for line in lines if line.strip()}
+    assert set(EXERCISE_IDS) <= first_words, set(EXERCISE_IDS) - first_words
+    assert all(cell_len(line) <= width for line in lines)
+
+
+# ---------------------------------------------------------------- polish: zh words, cuts with a sign
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 18)])
+async def test_history_rows_fit_the_width_and_a_cut_says_so(size):
+    from textual.widgets import DataTable
+
+    app = TutorApp(lang="zh", still=True, load_engine=False)
+    async with app.run_test(size=size) as pilot:
+        attempt = _attempt("mlm-abcde", "mlm", 12, correct=False)
+        attempt.diagnoses.extend(["label-is-mask", "random-shown-as-mask", "loss-omits-kept"])
+        app.progress.record(attempt)
+        app.open_page("history")
+        await settle(pilot, 4)
+        table = app.screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width, (
+            table.virtual_size.width,
+            table.scrollable_content_region.width,
+        )
+        cell = table.get_cell_at((0, 3)).plain
+        assert cell.endswith("…") and "。、" not in cell, cell
+
+
+async def test_the_zh_figures_speak_chinese():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for objective in ("clm", "mlm", "span", "self-supervision"):
+            figure = await open_figure(app, pilot, objective)
+            shown = "\n".join(text_of(static) for static in figure.query(".keys, .output"))
+            assert "seed" not in shown, (objective, shown)
+            for box in figure.query("Input"):
+                assert "transformer" not in box.value, (objective, box.value)  # a Chinese sentence
+            await pilot.press("escape", "escape")
+            await settle(pilot)
+        figure = await open_figure(app, pilot, "mlm")
+        await pilot.press("ctrl+l")  # an untouched sentence follows the language
+        await settle(pilot)
+        assert figure.query_one("#mlm-text").value.startswith("transformer")
+
+
+def test_chinese_bank_sentences_are_cut_on_whole_words():
+    from exercises.catalogue import get
+    from exercises.items.banks import ZH_SENTENCES
+
+    words_ends = {
+        sentence.replace(" ", ""): {
+            sum(map(len, sentence.split()[: i + 1])) for i in range(len(sentence.split()))
+        }
+        for sentence in ZH_SENTENCES
+    }
+    for exercise_id in ("mlm-abcde", "mlm-eligible", "three-masks", "clm-shift"):
+        for seed in range(1, 200):
+            tokens = get(exercise_id).draw(seed)["tokens"]
+            runs, run = [], ""
+            for token in [*tokens, ""]:
+                if len(token) == 1 and "\u4e00" <= token <= "\u9fff":
+                    run += token
+                elif run:
+                    runs.append(run)
+                    run = ""
+            for run in runs:
+                sentence = next(s for s in words_ends if s.startswith(run))
+                assert len(run) in words_ends[sentence], (exercise_id, seed, run)

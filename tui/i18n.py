@@ -786,7 +786,7 @@ MESSAGES: dict[str, Bilingual] = {
         "{exercise} is no longer in the course: nothing to try", "{exercise} 已不在课程里：无法再做"
     ),
     "home-review-next": L(
-        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
+        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批：{when}，{n} 题"
     ),
     # -- h6: the class server's web half (tui/classweb, class serve, class dashboard) --
     "class-web-title": L("objectives-tutor · class", "objectives-tutor · 课堂"),

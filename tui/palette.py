@@ -38,7 +38,9 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
                 (
                     f"{t('tab-practice', lang)}: {pick(exercise_title, lang)}",
                     [exercise_id, *exercise_title.values()],
-                    f"{title} · {exercise_id}",
+                    # the id (what `objectives-tutor exercise` takes) in English only: no
+                    # English in the Chinese app, and the id still finds the exercise there
+                    title if lang == "zh" else f"{title} · {exercise_id}",
                     (objective.id, exercise_id),
                 )
             )

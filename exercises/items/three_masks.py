@@ -21,7 +21,7 @@ from exercises.grading.scoring import (
     right,
     wrong_positions,
 )
-from exercises.items.banks import rng_for, sentence_tokens
+from exercises.items.banks import first_tokens, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "three-masks"
@@ -41,7 +41,7 @@ CONVENTIONS = {  # how part 2 asks for the key row: "The same padding {en}" / "å
 def _draw(seed: int) -> dict:
     for attempt in range(100):
         rng = rng_for(ID, seed if attempt == 0 else f"{seed}/{attempt}")  # type: ignore[arg-type]
-        words = sentence_tokens(rng, rng.choice(("en", "zh")))[: rng.randint(3, 6)]
+        words = first_tokens(sentence_tokens(rng, rng.choice(("en", "zh"))), rng.randint(3, 6), 3, 6)
         content = list(range(1, len(words) + 1))
         params = {
             "tokens": [CLS, *words, SEP, *[PAD] * rng.randint(1, 3)],

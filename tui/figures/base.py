@@ -15,6 +15,16 @@ from textual.widgets import Input, Static
 from tui.i18n import t
 from tui.widgets.prediction_box import PredictionBox
 
+SENTENCE_ZH = "模型根据上文预测下一个词"  # the Chinese figures' sentence, one of the course's
+
+
+def default_sentence(lang: str) -> str:
+    """The sentence a figure's text box opens on: the course's example in English, a
+    Chinese sentence in the Chinese app (it opened on the English one: issue 23)."""
+    from exercises.items.banks import LESSON_SENTENCE
+
+    return SENTENCE_ZH if lang == "zh" else LESSON_SENTENCE
+
 
 class Figure(VerticalScroll, can_focus=True):
     """A live figure. Subclasses compose their controls and implement ``redraw``,
@@ -85,6 +95,24 @@ class Figure(VerticalScroll, can_focus=True):
             and focused in self.walk_children()
             and not any(isinstance(node, PredictionBox) for node in focused.ancestors)
         )
+
+    def default_text(self, lang: str) -> str:
+        """What the figure's text box (``EDIT_BOX``) opens on in ``lang``."""
+        return default_sentence(lang)
+
+    def _language_changed(self, old: str, new: str) -> None:
+        """A text box the learner has not touched follows the language; then redraw."""
+        if self.EDIT_BOX is not None:
+            box = self.query_one(f"#{self.EDIT_BOX}", Input)
+            if box.value == self.default_text(old):
+                with box.prevent(Input.Changed):
+                    box.value = self.default_text(new)
+                self.text_replaced()
+        self.refresh_figure()
+
+    def text_replaced(self) -> None:
+        """The text box's default was swapped for the other language's (a figure that
+        derives a setting from the text, the prefix figure's prefix, follows it)."""
 
     def key_line(self) -> str:
         """The figure's keys as the key line shows them: its controls, then `g` and
@@ -232,7 +260,12 @@ class Figure(VerticalScroll, can_focus=True):
         # text, and the learner should see it before the figure is computed.
         self.watch(self.app, "engine_loaded", self._engine_changed, init=False)
         self.call_after_refresh(lambda: self._engine_changed(bool(getattr(self.app, "engine_loaded", False))))
-        self.watch(self.app, "lang", lambda _lang: self.refresh_figure(), init=False)
+        self._shown_lang = self.app.lang
+        self.watch(self.app, "lang", self._lang_watched, init=False)
+
+    def _lang_watched(self, lang: str) -> None:
+        old, self._shown_lang = self._shown_lang, lang
+        self._language_changed(old, lang)
 
     @property
     def lang(self) -> str:

@@ -10,8 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
-from exercises.items.banks import LESSON_SENTENCE
-from tui.figures.base import Figure
+from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.widgets.text_input import TextInput
 
@@ -42,7 +41,7 @@ class MlmFigure(Figure):
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="mlm-keys")
         yield Static(markup=False, classes="output", id="mlm-settings")
-        yield TextInput(value=LESSON_SENTENCE, id="mlm-text")
+        yield TextInput(value=default_sentence(self.app.lang), id="mlm-text")
         yield Static(markup=False, classes="output", id="mlm-table")
         yield Static(markup=False, classes="output", id="mlm-sentence-counts")
         yield Static(markup=False, classes="output readout", id="mlm-counts")

@@ -34,15 +34,20 @@ class PrefixFigure(Figure):
         yield Static(markup=False, classes="keys", id="prefix-keys")
         # A real prefix task: a translation whose continuation is in the other language;
         # the prefix is the instruction, the source sentence and the arrow.
-        text = t("fig-prefix-default", self.app.lang)
-        words = text.split()
-        self.prefix = words.index("→") + 1 if "→" in words else len(words) // 2
+        text = self.default_text(self.app.lang)
+        self.prefix = _prefix_of(text)
         yield TextInput(value=text, id="prefix-text")
         yield Static(markup=False, classes="output", id="prefix-title")
         with Horizontal(classes="row", id="prefix-row"):
             yield Static(markup=False, classes="output side", id="prefix-table")
             yield MaskView(classes="output", id="prefix-mask")
         yield Static(markup=False, classes="error")
+
+    def default_text(self, lang: str) -> str:
+        return t("fig-prefix-default", lang)
+
+    def text_replaced(self) -> None:
+        self.prefix = _prefix_of(self.query_one("#prefix-text", Input).value)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -97,3 +102,9 @@ class PrefixFigure(Figure):
             self.query_one("#prefix-row"), table, grid_width(len(sample.mask), sample.inputs)
         )
         self.clear_error()
+
+
+def _prefix_of(text: str) -> int:
+    """The default translation's prefix: the instruction, the source and the arrow."""
+    words = text.split()
+    return words.index("→") + 1 if "→" in words else len(words) // 2

@@ -8,8 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
-from exercises.items.banks import LESSON_SENTENCE
-from tui.figures.base import Figure
+from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.render import token_line
 from tui.widgets.text_input import TextInput
@@ -21,7 +20,7 @@ class SamplesFigure(Figure):
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="samples-keys")
-        yield TextInput(value=LESSON_SENTENCE, id="samples-text")
+        yield TextInput(value=default_sentence(self.app.lang), id="samples-text")
         yield Static(markup=False, classes="output readout", id="samples-out")
         yield Static(markup=False, classes="error")
 

@@ -11,8 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Static
 
-from exercises.items.banks import LESSON_SENTENCE
-from tui.figures.base import Figure
+from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.render import token_line
 from tui.widgets.text_input import TextInput
@@ -72,7 +71,7 @@ class SpanFigure(Figure):
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="span-keys")
-        yield TextInput(value=LESSON_SENTENCE, id="span-text")
+        yield TextInput(value=default_sentence(self.app.lang), id="span-text")
         with Horizontal(classes="row"):
             yield Label(markup=False, id="span-label")
             yield TextInput(value="2:5", id="span-spans")

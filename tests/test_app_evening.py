@@ -739,3 +739,31 @@ def test_chinese_bank_sentences_are_cut_on_whole_words():
             for run in runs:
                 sentence = next(s for s in words_ends if s.startswith(run))
                 assert len(run) in words_ends[sentence], (exercise_id, seed, run)
+
+
+def test_a_choice_in_the_history_reads_as_the_pick_and_the_right_option():
+    from exercises.catalogue import get
+    from exercises.learner.store import Attempt
+    from tui.screens.attempt import attempt_text
+
+    exercise = get("concept-self-supervision")
+    variant = exercise.generate(0)
+    right = exercise.solve(variant)["choice"]
+    wrong = next(letter for letter in "ABC" if letter != right)
+    result = exercise.grade(variant, {"choice": wrong})
+    attempt = Attempt(
+        exercise=exercise.id,
+        objective="self-supervision",
+        seed=0,
+        answer={"choice": wrong},
+        score=result.score,
+        valid=True,
+        graded=True,
+        correct=False,
+        diagnoses=list(result.diagnoses),
+        hints_used=0,
+        seconds=1.0,
+    )
+    shown = attempt_text(attempt, "zh").plain
+    assert f"你选了 {wrong})" in shown and f"正确选项：{right})" in shown, shown
+    assert "你的选择：" + result.parts["choice"].feedback["zh"] not in shown

@@ -238,11 +238,12 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-length": L("length", "长度"),
     "fig-seed": L("seed {seed}", "种子 {seed}"),
     "fig-key-predict": L("g predict first", "g 先预测"),
-    "fig-key-edit": L("Enter types a sentence", "回车 输入句子"),
+    "fig-key-edit": L("Enter: type", "回车 输入句子"),
     "fig-typing": L(
-        "Typing: r, +, g … are letters here · Enter or Esc: back to the figure's keys · Tab: next box",
-        "正在输入：这里 r、+、g 等都是文字 · 回车或 Esc：回到图的按键 · Tab：下一个输入框",
+        "Typing: r, +, g are letters here · Enter or Esc: back to the keys",
+        "正在输入：r、+、g 在这里都是文字 · 回车或 Esc：回到按键",
     ),
+    "fig-typing-tab": L("Tab: the other box", "Tab：另一个框"),
     "fig-type-how": L(
         "To type, press Enter first (Esc comes back to the keys).",
         "要输入文字，请先按回车（按 Esc 回到按键）。",
@@ -263,8 +264,8 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-scaling-on": L("projection scaled by 1/sqrt({d})", "投影层按 1/sqrt({d}) 缩放"),
     "fig-scaling-off": L("projection NOT scaled", "投影层没有缩放"),
     "fig-mlm-keys": L(
-        "-/+ p · [ ] batch size below · r resample · w [CLS]…[SEP]",
-        "-/+ 调 p · [ ] 调下方的批次大小 · r 重新抽样 · w 加 [CLS]…[SEP]",
+        "-/+ p · [ ] batch below · r resample · w [CLS]…[SEP]",
+        "-/+ 调 p · [ ] 下方批次 · r 重新抽样 · w 加 [CLS]…[SEP]",
     ),
     "fig-mlm-batch-notes": L(
         "Not this sentence: the course notes' run, the same rule over a batch of {batch}×{length} random ids",
@@ -284,8 +285,8 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "fig-prefix-keys": L("[ ] prefix length", "[ ] 调前缀长度"),
     "fig-span-keys": L(
-        "-/+ density · [ ] mean span · r resample (the random spans)",
-        "-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样（随机片段）",
+        "-/+ density · [ ] mean span · r new random spans",
+        "-/+ 噪声比例 · [ ] 平均长度 · r 重抽随机片段",
     ),
     "fig-samples-keys": L("the three samples follow the sentence you type", "三种样本随你输入的句子同步更新"),
     "fig-spans": L("spans (e.g. 2:5,7:8; empty: T5's random spans)", "片段（如 2:5,7:8；留空：T5 随机片段）"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len
 from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -87,14 +88,17 @@ class Figure(VerticalScroll, can_focus=True):
 
     # -- keys, and the text boxes ------------------------------------------
 
+    def own_boxes(self) -> list[Input]:
+        """The figure's own text boxes (a prediction's answer box is not one)."""
+        return [
+            box
+            for box in self.query(Input)
+            if not any(isinstance(node, PredictionBox) for node in box.ancestors)
+        ]
+
     def typing(self) -> bool:
-        """The focus is in one of the figure's own text boxes (not the prediction's)."""
-        focused = self.app.focused
-        return (
-            isinstance(focused, Input)
-            and focused in self.walk_children()
-            and not any(isinstance(node, PredictionBox) for node in focused.ancestors)
-        )
+        """The focus is in one of the figure's own text boxes."""
+        return self.app.focused in self.own_boxes()
 
     def default_text(self, lang: str) -> str:
         """What the figure's text box (``EDIT_BOX``) opens on in ``lang``."""
@@ -119,7 +123,8 @@ class Figure(VerticalScroll, can_focus=True):
         Enter where they work; while typing, how to get the controls back."""
         lang = self.lang
         if self.typing():
-            return t("fig-typing", lang)
+            several = len(self.own_boxes()) > 1
+            return t("fig-typing", lang) + (" · " + t("fig-typing-tab", lang) if several else "")
         parts = [t(self.KEYS, lang)] if self.KEYS else []
         if self.PREDICTS:
             parts.append(t("fig-key-predict", lang))
@@ -128,8 +133,21 @@ class Figure(VerticalScroll, can_focus=True):
         return " · ".join(parts)
 
     def show_keys(self) -> None:
+        """The key line, broken between two keys where it is too long, never inside one
+        ("回车 输入 / 句子" and "↑/↓ / row" read badly at 80 columns)."""
+        room = self.scrollable_content_region.width or max(20, self.app.size.width - 4)
+        lines = []
+        for line in self.key_line().split("\n"):
+            packed = ""
+            for phrase in line.split(" · "):
+                joined = f"{packed} · {phrase}" if packed else phrase
+                if packed and cell_len(joined) > room:
+                    lines.append(packed)
+                    joined = phrase
+                packed = joined
+            lines.append(packed)
         for static in self.query(".keys").results(Static):
-            static.update(self.key_line())
+            static.update("\n".join(lines))
             break
 
     def on_descendant_focus(self) -> None:
@@ -279,7 +297,9 @@ class Figure(VerticalScroll, can_focus=True):
             self.waiting()
 
     def waiting(self) -> None:
-        """Before the engine is in: say so where the figure will be."""
+        """Before the engine is in: say so where the figure will be (its keys are there)."""
+        if self.KEYS:
+            self.show_keys()
         for static in self.query(".output").results(Static):
             static.update(t("waiting-engine", self.lang))
 
@@ -302,6 +322,8 @@ class Figure(VerticalScroll, can_focus=True):
         raise NotImplementedError
 
     def on_resize(self) -> None:
+        if self.KEYS:
+            self.show_keys()
         if getattr(self.app, "engine_loaded", False):
             self.refresh_figure()
 

@@ -79,7 +79,7 @@ class ClmFigure(Figure):
         return (self.seed, self.length, question.row)
 
     def key_line(self) -> str:
-        return super().key_line() + " · " + t("fig-mask-legend", self.lang)
+        return super().key_line() + "\n" + t("fig-mask-legend", self.lang)  # the mask's, on its own line
 
     def redraw(self) -> None:
         lang = self.lang

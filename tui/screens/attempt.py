@@ -48,6 +48,7 @@ def attempt_text(attempt, lang: str) -> Text:
     from exercises.grading.diagnoses import explain
     from exercises.grading.policy import choice_text, solution_lines
     from exercises.learner.review import is_prediction
+    from tui.widgets.parts import part_feedback
 
     if is_prediction(attempt):
         return prediction_text(attempt, lang)
@@ -78,10 +79,7 @@ def attempt_text(attempt, lang: str) -> Text:
     if result.graded:
         mark = "✓" if result.correct else "✗" if result.valid else "?"
         out.append(f"  {mark} " + t("attempt-score", lang, score=f"{result.score:.0%}") + "\n", style="bold")
-        for name, part in result.parts.items():
-            glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
-            out.append(f"  {glyph} " + t("part-line", lang, part=labels.get(name, name)), style="bold")
-            out.append(pick(part.feedback, lang) + "\n")
+        out.append_text(part_feedback(exercise, variant, result, attempt.answer, lang, indent="  "))
     else:
         out.append("  " + pick(result.feedback, lang) + "\n")
     out.append("\n" + t("attempt-misconceptions", lang) + "\n", style="bold underline")

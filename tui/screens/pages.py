@@ -197,7 +197,7 @@ class ReviewScreen(Page):
 
 
 HISTORY_COLUMNS = ("history-when", "history-exercise", "history-score", "history-misconception")
-MIN_MISCONCEPTION, MIN_TITLE = 16, 12
+MIN_MISCONCEPTION, MIN_TITLE = 12, 12
 
 
 def _plain(cell) -> str:

@@ -21,7 +21,6 @@ from textual.widgets import Button, Input, RadioSet, Select, Static
 
 from exercises.grading.policy import (
     Practice,
-    choice_text,
     hints_offered,
     matrix_corrections,
     model_answer,
@@ -33,7 +32,7 @@ from exercises.grading.policy import (
 from exercises.text import Bilingual, pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
-from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, relabel_parts
+from tui.widgets.parts import choose_by_letter, part_feedback, part_widgets, read_answers, relabel_parts
 
 # Shortcuts that would steal letters from a learner who is typing: they work
 # wherever the panel has focus except in a text box, and the footer shows them
@@ -320,7 +319,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         ]
         typed = "text" in kinds  # from a text box, Esc first: there the letters are the learner's
         keys_line = t("answer-keys" if typed else "answer-keys-direct", lang, keys=" · ".join(keys))
-        self.query_one("#answer-help", Static).update(line + " " + keys_line)
+        self.query_one("#answer-help", Static).update(line + ("" if lang == "zh" else " ") + keys_line)
 
     # -- answering -------------------------------------------------------
 
@@ -431,8 +430,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     def _result_text(self, result) -> Text:
         from exercises.grading.diagnoses import explain
 
-        lang, labels, exercise = self.lang, self._labels(), self._exercise()
-        kinds = {part.name: part.kind for part in exercise.parts}
+        lang, exercise = self.lang, self._exercise()
         out = Text()
         if not result.graded:
             out.append(pick(result.feedback, lang))
@@ -443,17 +441,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
         mark = "✓" if result.correct else "✗" if result.valid else "?"
         out.append(f"{mark} {t('score', lang)} {result.score:.0%}\n", style=style)
-        for name, part in result.parts.items():
-            glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
-            if kinds.get(name) == "choice" and part.valid:
-                # "✗ your choice: <why>" read as if the learner had picked that sentence
-                picked = pick(choice_text(exercise, self.variant, self.graded_answer.get(name, "")), lang)
-                key = "choice-right" if part.score >= 1 else "choice-wrong"
-                out.append(f"{glyph} " + t(key, lang, option=picked) + "\n", style="bold")
-                out.append("  " + pick(part.feedback, lang) + "\n")
-                continue
-            out.append(f"{glyph} " + t("part-line", lang, part=labels.get(name, name)), style="bold")
-            out.append(pick(part.feedback, lang) + "\n")
+        out.append_text(part_feedback(exercise, self.variant, result, self.graded_answer, lang))
         cap = score_cap(exercise, result)
         if cap is not None:
             out.append(

@@ -378,6 +378,7 @@ async def test_a_score_capped_by_a_misconception_says_so():
         app.open_lesson("mlm", "mlm-abcde")
         await settle(pilot, 5)
         panel = app.screen.query_one(ExercisePanel)
+        assert "h 提示 · s 答案" in text_of(panel.query_one("#answer-help"))  # what Esc leads to
         for part, text in (("inputs", "A [MASK] C D X"), ("loss_positions", "1"), ("labels", "1: B, 4: E")):
             panel.query_one(f"#part-{part}").value = text
         panel.check()

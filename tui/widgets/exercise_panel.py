@@ -308,15 +308,14 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             line = t("choice-help", lang)
         else:
             line = t("answer-enter", lang)
-        keys = [
-            t(key, lang)
-            for action, key in (
-                ("hint", "help-key-hint"),
-                ("solution", "help-key-solution"),
-                ("new_variant", "help-key-new"),
-            )
-            if self.check_action(action, ()) is not False or action == "new_variant"
-        ]
+        # What the setting allows (not what works this instant: in a text box, none does)
+        policy = self.app.hint_policy
+        offered = {
+            "help-key-hint": hints_offered(policy),
+            "help-key-solution": solution_refusal(policy, self.practice.checks > 0) is None,
+            "help-key-new": True,
+        }
+        keys = [t(key, lang) for key, shown in offered.items() if shown]
         typed = "text" in kinds  # from a text box, Esc first: there the letters are the learner's
         keys_line = t("answer-keys" if typed else "answer-keys-direct", lang, keys=" · ".join(keys))
         self.query_one("#answer-help", Static).update(line + ("" if lang == "zh" else " ") + keys_line)

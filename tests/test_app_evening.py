@@ -768,3 +768,12 @@ def test_a_choice_in_the_history_reads_as_the_pick_and_the_right_option():
     shown = attempt_text(attempt, "zh").plain
     assert f"你选了 {wrong})" in shown and f"正确选项：{right})" in shown, shown
     assert "你的选择：" + result.parts["choice"].feedback["zh"] not in shown
+
+
+def test_a_choice_label_is_text_not_markup():
+    from tui.widgets.glyph_radio import GlyphRadioButton
+
+    button = GlyphRadioButton("换成 [MASK]、[b]随机词[/b]")
+    assert button.label.plain == "换成 [MASK]、[b]随机词[/b]"
+    button.label = "[i]x[/i] [CLS]"
+    assert button.label.plain == "[i]x[/i] [CLS]"

@@ -6,12 +6,17 @@ glyph itself changes: ● chosen, ○ not."""
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import RadioButton
 
 ON, OFF = "●", "○"
 
 
 class GlyphRadioButton(RadioButton):
+    def _make_label(self, label):
+        """A label is plain text: Textual reads a str as markup (an option's "[MASK]")."""
+        return super()._make_label(Content(label) if isinstance(label, str) else label)
+
     @property
     def _button(self):
         self.BUTTON_INNER = ON if self.value else OFF  # read by RadioButton's own drawing

@@ -24,8 +24,11 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# One pytest worker per core (at most 4: each starts torch, the app and, for the class
+# tests, a PostgreSQL cluster of its own), a test file's tests in one worker (its
+# module-scoped set-up runs once). `pytest tests/test_x.py` alone runs in one process.
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 bench: setup
 	$(BIN)/python -m pip install --quiet -e ".[dev,serve,bench]"

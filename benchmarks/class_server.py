@@ -46,7 +46,7 @@ def _quiz_text(minutes: int) -> str:
 def _student_thread(store, token: str, seconds: float, start_at: float, out: dict) -> None:
     from exercises.classdb import answer_key
 
-    session = store.session(token)
+    session = store.session(token, time.time())
     latencies, acked = [], []
     count = 0
     while True:
@@ -154,7 +154,7 @@ def database_load(backend: str, url: str | None, students: int, seconds: float, 
             assert store.sign_in(student.id, PIN, time.time(), "bench").ok
             sign_in.append(time.perf_counter() - began)
             token = store.start_session(student.id, time.time())
-            store.session(token).start_exam(time.time())
+            store.session(token, time.time()).start_exam(time.time())
             tokens.append(token)
         results = _run_workers(folder, url, tokens, seconds, processes)
         latencies = [value for result in results for value in result["latencies"]]
@@ -412,11 +412,12 @@ def run_sessions_part(args: argparse.Namespace) -> list[dict]:
     reports = []
     for mode in args.modes.split(","):
         for students in (int(n) for n in args.session_counts.split(",")):
-            for warm in (False, True):
+            for warm in {"both": (False, True), "warm": (True,), "cold": (False,)}[args.which]:
                 report = session_load(students, args.spread, mode, warm)
                 print(json.dumps(report, ensure_ascii=False), flush=True)
                 reports.append(report)
-    for cold, warm in zip(reports[::2], reports[1::2], strict=True):  # the ratios, in one run
+    pairs = zip(reports[::2], reports[1::2], strict=True) if args.which == "both" else ()
+    for cold, warm in pairs:  # the ratios, in one run
         print(
             json.dumps(
                 {
@@ -441,6 +442,9 @@ def main() -> int:
     )
     parser.add_argument("--spread", type=float, default=10.0, help="sessions part: sign-ins within seconds")
     parser.add_argument("--modes", default="exam,tutor", help="sessions part: exam, tutor or both")
+    parser.add_argument(
+        "--which", choices=("both", "warm", "cold"), default="both", help="sessions part: warm, cold or both"
+    )
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument(
         "--seconds", type=float, default=120.0, help="how long the class answers (default 120)"

@@ -48,3 +48,12 @@ def prefix_lm_sample(ids: torch.Tensor, prefix_len: int) -> PrefixLMSample:
     positions = torch.arange(n - 1)
     labels = labels.masked_fill(positions + 1 < prefix_len, IGNORE_INDEX)
     return PrefixLMSample(inputs, labels, prefix_mask(n - 1, prefix_len), prefix_len)
+
+
+def random_prefix_length(n: int, generator: torch.Generator | None = None) -> int:
+    """Where T5 cuts plain text for prefix-LM pretraining (``random_prefix_noise_mask`` at
+    its density 0.5, t5/data/preprocessors.py): the prefix is the first k tokens, k drawn
+    uniformly from 1 to n-1, so that both parts are non-empty."""
+    if n < 2:
+        raise InvalidInput("sequence-too-short", f"prefix LM needs at least 2 tokens, got {n}", n=n, need=2)
+    return int(torch.randint(1, n, (1,), generator=generator))

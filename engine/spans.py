@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,12 +56,27 @@ def check_spans(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int
     return ordered
 
 
-def span_counts(length: int, density: float, mean_span: float) -> tuple[int, int]:
-    """T5's arithmetic: (noise tokens, noise spans) for a sequence of ``length``.
+def _float32(value: float) -> float:
+    """``value`` rounded to the nearest float32, as TensorFlow holds it."""
+    return struct.unpack("f", struct.pack("f", value))[0]
 
-    noise = round(N * density) clamped to [1, N - 1]; spans = max(round(noise /
-    mean), 1), and never more than either kind of token can be cut into (T5
-    itself leaves that degenerate case undefined).
+
+def span_counts(length: int, density: float, mean_span: float) -> tuple[int, int]:
+    """T5's arithmetic: (noise tokens, noise spans) for a sequence of ``length``, computed
+    as T5's ``random_spans_noise_mask`` does (t5/data/preprocessors.py).
+
+    noise = round(N * density) clamped to [1, N - 1]; spans = max(round(noise / mean), 1).
+    T5 multiplies and divides in float32 (``tf.cast(length, tf.float32) * noise_density``)
+    and rounds half to even (``tf.round``), so these do too: in float64 a 190-token text at
+    density 0.15 would get 28 noise tokens (28.499...), T5 gives it 29 (float32: 28.500001).
+    Each float32 product or quotient is exact in float64 before its one rounding to float32,
+    so the emulation is exact. A density of 0 is no noise at all: (0, 0), as T5 returns an
+    all-kept mask then.
+
+    Where the course differs from T5, and why: fewer than 2 tokens are refused (T5 pads the
+    length to 2 and cuts the mask back: one token, never noise, which hides nothing), and
+    spans never exceed either kind of token (T5 leaves that case undefined: its segmentation
+    of fewer items than segments fails).
     """
     if length < 2:
         raise InvalidInput(
@@ -77,8 +93,10 @@ def span_counts(length: int, density: float, mean_span: float) -> tuple[int, int
         raise InvalidInput(
             "mean-span-out-of-range", f"mean span length must be positive, got {mean_span}", mean=mean_span
         )
-    noise = min(max(round(length * density), 1), length - 1)
-    spans = max(round(noise / mean_span), 1)
+    if density == 0.0:
+        return 0, 0
+    noise = min(max(round(_float32(_float32(length) * _float32(density))), 1), length - 1)
+    spans = max(round(_float32(_float32(noise) / _float32(mean_span))), 1)
     return noise, min(spans, noise, length - noise)
 
 
@@ -97,13 +115,17 @@ def random_spans_noise_mask(
     mean_span: float = 3.0,
     generator: torch.Generator | None = None,
 ) -> torch.Tensor:
-    """(B, N) noise masks with exactly T5's noise-token and span counts.
+    """(B, N) noise masks with exactly T5's noise-token and span counts (``span_counts``).
 
     Kept and noise segments alternate, starting with a kept one, as in T5; each
     kind is cut into ``spans`` segments uniformly at random. Noise span j starts
     after j+1 kept segments and j noise segments, and ends after j+1 of each.
+    The random numbers are torch's, not TensorFlow's: the same seed does not give
+    T5's mask, but every mask is drawn from T5's set with T5's (uniform) odds.
     """
     noise, spans = span_counts(length, density, mean_span)
+    if noise == 0:  # density 0: T5 returns an all-kept mask
+        return torch.zeros(batch, length, dtype=torch.bool)
     kept = length - noise
     keys = torch.rand(batch, noise - 1 + kept - 1, generator=generator)
     if spans > 1:

@@ -76,7 +76,7 @@ OBJECTIVES: tuple[Objective, ...] = (
     ),
     Objective(
         "prefix-lm",
-        L("Prefix LM", "前缀 LM"),
+        L("Prefix LM", "前缀语言模型"),
         L("A bidirectional prefix, a causal continuation", "双向的前缀，因果的续写"),
         "prefix",
         ("prefix-lm-labels", "concept-prefix-lm"),

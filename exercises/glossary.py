@@ -61,24 +61,24 @@ TERMS: tuple[Term, ...] = (
         "span-corruption",
         L("Span corruption", "片段破坏"),
         L(
-            "T5's objective: drop contiguous spans (about 15 % of tokens, mean length 3), and train an encoder-decoder to write them back.",
-            "T5 的目标：删掉若干连续片段（约 15% 的 token，平均长度 3），训练编码器-解码器把它们写回来。",
+            'T5\'s objective: replace runs of consecutive tokens (about 15 % of the tokens, mean length 3) by one sentinel each, and train an encoder-decoder to write each sentinel followed by the run it hides. (T5 calls removing tokens with no sentinel a different objective, "drop".)',
+            "T5 的目标：把若干段连续的 token（约占 15%，平均长度 3）各换成一个哨兵，训练编码器-解码器写出每个哨兵和它藏起的那段。（不留哨兵、直接删掉 token，在 T5 里是另一个叫“drop”的目标。）",
         ),
     ),
     Term(
         "prefix",
-        L("Prefix (prefix LM)", "前缀（前缀 LM）"),
+        L("Prefix (prefix LM)", "前缀（前缀语言模型）"),
         L(
-            "The first part of the sequence, seen bidirectionally and not predicted; after it the model continues causally, and only those positions enter the loss.",
-            "序列开头的一段：双向可见、不参与预测；其后模型按因果方式续写，只有这些位置计入损失。",
+            "The first part of the sequence, seen bidirectionally and not predicted; after it the model continues causally, and only those positions enter the loss. In a pair (a question and its answer) the pair fixes the prefix; on plain text T5 cuts at a random point.",
+            "序列开头的一段：双向可见、不参与预测；其后模型按因果方式续写，只有这些位置计入损失。成对的数据（问题和回答）自带前缀；在普通文本上，T5 在随机的位置切开。",
         ),
     ),
     Term(
         "visibility",
         L("Visibility (attention mask)", "可见性（注意力掩码）"),
         L(
-            "Which positions a position may look at. In this course a mask cell is 1 (True) when blocked, 0 when it may look, as PyTorch's boolean masks; Hugging Face's attention_mask uses 1 = attend.",
-            "一个位置能看到哪些位置。本课程中掩码格子为 1（True）表示被遮盖，0 表示可以看，与 PyTorch 的布尔掩码一致；Hugging Face 的 attention_mask 用 1 表示可以看。",
+            "Which positions a position may look at. In this course a mask cell is 1 (True) when blocked, 0 when it may look, as in the boolean attn_mask and key_padding_mask of PyTorch's nn.MultiheadAttention and nn.Transformer. The boolean attn_mask of F.scaled_dot_product_attention is the opposite (True = may attend), and so is Hugging Face's attention_mask (1 = attend, 0 = padding).",
+            "一个位置能看到哪些位置。本课程中掩码格子为 1（True）表示被遮盖，0 表示可以看，和 PyTorch 的 nn.MultiheadAttention、nn.Transformer 的布尔 attn_mask 与 key_padding_mask 一样。F.scaled_dot_product_attention 的布尔 attn_mask 正好相反（True 表示可以看），Hugging Face 的 attention_mask 也相反（1 表示可以看，0 表示填充）。",
         ),
     ),
     Term(
@@ -99,7 +99,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "prefix-mask",
-        L("Prefix-LM mask", "前缀 LM 掩码"),
+        L("Prefix-LM mask", "前缀语言模型掩码"),
         L(
             "Row q sees column k when k <= q or k is inside the prefix: bidirectional over the prefix, causal after it.",
             "当 k <= q 或 k 在前缀内时，第 q 行能看到第 k 列：前缀内双向，之后因果。",

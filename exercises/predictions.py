@@ -34,7 +34,7 @@ TITLES: dict[str, Bilingual] = {
     "clm": L("Prediction: a causal-LM label", "预测：因果语言建模的标签"),
     "mlm": L("Prediction: which positions enter the MLM loss", "预测：哪些位置参与 MLM 损失"),
     "span": L("Prediction: how the span target starts", "预测：片段目标序列的开头"),
-    "prefix": L("Prediction: where the prefix-LM loss begins", "预测：前缀 LM 的损失从哪里开始"),
+    "prefix": L("Prediction: where the prefix-LM loss begins", "预测：前缀语言模型的损失从哪里开始"),
 }
 
 PREFIX = PREDICTION_PREFIX
@@ -98,7 +98,7 @@ def pick_row(n: int, round_number: int) -> int:
 _KIND_NAMES = {
     "causal": L("causal", "因果"),
     "bidirectional": L("bidirectional", "双向"),
-    "prefix": L("prefix-LM", "前缀 LM "),
+    "prefix": L("prefix-LM", "前缀语言模型"),
 }
 
 

@@ -1,12 +1,21 @@
 """The catalogue checks itself (in the spirit of rustlings' ``dev check``):
 every string in both languages, every solution scoring 1.0, every hint list
 short and never stating the answer, every diagnosis code explained, every
-generated variant fair, every concept check a pool of at least eight questions
-whose wrong options carry no tells and name an existing misconception."""
+generated variant fair (the item's own predicate: the variant exercises the skill
+its exercise names), every concept check a pool of at least eight questions, each
+with its own hints, whose wrong options name an existing misconception and carry no
+tells a test-wise learner could use instead of the concept:
+
+- in one question: only the wrong options use absolute words; the right option is by
+  far the longest; two options say the same thing;
+- across a bank (and across all banks): a phrase found in several wrong options and
+  in no right one ("nothing: ...", "fine-tuning decides", "a person labelled it");
+  the right option the longest in more than ``LONGEST_SHARE`` of the questions."""
 
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -14,17 +23,39 @@ from exercises.catalogue import EXERCISES
 from exercises.grading.diagnoses import DIAGNOSES
 from exercises.grading.model import Exercise, Variant
 from exercises.grading.parsing import clean
+from exercises.items.banks import CHINESE_MATERIAL_NOTE
 from exercises.items.choice import ChoiceExercise, Question
 from exercises.items.reflection import Reflection
 from exercises.text import LANGS
 
 MAX_HINTS = 3
+_CHINESE = re.compile(r"[\u3400-\u9fff]")  # Chinese characters in an English prompt need the note
 MIN_POOL = 8  # distinct questions a concept check must have
 ABSOLUTE_WORDS = re.compile(
     r"\b(?:always|never|only|all|every|none|must)\b|总是|从不|永远|只有|只能|所有|一定|必须|全部"
 )
 LONGEST_MARGIN = 1.6  # the right option may be longer than every wrong one, but not by this much
 SAME_MEANING = 0.85  # two options this alike (difflib ratio) say the same thing
+LONGEST_SHARE = 0.4  # of a bank's questions whose right option may be the longest (chance: 1/3)
+PHRASE_IN_BANK = 4  # wrong options (of 3+ questions) sharing a phrase no right option has: a tell
+PHRASE_IN_ALL = 6  # the same across every concept bank
+# Words that carry no content: a phrase made of these alone is no tell.
+_STOP_EN = frozenset(
+    re.split(
+        r"\s+",
+        "a an the of to in on at is it its it's and or by for from with as be are was were that this "
+        "these those which what when so not no yes one each every any all do does can could would "
+        "than then there their them they he she his her you your we our i",
+    )
+)
+# Words for one idea, counted as one ("a person labelled it", "human annotators").
+_SAME_IDEA = {
+    **dict.fromkeys(
+        ("people", "human", "humans", "annotator", "annotators", "annotated", "labeller"), "person"
+    ),
+    **dict.fromkeys(("fine-tuned", "fine-tune", "fine-tunes", "finetuning", "finetuned"), "fine-tuning"),
+}
+_STOP_ZH = frozenset("的了是在和与一个这那它他们也都就把被对给上里中为不有没会能可以而或所之其等时后前我你")
 
 
 def _missing_language(text: object) -> bool:
@@ -39,6 +70,8 @@ def _strings(exercise: Exercise) -> Iterable[tuple[str, object]]:
     if isinstance(exercise, ChoiceExercise):
         for q, question in enumerate(exercise.questions):
             yield f"question {q}", question.stem
+            for h, hint in enumerate(question.hints):
+                yield f"question {q} hint {h}", hint
             for o, option in enumerate(question.options):
                 yield f"question {q} option {o}", option.text
                 yield f"question {q} option {o} feedback", option.why
@@ -73,8 +106,99 @@ def problems(seeds: Iterable[int] = range(40)) -> list[str]:
                 found.append(f"{exercise.id}: two questions share a stem")
             for q, question in enumerate(exercise.questions):
                 found += [f"{exercise.id}: question {q} {problem}" for problem in question_problems(question)]
+            found += [f"{exercise.id}: {problem}" for problem in bank_problems(exercise.questions)]
         for seed in seeds:
             found += _check_variant(exercise, seed)
+    banks = [exercise for exercise in EXERCISES if isinstance(exercise, ChoiceExercise)]
+    every_question = [question for bank in banks for question in bank.questions]
+    found += [f"all concept checks: {problem}" for problem in phrase_tells(every_question, PHRASE_IN_ALL)]
+    return found
+
+
+def _phrases(text: str, lang: str) -> set[str]:
+    """What a reader may notice in an option: its words and word pairs (en), its runs of
+    two and three characters (zh), and its lead-in before a colon ("nothing:", "是：")."""
+    found: set[str] = set()
+    lead = re.match(r"\s*([^:：]{1,24})[:：]", text)
+    if lead:
+        found.add("^" + lead.group(1).strip().lower() + ":")
+    if lang == "en":
+        words = [_SAME_IDEA.get(word, word) for word in re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower())]
+        found |= {word for word in words if word not in _STOP_EN and len(word) > 2}
+        found |= {f"{a} {b}" for a, b in itertools.pairwise(words) if not {a, b} <= _STOP_EN}
+    else:
+        # Characters one by one, a run of Latin letters or digits as one unit ("token", "NSP").
+        units = re.findall(r"[\u3400-\u9fff]|[A-Za-z0-9][A-Za-z0-9'_-]*", text)
+        found |= {unit.lower() for unit in units if len(unit) > 2}
+        for size in (2, 3):
+            found |= {
+                "".join(units[i : i + size])
+                for i in range(len(units) - size + 1)
+                if not set(units[i : i + size]) <= _STOP_ZH
+            }
+    return found
+
+
+def phrase_tells(questions: Iterable[Question], least: int) -> list[str]:
+    """Phrases a test-wise learner can pick against: found in at least ``least`` wrong
+    options (of three or more questions) for every right option that has them. Wrong
+    options outnumber right ones two to one, so a phrase with no bearing on the answer
+    shows up about twice as often in wrong ones; ``least`` times as often is a tell."""
+    found: list[str] = []
+    questions = list(questions)
+    for lang in LANGS:
+        in_wrong: dict[str, list[int]] = {}
+        in_right: dict[str, int] = {}
+        for q, question in enumerate(questions):
+            for option in question.options:
+                for phrase in _phrases(option.text[lang], lang):
+                    if option.correct:
+                        in_right[phrase] = in_right.get(phrase, 0) + 1
+                    else:
+                        in_wrong.setdefault(phrase, []).append(q)
+        tells = sorted(
+            (
+                phrase
+                for phrase, where in in_wrong.items()
+                if len(where) >= least * (1 + in_right.get(phrase, 0)) and len(set(where)) >= 3
+            ),
+            key=lambda phrase: (-len(in_wrong[phrase]), phrase),
+        )
+        # One line per tell, not per overlapping piece of it ("fine-tuning", "fine-tuning decides").
+        shown: list[str] = []
+        for phrase in tells:
+            if not any(phrase in other or other in phrase for other in shown):
+                shown.append(phrase)
+        found += [
+            f"the phrase {phrase!r} ({lang}) is in {len(in_wrong[phrase])} wrong options and "
+            f"{in_right.get(phrase, 0)} right ones"
+            for phrase in shown
+        ]
+    return found
+
+
+def longest_share(questions: Iterable[Question], lang: str) -> float:
+    """The share of questions whose right option is strictly the longest (chance: one in
+    the number of options)."""
+    questions = list(questions)
+    longest = 0
+    for question in questions:
+        lengths = sorted((len(option.text[lang]), option.correct) for option in question.options)
+        longest += lengths[-1][1] and lengths[-1][0] > lengths[-2][0]
+    return longest / len(questions) if questions else 0.0
+
+
+def bank_problems(questions: Iterable[Question]) -> list[str]:
+    """The tells a bank of questions shows as a whole (``question_problems`` checks each)."""
+    questions = list(questions)
+    found = phrase_tells(questions, PHRASE_IN_BANK)
+    for lang in LANGS:
+        share = longest_share(questions, lang)
+        if share > LONGEST_SHARE:
+            found.append(
+                f"the right option is the longest in {share:.0%} of the questions ({lang}; want at most "
+                f"{LONGEST_SHARE:.0%})"
+            )
     return found
 
 
@@ -98,14 +222,20 @@ def question_problems(question: Question) -> list[str]:
         longest_wrong = max(len(option.text[lang]) for option in wrong)
         if len(right.text[lang]) > LONGEST_MARGIN * longest_wrong:
             found.append(f"the right option is by far the longest ({lang})")
-    texts = [clean(option.text["en"]).lower() for option in question.options]
-    for a in range(len(texts)):
-        for b in range(a + 1, len(texts)):
-            long_enough = min(len(texts[a]), len(texts[b])) >= 20  # "decoder-only" vs "encoder-only" differ
-            if texts[a] == texts[b] or (
-                long_enough and difflib.SequenceMatcher(None, texts[a], texts[b]).ratio() >= SAME_MEANING
-            ):
-                found.append(f"options {a} and {b} say almost the same thing")
+    for lang, shortest in (("en", 20), ("zh", 8)):  # "decoder-only" vs "encoder-only" differ
+        texts = [clean(option.text[lang]).lower() for option in question.options]
+        for a in range(len(texts)):
+            for b in range(a + 1, len(texts)):
+                long_enough = min(len(texts[a]), len(texts[b])) >= shortest
+                if texts[a] == texts[b] or (
+                    long_enough and difflib.SequenceMatcher(None, texts[a], texts[b]).ratio() >= SAME_MEANING
+                ):
+                    found.append(f"options {a} and {b} say almost the same thing ({lang})")
+    if not 1 <= len(question.hints) <= MAX_HINTS:
+        found.append(f"has {len(question.hints)} hints of its own (want 1 to {MAX_HINTS})")
+    for hint in question.hints:
+        if any(clean(right.text[lang]).lower() in clean(hint[lang]).lower() for lang in LANGS):
+            found.append("a hint states the right option")
     return found
 
 
@@ -146,6 +276,8 @@ def _check_variant(exercise: Exercise, seed: int) -> list[str]:
         found.append(f"{where}: the generator made an unfair variant")
     if _missing_language(variant.prompt):
         found.append(f"{where}: prompt is missing a language")
+    elif _CHINESE.search(variant.prompt["en"]) and CHINESE_MATERIAL_NOTE not in variant.prompt["en"]:
+        found.append(f"{where}: the English prompt shows Chinese material without saying why")
     hints = exercise.hints(variant)
     if not 1 <= len(hints) <= MAX_HINTS:
         found.append(f"{where}: {len(hints)} hints (want 1 to {MAX_HINTS})")

@@ -35,3 +35,24 @@ def open_quiz(store, now: float, minutes: int | None = 20):
     text = quiz_text(minutes)
     students = [s.id for s in store.students() if s.role == "student"]
     return store.open_quiz(text, now, "Quiz 1", questions=render_questions(loads(text), students))
+
+
+def screen_lines(app) -> list[str]:
+    """The terminal's lines as a person sees them (what is drawn, not what widgets hold)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+class Clock:
+    """The server's clock, moved by the test."""
+
+    def __init__(self, now: float = 50_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def signed_in(store, student: str, now: float):
+    """``student``'s live session, signed in with their PIN at ``now``."""
+    assert store.sign_in(student, PINS[student], now, "test").ok
+    return store.session(store.start_session(student, now), now)

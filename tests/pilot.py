@@ -3,8 +3,10 @@
 import asyncio
 
 
-async def engine_ready(app, seconds: float = 30.0) -> None:
-    """Wait until the app's background worker has loaded torch and the engine."""
+async def engine_ready(app, seconds: float = 120.0) -> None:
+    """Wait until the app's background worker has loaded torch and the engine. ``seconds``
+    only stops a broken build from hanging the suite: torch's import takes 2 s on a quiet
+    machine and can take 20 on a loaded one, so this is no speed budget."""
     for _ in range(int(seconds / 0.05)):
         if app.engine_loaded:
             return

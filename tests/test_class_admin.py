@@ -173,7 +173,7 @@ def test_a_quiz_opened_taken_closed_and_graded_from_the_database(class_dir, tmp_
     with open_class(class_dir) as store:
         for number, student in enumerate(("s001", "s002")):
             assert store.sign_in(student, pins[student]["pin"], T0).ok
-            session = store.session(store.start_session(student, T0))
+            session = store.session(store.start_session(student, T0), T0)
             exam = session.start_exam(T0)
             assert [q.exercise for q in exam.questions] == ["clm-shift", "concept-80-10-10"]
             for question in exam.questions:  # s001 answers with the engine's solution, s002 leaves q2
@@ -210,7 +210,7 @@ def test_extend_reads_times_as_people_write_them(class_dir, tmp_path, capsys, gi
     with open_class(class_dir) as store:
         store.open_quiz((tmp_path / "q.toml").read_text(), T0)
     status, out, err = run(["class", "quiz", "extend", "s002", given, *where], capsys)
-    assert status == 0 and f"{minutes} extra minutes" in out, err
+    assert status == 0 and f"+{minutes} minutes in all" in out, err
 
 
 @pytest.mark.parametrize("given", ["abc", "5 days", "9" * 5000, "1e9", "--", "nan"])
@@ -311,7 +311,7 @@ def test_extend_finds_the_student_as_sign_in_does(class_dir, tmp_path, capsys, t
         store.open_quiz((tmp_path / "q.toml").read_text(), T0)
     status, out, err = run(["class", "quiz", "extend", typed, "2m", "--class", str(class_dir)], capsys)
     if found:
-        assert status == 0 and "s002 now has 2 extra minutes" in out
+        assert status == 0 and "s002: +2 minutes in all" in out
     else:
         assert status == 2 and "no single student" in err and "\x1b" not in err
 

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from exercises.classdb import (
     GRACE_SECONDS,
     RATE_LIMIT_FAILURES,
-    RATE_LIMIT_WINDOW,
     ClassLearnerStore,
     ClassStoreError,
     ExamClosed,
@@ -26,6 +25,7 @@ from exercises.classdb import (
     answer_key,
     open_class_store,
 )
+from exercises.classdb.model import SLOW_DOWN_MAX, SOURCE_FAILURES
 from exercises.classdb.pins import hash_pin
 from exercises.classroom.identity import normalise_pin
 from exercises.classroom.quiz import dump_toml, new_quiz
@@ -71,7 +71,7 @@ def store(open_store):
 
 
 def signed_in(store, student_id: str, now: float = T0) -> StudentSession:
-    return store.session(store.start_session(student_id, now))
+    return store.session(store.start_session(student_id, now), now)
 
 
 def quiz_text(minutes: int | None = 10) -> str:
@@ -144,33 +144,94 @@ def test_ids_equal_up_to_case_need_the_exact_spelling(open_store):
     assert store.sign_in("li", "AAAA-AAAA", T0).reason == "bad-pin"
 
 
-def test_failures_are_logged_and_rate_limited_per_id(store):
+def sign_in_when_allowed(store, student, pin, now, source="10.0.0.5"):
+    """A person who is told to wait, waits, and tries again: (result, when it was answered)."""
+    for _ in range(10):
+        result = store.sign_in(student, pin, now, source)
+        if result.reason != "too-soon":
+            return result, now
+        assert 0 < result.wait <= SLOW_DOWN_MAX
+        now += result.wait
+    raise AssertionError("never checked")
+
+
+def test_wrong_pins_slow_the_next_try_and_never_lock_the_student_out(store):
     for n in range(RATE_LIMIT_FAILURES):
         assert store.sign_in("alice", f"WRONG-{n}", T0 + n, "10.0.0.66").reason == "bad-pin"
-    # now even the right PIN is refused, for this id only
-    assert store.sign_in("alice", PINS["alice"], T0 + 10, "10.0.0.66").reason == "rate-limited"
-    assert store.sign_in("bob", PINS["bob"], T0 + 10).ok
-    # until the failures age out of the window
-    assert store.sign_in("alice", PINS["alice"], T0 + RATE_LIMIT_WINDOW - 1).reason == "rate-limited"
-    assert store.sign_in("alice", PINS["alice"], T0 + RATE_LIMIT_WINDOW + RATE_LIMIT_FAILURES).ok
+    # the next try waits a second after the last failure, whoever makes it; refused at once, not counted
+    too_soon = store.sign_in("alice", PINS["alice"], T0 + 4.5, "10.0.0.66")
+    assert (too_soon.reason, too_soon.wait) == ("too-soon", 0.5)
+    assert store.sign_in_wait("alice", T0 + 4.5, "10.0.0.7") == 0.5
+    assert store.sign_in("bob", PINS["bob"], T0 + 4.5).ok  # other ids are not slowed
+    # an attacker who goes on guessing waits longer and longer (1, 2, 4, ... at most SLOW_DOWN_MAX) ...
+    now, waits = T0 + 5, []
+    for n in range(10):
+        waits.append(store.sign_in_wait("alice", now, "10.0.0.66"))
+        now += waits[-1]
+        assert store.sign_in("alice", f"GUESS-{n}", now, "10.0.0.66").reason == "bad-pin"
+    assert waits == [
+        0.0,
+        2.0,
+        4.0,
+        8.0,
+        16.0,
+        SLOW_DOWN_MAX,
+        SLOW_DOWN_MAX,
+        SLOW_DOWN_MAX,
+        SLOW_DOWN_MAX,
+        SLOW_DOWN_MAX,
+    ]
+    # ... while Alice, with her PIN, is in after at most that wait, from the same address too
+    result, answered = sign_in_when_allowed(store, "alice", PINS["alice"], now + 1, "10.0.0.66")
+    assert result.ok and answered - (now + 1) <= SLOW_DOWN_MAX
+    # a success starts the count afresh
+    assert store.sign_in_wait("alice", answered + 1, "10.0.0.66") == 0
     log = store.failed_sign_ins(T0)
-    assert [row[3] for row in log].count("bad-pin") == RATE_LIMIT_FAILURES
+    assert [row[3] for row in log].count("bad-pin") == RATE_LIMIT_FAILURES + 10
+    assert [row[3] for row in log].count("too-soon") == 2  # the early try, and Alice's first
     assert {row[0] for row in log} == {"alice"} and log[0][1] == "10.0.0.66" and log[0][2] == T0
 
 
-def test_a_success_starts_the_count_afresh(store):
-    for n in range(RATE_LIMIT_FAILURES - 1):
-        store.sign_in("alice", "NOPE", T0 + n)
-    assert store.sign_in("alice", PINS["alice"], T0 + 10).ok
-    for n in range(RATE_LIMIT_FAILURES - 1):
-        store.sign_in("alice", "NOPE", T0 + 20 + n)
-    assert store.sign_in("alice", PINS["alice"], T0 + 30).ok
+def test_the_teacher_unlocks_an_id_and_sees_who_is_slowed(store):
+    for n in range(RATE_LIMIT_FAILURES + 4):
+        store.sign_in("alice", "NOPE", T0 + 20 * n, "10.9.9.9")  # far apart: each one checked
+    (trouble,) = store.sign_in_trouble(T0 + 20 * (RATE_LIMIT_FAILURES + 3) + 1)
+    assert (trouble.who, trouble.student, trouble.last_source) == ("alice", "alice", "10.9.9.9")
+    assert trouble.failures >= RATE_LIMIT_FAILURES and trouble.wait > 0
+    store.unlock("alice", T0 + 20 * (RATE_LIMIT_FAILURES + 3) + 2)
+    assert store.sign_in_wait("alice", T0 + 20 * (RATE_LIMIT_FAILURES + 3) + 3, "10.9.9.9") == 0
+    assert store.sign_in_trouble(T0 + 20 * (RATE_LIMIT_FAILURES + 3) + 3) == []
 
 
-def test_unknown_ids_are_rate_limited_too(store):
+def test_unknown_ids_are_slowed_down_too(store):
     for n in range(RATE_LIMIT_FAILURES):
         assert store.sign_in("mallory", "X", T0 + n).reason == "unknown"
-    assert store.sign_in("mallory", "X", T0 + 9).reason == "rate-limited"
+    assert store.sign_in("mallory", "X", T0 + 4.5).reason == "too-soon"
+
+
+def test_a_class_behind_one_address_is_never_locked_out(open_store):
+    """Sixty students behind one NAT, each typing the PIN wrong once first: every one
+    signs in, none waits more than a few seconds."""
+    store = open_store()
+    roster = [Student(f"s{n:02d}", "") for n in range(60)]
+    store.add_students([(s, "AAAA-AAAA") for s in roster])
+    now, longest = T0, 0.0
+    for student in roster:
+        assert store.sign_in(student.id, "AAAA-AAAB", now, "192.0.2.1").reason in ("bad-pin", "too-soon")
+        result, answered = sign_in_when_allowed(store, student.id, "aaaa aaaa", now + 0.5, "192.0.2.1")
+        assert result.ok, student.id
+        longest = max(longest, answered - (now + 0.5))
+        now = answered + 0.5
+    assert longest <= 2.0
+
+
+def test_an_address_that_fails_a_lot_is_slowed_others_are_not(store):
+    for n in range(SOURCE_FAILURES):
+        store.sign_in(f"guess{n}", "X", T0 + n / 100, "203.0.113.9")
+    assert store.sign_in_wait("anyone", T0 + 1, "203.0.113.9") > 0
+    assert store.sign_in_wait("anyone", T0 + 1, "198.51.100.1") == 0
+    store.unlock("203.0.113.9", T0 + 1)  # the teacher can clear an address too
+    assert store.sign_in_wait("anyone", T0 + 1.5, "203.0.113.9") == 0
 
 
 @pytest.mark.parametrize(
@@ -204,7 +265,7 @@ def test_sign_in_never_raises_on_hostile_input(store, typed_id, typed_pin):
 )
 def test_sign_in_never_raises_and_never_signs_in_wrongly(store, typed_id, typed_pin):
     result = store.sign_in(typed_id, typed_pin, T0, "fuzz")
-    assert result.reason in ("ok", "unknown", "bad-pin", "rate-limited")
+    assert result.reason in ("ok", "unknown", "bad-pin", "too-soon")
     if result.ok:
         # an independent check: the PIN typed is the one issued to the student returned,
         # and the id typed is that student's id up to spaces, width and case
@@ -258,15 +319,15 @@ def test_a_superseded_session_can_neither_read_nor_write(store):
 @pytest.mark.parametrize("token", ["", "nope", "x" * 5000, None, 42, "é" * 10, "\x00"])
 def test_unknown_tokens_are_refused(store, token):
     with pytest.raises(SessionEnded) as ended:
-        store.session(token)
+        store.session(token, T0)
     assert ended.value.reason == "unknown"
 
 
 def test_sign_out_ends_the_session(store):
     token = store.start_session("bob", T0)
-    store.session(token).sign_out(T0 + 1)
+    store.session(token, T0).sign_out(T0 + 1)
     with pytest.raises(SessionEnded) as ended:
-        store.session(token)
+        store.session(token, T0 + 2)
     assert ended.value.reason == "signed-out"
 
 
@@ -538,8 +599,8 @@ def test_two_servers_on_one_database_share_one_session_rule(open_store):
     one = open_store()
     one.add_student(ALICE, PINS["alice"])
     two = open_store(create=False)  # a second host, its own connections
-    first = one.session(one.start_session("alice", T0))
-    two.session(two.start_session("alice", T0 + 1))
+    first = one.session(one.start_session("alice", T0), T0)
+    two.session(two.start_session("alice", T0 + 1), T0 + 1)
     with pytest.raises(SessionEnded):
         first.heartbeat(T0 + 2)
 
@@ -617,13 +678,13 @@ def test_a_killed_server_keeps_every_save_it_acknowledged(tmp_path):
     store.add_student(ALICE, PINS["alice"])
     store.open_quiz(quiz_text(60), T0)
     token = store.start_session("alice", T0)
-    store.session(token).start_exam(T0)
+    store.session(token, T0).start_exam(T0)
     store.close()
     script = f"""
 import sys
 from pathlib import Path
 from exercises.classdb import open_class_store, answer_key
-session = open_class_store(Path({str(tmp_path / "class")!r})).session({token!r})
+session = open_class_store(Path({str(tmp_path / "class")!r})).session({token!r}, {T0})
 n = 0
 while True:
     session.save_answer(answer_key(n % 3, "labels"), f"text-{{n}}", {T0} + n / 1000)
@@ -659,6 +720,13 @@ def test_an_attempts_kind_is_kept_and_a_version_1_database_is_upgraded(open_stor
         ("clm-shift", "exercise"),
     ]
     with store.backend.write() as tx:  # back to what version 1 wrote
+        for statement in (
+            "DROP INDEX sessions_by_sid",
+            "DROP INDEX sign_in_log_by_source",
+            "ALTER TABLE sessions DROP COLUMN sid",
+            "DROP TABLE class_settings",
+        ):
+            tx.run(statement)
         tx.run("ALTER TABLE attempts DROP COLUMN kind")
         if store.kind == "sqlite":
             tx.run("DROP TRIGGER answer_logged_on_insert")
@@ -667,7 +735,7 @@ def test_an_attempts_kind_is_kept_and_a_version_1_database_is_upgraded(open_stor
     store.close()
     again = open_store(create=False)
     with again.backend.read() as tx:
-        assert tx.one("SELECT value FROM class_meta WHERE key = 'schema'")[0] == "3"
+        assert tx.one("SELECT value FROM class_meta WHERE key = 'schema'")[0] == "4"
     progress = signed_in(again, "alice", T0 + 1).learner_store()
     assert [a.kind for a in progress.attempts()] == ["exercise", "exercise"]
 
@@ -694,7 +762,7 @@ def test_saves_and_tokens_from_the_network_never_raise_anything_else(store, key,
     else:
         assert session.exam().answers[key.replace("\x00", "")] == text.replace("\x00", "")
     try:
-        other = store.session(token)
+        other = store.session(token, T0)
     except SessionEnded as ended:
         assert ended.reason == "unknown"
     else:  # pragma: no cover - a random text is never a live token

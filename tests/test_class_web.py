@@ -27,7 +27,7 @@ class Clock:
 
 def signed_in(store, student: str, now: float):
     assert store.sign_in(student, PINS[student], now, "test").ok
-    return store.session(store.start_session(student, now))
+    return store.session(store.start_session(student, now), now)
 
 
 @pytest.fixture

@@ -245,3 +245,50 @@ def test_a_second_student_sees_only_their_own_exam(classroom, browser):
     assert "Ada" in browser.page_source and "李明" not in browser.page_source
     exam = exam_of(store, opened.quiz_id, "s2")
     assert exam is not None and exam.answers == {}
+
+
+def class_command(folder, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", "class", *argv, "--class", str(folder), "--lang", "en"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_the_teacher_closes_the_quiz_mid_answer_then_releases_the_next_ones_results(classroom, browser):
+    """Close while a student answers: the tab says so and hands in what was saved (no crash,
+    no "signed in elsewhere"); a quiz whose results come later: released, they reach the tab,
+    and a reload still shows them."""
+    from dataclasses import replace
+
+    from exercises.classdb.render import render_questions
+    from exercises.classroom.quiz import dump_toml, loads
+
+    store, folder, url, opened, _server = classroom
+    sign_in(browser, url, "s2")
+    wait_for(lambda: "Question 1 of 2" in screen_text(browser), 60, "s2's exam")
+    type_keys(browser, "8.25")
+    wait_for(lambda: "8.25" in exam_of(store, opened.quiz_id, "s2").answers.values(), 20, "the answer saved")
+    closed = class_command(folder, "quiz", "close")
+    assert closed.returncode == 0, closed.stderr
+    wait_for(lambda: "The teacher closed the quiz" in screen_text(browser), 30, "the closing said")
+    wait_for(lambda: "Your results" in screen_text(browser), 90, "the results (after-submit)")
+    assert "signed in somewhere else" not in screen_text(browser)
+    assert exam_of(store, opened.quiz_id, "s2").answers  # what was saved is what counts
+
+    text = dump_toml(replace(loads(opened.text), id="later", title="Quiz 2", results="after-release"))
+    students = [s.id for s in store.students() if s.role == "student"]
+    second = store.open_quiz(text, time.time(), "Quiz 2", render_questions(loads(text), students))
+    wait_for(lambda: "Quiz 2" in screen_text(browser), 30, "the second quiz takes over")
+    type_keys(browser, "1")
+    from selenium.webdriver.common.keys import Keys
+
+    type_keys(browser, Keys.CONTROL + "s", Keys.CONTROL + "s")
+    wait_for(lambda: "releases the results later" in screen_text(browser), 30, "the results held")
+    released = class_command(folder, "quiz", "release", "--number", str(second.quiz_id))
+    assert released.returncode == 0, released.stderr
+    wait_for(lambda: screen_text(browser).count("Your results") >= 2, 60, "the released results")
+    browser.refresh()
+    wait_for(lambda: "Your results" in screen_text(browser), 90, "the results after a reload")

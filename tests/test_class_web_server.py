@@ -98,12 +98,51 @@ async def test_full_width_id_and_pin_as_typed_on_a_chinese_keyboard_sign_in(clie
     assert response.status == 303
 
 
-async def test_wrong_pins_are_rate_limited_even_with_the_right_one_after(client):
-    for _ in range(5):
-        await sign_in(client, "s2", "nope")
-    response = await sign_in(client, "s2", PINS["s2"])
-    assert response.status == 429
-    assert "wait a few minutes" in await response.text()
+async def test_wrong_pins_make_the_next_try_wait_and_the_student_still_signs_in(store, tmp_path):
+    """Five wrong PINs from anyone for s2: the next try waits (the server holds it, the
+    injected sleep records how long) and then s2, with the right PIN, is in."""
+    clock, slept = Clock(), []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock.now += seconds
+
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=clock, command="true", sleep=sleep)
+    async with TestClient(TestServer(server.make_app())) as client:
+        for _ in range(5):
+            assert (await sign_in(client, "s2", "nope")).status == 403
+        assert slept == []
+        response = await sign_in(client, "s2", PINS["s2"])
+        assert response.status == 303 and slept == [1.0]
+
+
+async def test_too_many_slowed_tries_from_one_address_are_told_to_wait_and_a_classmate_still_signs_in(
+    store, tmp_path
+):
+    """A flood of slowed-down tries from one address: beyond MAX_PENDING_PER_SOURCE waiting,
+    one more is answered at once (429, no PIN check); a classmate behind the same address,
+    whom nobody slowed down, signs in meanwhile."""
+    import asyncio
+
+    from tui.classweb.server import MAX_PENDING_PER_SOURCE
+
+    release = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        await release.wait()
+
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=Clock(), command="true", sleep=sleep)
+    for n in range(5):  # the id is slowed: every try waits (here: until released)
+        store.sign_in("s1", f"nope{n}", Clock()(), "127.0.0.1")
+    async with TestClient(TestServer(server.make_app())) as client:
+        waiting = [asyncio.create_task(sign_in(client, "s1", "guess")) for _ in range(MAX_PENDING_PER_SOURCE)]
+        while sum(server.pending.values()) < MAX_PENDING_PER_SOURCE:
+            await asyncio.sleep(0)
+        refused = await sign_in(client, "s1", "one more guess")
+        assert refused.status == 429 and "try again" in await refused.text()
+        assert (await sign_in(client, "s2", PINS["s2"])).status == 303  # never turned away
+        release.set()
+        assert {(await task).status for task in waiting} <= {403, 429}
 
 
 async def test_a_forged_cookie_is_a_sign_in_page(client):
@@ -142,7 +181,7 @@ async def test_a_token_belongs_to_one_student(client, store):
     use_cookie(client, two)
     page = await (await client.get("/")).text()
     assert "Ada" in page and "李明" not in page
-    assert store.session(two).student.id == "s2"
+    assert store.session(two, Clock()()).student.id == "s2"
 
 
 async def test_the_websocket_refuses_other_origins_and_the_unsigned(client):
@@ -248,20 +287,24 @@ def test_class_serve_prints_the_urls_once_listening_warns_off_loopback_and_stops
     import subprocess
     import urllib.request
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "tui.cli", "class", "serve"),
-            *("--class", str(tmp_path / "class"), "--host", host, "--port", str(port), "--lang", "en"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    for _ in range(3):  # a port found free may be taken before the server binds it: another one
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "tui.cli", "class", "serve"),
+                *("--class", str(tmp_path / "class"), "--host", host, "--port", str(port), "--lang", "en"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        said = server.stdout.readline()
+        if said or "in use" not in server.stderr.read().lower():
+            break
     try:
-        assert server.stdout.readline().strip() == "Students open:"
+        assert said.strip() == "Students open:"
         first_url = server.stdout.readline().strip()
         assert first_url.endswith(f":{port}/") and "0.0.0.0" not in first_url
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as page:  # listening already
@@ -282,7 +325,7 @@ def test_class_serve_bad_input_is_one_line(tmp_path):
 
     for argv, expected in (
         (["--class", str(tmp_path / "nowhere")], "holds no class"),
-        (["--class", str(tmp_path), "--port", "70000"], "--port must be 1..65535"),
+        (["--class", str(tmp_path), "--port", "70000"], "--port: must be from 1 to 65535"),
     ):
         done = subprocess.run(
             [sys.executable, "-m", "tui.cli", "class", "serve", *argv, "--lang", "en"],
@@ -317,3 +360,27 @@ def test_the_warm_process_and_its_client_agree_on_what_a_session_receives():
 
     assert warm.SESSION_ENV == warm_client.SESSION_ENV
     assert {TOKEN_ENV, CLASS_DIR_ENV, CLASS_DB_ENV, "OBJECTIVES_TUTOR_LANG"} <= set(warm.SESSION_ENV)
+
+
+async def test_a_deeply_nested_message_is_refused_and_the_session_goes_on(store, tmp_path):
+    """A browser (or a script) sends [[[[...]]]] 30,000 deep (60 kB, under the size limit): refused, the tab stays connected."""
+    import asyncio
+    import shlex
+
+    command = shlex.join([sys.executable, "-c", "import sys\nfor line in sys.stdin: pass"])
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=Clock(), command=command)
+    async with TestClient(TestServer(server.make_app())) as client:
+        await sign_in(client, "s1", PINS["s1"])
+        websocket = await client.ws_connect("/ws?width=80&height=24")
+        await websocket.send_str("[" * 30_000 + "]" * 30_000)
+        await websocket.send_str('["ping", "still here"]')
+        reply = await asyncio.wait_for(websocket.receive_json(), timeout=30)
+        assert reply == ["pong", "still here"]
+        await websocket.close()
+
+
+async def test_the_page_keeps_the_students_language_after_a_reload(client):
+    await sign_in(client, "s1", PINS["s1"], lang="zh")
+    page = await (await client.get("/")).text()  # a reload of / (no ?lang=)
+    assert 'lang="zh-CN"' in page and "退出登录" in page
+    assert 'href="/?lang=zh"' in page  # the sign-in-again link keeps it too

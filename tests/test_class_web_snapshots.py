@@ -22,10 +22,10 @@ def classroom(tmp_path):
     open_quiz(store, NOW - 300, minutes=20)
     for student in ("s1", "s2"):
         assert store.sign_in(student, PINS[student], NOW - 200, "test").ok
-    one = store.session(store.start_session("s1", NOW - 200))
+    one = store.session(store.start_session("s1", NOW - 200), NOW - 200)
     one.start_exam(NOW - 200)
     one.heartbeat(NOW - 1, "exam|4/26")
-    two = store.session(store.start_session("s2", NOW - 200))
+    two = store.session(store.start_session("s2", NOW - 200), NOW - 200)
     two.heartbeat(NOW - 100, "mlm|2/26")
     two.learner_store().record(
         Attempt(
@@ -51,7 +51,7 @@ def test_session_ended(snap_compare, classroom, lang):
 
     store, _folder = classroom
     assert store.sign_in("s2", PINS["s2"], NOW, "test").ok
-    session = store.session(store.start_session("s2", NOW))
+    session = store.session(store.start_session("s2", NOW), NOW)
     app = ClassTutorApp(session, lang=lang, clock=lambda: NOW, load_engine=False, still=True)
 
     async def ended(pilot) -> None:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -92,9 +93,19 @@ def test_action_items_change_the_run(capsys):
     assert sum(map(sum, higher["selected"])) > 4
 
 
-def test_plain_output_fits_80_columns_without_colour(capsys, monkeypatch):
+def in_a_terminal(monkeypatch, columns: int) -> None:
+    """Plain output as a terminal of ``columns`` gets it (stdout a terminal, no colour)."""
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("COLUMNS", str(columns))
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_plain_output_fits_80_columns_in_a_terminal(capsys, monkeypatch):
+    from rich.cells import cell_len
+
     for argv in (
         ["textbook", "mlm", "--seq-len", "40"],
         ["textbook", "clm", "--seq-len", "60"],
@@ -111,16 +122,19 @@ def test_plain_output_fits_80_columns_without_colour(capsys, monkeypatch):
             "zh",
         ],
     ):
+        in_a_terminal(monkeypatch, 80)
         status, out, _ = run(capsys, *argv)
         assert status == 0
-        assert "\x1b[" not in out
-        assert max(len(line) for line in out.splitlines()) <= 80, argv
+        assert "columns 0-" in out or "第 0-" in out or argv[0] == "show", (
+            argv
+        )  # the grid was cut into blocks
+        assert max(cell_len(ANSI.sub("", line)) for line in out.splitlines()) <= 80, argv
 
 
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["show", "sample", "mlm", "--p", "1.5"], "must be in [0, 1]"),
+        (["show", "sample", "mlm", "--p", "1.5"], "argument --p: must be from 0 to 1, got 1.5"),
         (["show", "sample", "clm", "--text", "one"], "at least 2 tokens"),
         (["show", "mask", "prefix", "--n", "4", "--prefix", "9"], "prefix length 9"),
         (["show", "sample", "span", "--spans", "2:5,4:6"], "overlap"),
@@ -131,14 +145,14 @@ def test_plain_output_fits_80_columns_without_colour(capsys, monkeypatch):
                 "sample",
                 "span",
                 "--text",
-                " ".join(["w"] * 300),
+                "好" * 256,
                 "--spans",
                 ",".join(f"{2 * i}:{2 * i + 1}" for i in range(100)),
             ],
             "sentinels",
         ),
         (["show", "mask", "causal", "--n", "x"], "not a whole number"),
-        (["show", "sample", "span", "--p", "0.3"], "--p applies to mlm only"),
+        (["show", "sample", "span", "--p", "0.3"], "--p applies to mlm without --positions only"),
         (["textbook", "visibility", "--p", "0.3"], "--p applies to mlm only"),
         (["textbook", "nonsense"], "invalid choice"),
     ],
@@ -156,7 +170,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragment):
 def test_errors_speak_chinese(capsys):
     with pytest.raises(SystemExit):
         main(["--lang", "zh", "show", "sample", "mlm", "--p", "2"])
-    assert "选择概率 p 必须在 [0, 1] 之间" in capsys.readouterr().err
+    assert "参数 --p：必须在 0 到 1 之间，收到 2" in capsys.readouterr().err
 
 
 def test_real_binary_exit_codes_and_no_traceback():
@@ -228,7 +242,7 @@ def test_reflection_says_not_graded(capsys):
         (["check", "mlm-abcde", "--answer", "outputs=A"], "has no part 'outputs'"),
         (["check", "mlm-abcde", "--answer", "A B C"], "PART=TEXT"),
         (["check", "mlm-abcde"], "at least one --answer"),
-        (["exercise", "mlm-abcde", "--seed", "-1"], "--seed must be 0 or more"),
+        (["exercise", "mlm-abcde", "--seed", "-1"], "argument --seed: must be from 0 to 4294967295, got -1"),
     ],
 )
 def test_exercise_commands_bad_input(capsys, argv, fragment):

@@ -119,18 +119,21 @@ def _not_a_whole_number(text: str) -> bool:
 @given(st.text(min_size=1, max_size=60).filter(_not_a_whole_number))
 def test_the_learners_own_words_come_through_unchanged(value):
     """Braces, quotes, full-width text or an escape sequence in the value are quoted
-    back as given, never formatted; the refusal travels through argparse intact."""
+    back as given (cut when long), never formatted; the refusal travels through argparse intact."""
     from tui.cli import ArgumentsError, build_parser, usage_line
+    from tui.commands.arguments import MAX_SHOWN, shown
 
     with pytest.raises(ArgumentsError) as refused:
         build_parser().parse_args(["show", "mask", "causal", "--n", value])
+    quoted = shown(value)
+    assert quoted == repr(value) or (len(quoted) == MAX_SHOWN and repr(value).startswith(quoted[:-1]))
     assert (
         usage_line(refused.value, "zh")
-        == f"objectives-tutor show mask：参数 --n：不是整数：{value!r}（见 --help）"
+        == f"objectives-tutor show mask：参数 --n：不是整数：{quoted}（见 --help）"
     )
     assert (
         usage_line(refused.value, "en")
-        == f"objectives-tutor show mask: argument --n: not a whole number: {value!r} (see --help)"
+        == f"objectives-tutor show mask: argument --n: not a whole number: {quoted} (see --help)"
     )
 
 
@@ -139,41 +142,43 @@ def test_the_learners_own_words_come_through_unchanged(value):
 @pytest.mark.parametrize(
     ("reader", "text", "value"),
     [
-        ("whole_number", "１２", 12),
-        ("whole_number", " 7 ", 7),
-        ("whole_number", "1_000", 1000),
-        ("probability", "15%", 0.15),
-        ("probability", "０．３", 0.3),
-        ("positions", "1、4", [1, 4]),
-        ("positions", "１，４,", [1, 4]),
-        ("names", "CLM，MLM", ["clm", "mlm"]),
-        ("names", "clm mlm、prefix", ["clm", "mlm", "prefix"]),
-        ("spans", "2:5，7-8", [(2, 5), (7, 8)]),
-        ("spans", "２：５", [(2, 5)]),
+        ("whole(0, 10**6)", "１２", 12),
+        ("whole(0, 10**6)", " 7 ", 7),
+        ("whole(0, 10**6)", "1_000", 1000),
+        ("whole(-5, 5)", "-0", 0),
+        ("real(0, 1, percent=True)", "15%", 0.15),
+        ("real(0, 1, percent=True)", "０．３", 0.3),
+        ("real(0, 1, percent=True)", "１５％", 0.15),
+        ("positions(256)", "1、4", [1, 4]),
+        ("positions(256)", "１，４,", [1, 4]),
+        ("names(8)", "CLM，MLM", ["clm", "mlm"]),
+        ("names(8)", "clm mlm、prefix", ["clm", "mlm", "prefix"]),
+        ("span_list(256)", "2:5，7-8", [(2, 5), (7, 8)]),
+        ("span_list(256)", "２：５", [(2, 5)]),
     ],
 )
 def test_values_read_as_learners_write_them(reader, text, value):
     from tui.commands import arguments
 
-    assert getattr(arguments, reader)(text) == value
+    assert eval(reader, vars(arguments))(text) == value
 
 
 @given(st.integers(0, 10**6))
 def test_full_width_whole_numbers_read_as_their_value(value):
-    from tui.commands.arguments import whole_number
+    from tui.commands.arguments import whole
 
     full_width = "".join(chr(ord("０") + int(digit)) for digit in str(value))
-    assert whole_number(full_width) == value
+    assert whole(0, 10**6)(full_width) == value
 
 
-@pytest.mark.parametrize("text", ["1到4", "", "x", "1.5", "5" * 5000 + "x"])
+@pytest.mark.parametrize("text", ["1到4", "", "x", "1.5", "5" * 5000 + "x", "nan", "1e3", "0x10"])
 def test_an_unreadable_whole_number_is_refused_in_a_sentence_we_translate(text):
     import argparse
 
-    from tui.commands.arguments import whole_number
+    from tui.commands.arguments import whole
 
     with pytest.raises(argparse.ArgumentTypeError) as refused:
-        whole_number(text)
+        whole(0, 10)(text)
     assert refused.value.said("zh").startswith("不是整数：")
 
 
@@ -185,12 +190,14 @@ REFUSALS = [
     (["train", "--objectives", "xyz"], "未知目标 'xyz'"),
     (["train", "--objectives", "clm，clm"], "每个目标只能写一次"),
     (["train", "--objectives", "、"], "请至少指定一个目标"),
-    (["train", "--steps", "0"], "步数必须在 1 到 100000 之间，收到 0"),
-    (["train", "--threads", "65"], "线程数必须在 1 到 64 之间"),
+    (["train", "--steps", "0"], "参数 --steps：必须在 1 到 100000 之间，收到 0"),
+    (["train", "--threads", "65"], "参数 --threads：必须在 1 到 64 之间，收到 65"),
     (["train", "--device", "tpu"], "--device 只能是 cpu 或 cuda"),
-    (["probe", ""], "提示为空"),
-    (["probe", "  \t "], "提示为空"),
-    (["probe", "好" * 2001], "提示太长（最多 2000 个字符）"),
+    (["train", "--rules", "--steps", "5"], "--steps 只适用于：训练（不带 --rules）"),
+    (["probe", ""], "参数 prompt：文本为空"),
+    (["probe", "  \t "], "参数 prompt：文本为空"),
+    (["probe", "好" * 2001], "参数 prompt：最多 2000 个字符，收到 2001 个"),
+    (["probe", "因为"], "还没有可用的训练好的模型：请先运行 `objectives-tutor train --corpus zh` 训练"),
     (["lab", "hint"], "请指明题目，例如 `lab hint bert_mask`"),
     (["lab", "frob", "x"], "未知操作 'frob'"),
 ]

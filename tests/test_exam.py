@@ -257,10 +257,14 @@ async def test_time_up_submits_by_itself(tmp_path):
     session = ExamSession.open(QUIZ, "dan", tmp_path, now=time.time() - 30 * 60 - 2)
     app = TutorApp(lang="en", still=True, exam=session)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(300):
-            await pilot.pause(0.05)
-            if session.submission_path.exists() and app.screen.query_one("#results").display:
+        # Time is up from the start; the exam hands in at its next once-a-second tick after
+        # the engine (which grades) has loaded. Waits for those events, not for a budget:
+        # the loop below only keeps a broken build from hanging (a tick is 1 s; 60 s here).
+        await engine_ready(app)
+        for _ in range(1200):
+            if session.submitted_at is not None and app.screen.query_one("#results").display:
                 break
+            await pilot.pause(0.05)
         assert session.submission_path.exists() and session.submitted_at is not None
         assert "Your results" in str(app.screen.query_one("#results-text").content)
 

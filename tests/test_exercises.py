@@ -1,5 +1,6 @@
 """The catalogue graded against the engine, as learners will answer it."""
 
+import functools
 import json
 import os
 import re
@@ -14,7 +15,6 @@ from exercises.catalogue import EXERCISES, UnknownExercise, get
 from exercises.grading import parsing
 from exercises.grading.diagnoses import DIAGNOSES
 from exercises.grading.model import UnknownPart
-from exercises.items import choice as choice_module
 from exercises.items.choice import LETTERS, ChoiceExercise
 from exercises.selfcheck import problems
 from tests.exercise_scripts import SCRIPTS
@@ -35,12 +35,25 @@ def test_the_engines_solution_always_scores_one(exercise, seed):
 
 
 def _uncached(exercise, seed):
-    """A variant generated afresh, bypassing the item's lru_cache."""
-    if isinstance(exercise, ChoiceExercise):
-        return choice_module._generate.__wrapped__(exercise, seed)
-    if exercise.make_variant is None:
-        return exercise.generate(seed)  # reflections: no cache, nothing random
-    return exercise.make_variant.__wrapped__(seed)
+    """A variant generated afresh: every memo of the engine and the exercises emptied
+    first (the item's own, and the engine's masking and corruption memos under it, which
+    would otherwise hand back the first computation)."""
+    for clear in _memos(len(sys.modules)):
+        clear()
+    return exercise.generate(seed)
+
+
+@functools.cache
+def _memos(modules_loaded: int) -> list:
+    """The cache_clear of every memo in engine/ and exercises/ (looked up again when a
+    module has been imported since)."""
+    return [
+        value.cache_clear
+        for name, module in list(sys.modules.items())
+        if name.startswith(("engine.", "exercises."))
+        for value in list(vars(module).values())
+        if callable(getattr(value, "cache_clear", None))
+    ]
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
@@ -344,13 +357,190 @@ PATHOLOGICAL = {
 @pytest.mark.parametrize(
     "exercise", [e for e in EXERCISES if e.graded and e.make_variant], ids=lambda e: e.id
 )
-def test_a_pasted_wall_of_text_is_graded_in_well_under_a_second(exercise):
+def test_a_pasted_wall_of_text_is_graded_without_blowing_up(exercise):
+    """Each grading stays within 0.5 s of CPU (not of the wall clock, which a busy machine
+    stretches): ten times the slowest measured (32 ms), far below the ten seconds it took
+    when every range was expanded. benchmarks/grading.py measures the speed."""
     import time
 
     variant = exercise.generate(1)
     solution = exercise.solve(variant)
     for name, text in PATHOLOGICAL.items():
         for part in exercise.part_names():
-            started = time.perf_counter()
+            started = time.process_time()
             exercise.grade(variant, {**solution, part: text})
-            assert time.perf_counter() - started < 1.0, (name, part)
+            assert time.process_time() - started < 0.5, (name, part)
+
+
+# ---------------------------------------------------------------- issue 24: tells and variant defects
+# Each test breaks one thing the catalogue self-check must catch (`exercises --check`), and
+# checks that the check reports it; the catalogue as shipped passes (above).
+
+from dataclasses import replace as _replace  # noqa: E402
+
+from exercises.items.concepts import ask, right, wrong  # noqa: E402
+from exercises.selfcheck import (  # noqa: E402
+    PHRASE_IN_ALL,
+    bank_problems,
+    phrase_tells,
+    question_problems,
+)
+from exercises.text import L  # noqa: E402
+
+HINT = (L("Think it through.", "想一想。"),)
+
+
+def _bank(*questions):
+    return list(questions)
+
+
+def _question(n, right_en, wrongs, right_zh=None):
+    return ask(
+        f"question {n}?",
+        f"问题 {n}？",
+        right(right_en, right_zh or f"对的说法{n}"),
+        *(wrong(en, f"错的说法{n}{i}", "w", "错", "objectives-ranked") for i, en in enumerate(wrongs)),
+        hints=HINT,
+    )
+
+
+def test_a_phrase_found_only_in_wrong_options_is_a_tell():
+    """The shipped banks had five options starting "nothing:", all wrong: picking against
+    the phrase won without the concept."""
+    bank = _bank(
+        *(
+            _question(n, f"the plain fact number {n}", [f"nothing: claim {n}", f"another idea {n}"])
+            for n in range(4)
+        )
+    )
+    found = bank_problems(bank)
+    assert any("'^nothing:'" in line or "'nothing'" in line for line in found), found
+    # The same phrase in a right option as often as chance allows is no tell.
+    fair = [*bank[:3], _question(9, "nothing: and it is right", ["x y", "z w"])]
+    assert not any("nothing" in line for line in bank_problems(fair)), bank_problems(fair)
+
+
+def test_synonyms_of_a_tell_count_as_one():
+    """ "a person labelled it", "human annotators", "people checked it": one idea, one tell."""
+    wrongs = [
+        ["a person labelled it", "q"],
+        ["human annotators did", "r"],
+        ["people checked it", "s"],
+        ["annotators", "t"],
+    ]
+    bank = _bank(*(_question(n, f"the text itself {n}", w) for n, w in enumerate(wrongs)))
+    assert any("'person'" in line for line in bank_problems(bank)), bank_problems(bank)
+
+
+def test_a_tell_across_all_banks_is_found():
+    wrongs = [f"it does not matter: fine-tuning decides {n}" for n in range(PHRASE_IN_ALL)]
+    questions = [_question(n, f"plain right answer {n}", [w, f"other {n}"]) for n, w in enumerate(wrongs)]
+    assert any("fine-tuning" in line for line in phrase_tells(questions, PHRASE_IN_ALL))
+
+
+def test_the_right_option_usually_longest_is_a_tell():
+    bank = _bank(
+        *(
+            _question(
+                n, f"a right answer that is clearly the longest one here {n}", [f"short {n}", f"brief {n}"]
+            )
+            for n in range(8)
+        )
+    )
+    assert any("the right option is the longest" in line for line in bank_problems(bank))
+
+
+def test_two_options_saying_the_same_in_chinese_are_found():
+    question = ask(
+        "q?",
+        "问？",
+        right("a", "编码器从左到右读完整个输入"),
+        wrong("b", "编码器从左到右读完了整个输入", "w", "错", "objectives-ranked"),
+        wrong("c", "解码器写出片段", "w", "错", "objectives-ranked"),
+        hints=HINT,
+    )
+    assert any("say almost the same thing (zh)" in line for line in question_problems(question))
+
+
+def test_a_question_without_its_own_hints_or_with_a_telling_hint_is_found():
+    bare = _replace(_question(1, "the right one", ["a wrong one", "another"]), hints=())
+    assert any("hints of its own" in line for line in question_problems(bare))
+    telling = _replace(bare, hints=(L("It is the right one.", "是对的说法1。"),))
+    assert any("a hint states the right option" in line for line in question_problems(telling))
+
+
+def test_the_self_check_fails_on_a_bank_with_a_tell(monkeypatch):
+    """End to end, as `exercises --check` runs: plant the old "nothing:" options in a bank."""
+    exercise = get("concept-80-10-10")
+    planted = tuple(
+        _replace(
+            question,
+            options=tuple(
+                option
+                if option.correct
+                else _replace(option, text=L(f"nothing: {option.text['en']}", option.text["zh"]))
+                for option in question.options
+            ),
+        )
+        for question in exercise.questions
+    )
+    monkeypatch.setattr(exercise, "questions", planted)
+    assert any("concept-80-10-10: the phrase" in line and "nothing" in line for line in problems(range(1)))
+
+
+def _unfair_from(monkeypatch, exercise_id, change):
+    """Make every variant of an exercise go through ``change`` and return the self-check's lines."""
+    exercise = get(exercise_id)
+    original = exercise.make_variant
+    monkeypatch.setattr(exercise, "make_variant", lambda seed: change(original(seed)))
+    return [line for line in problems(range(3)) if line.startswith(exercise_id)]
+
+
+def test_a_perplexity_prompt_that_gives_ln_v_away_is_unfair(monkeypatch):
+    def give_away(variant):
+        vocab = variant.data["vocab"] or 100
+        prompt = {
+            lang: text.replace(" nats", f" nats (that is ln {vocab})", 1)
+            for lang, text in variant.prompt.items()
+        }
+        return _replace(variant, prompt=prompt)
+
+    assert any("unfair variant" in line for line in _unfair_from(monkeypatch, "perplexity", give_away))
+
+
+def test_an_mlm_variant_where_every_selected_token_is_masked_is_unfair(monkeypatch):
+    def all_masked(variant):
+        return _replace(variant, data={**variant.data, "fates": ["mask"] * len(variant.data["fates"])})
+
+    assert any("unfair variant" in line for line in _unfair_from(monkeypatch, "mlm-abcde", all_masked))
+    assert any("unfair variant" in line for line in _unfair_from(monkeypatch, "three-masks", all_masked))
+
+
+def test_a_trivial_visibility_question_is_unfair(monkeypatch):
+    def unpadded(variant):  # a bidirectional row with no padding: "every position", whatever the numbers
+        data = variant.data
+        return _replace(
+            variant, data={**data, "kind": "bidirectional", "pad": 0, "visible": list(range(data["n"]))}
+        )
+
+    assert any("unfair variant" in line for line in _unfair_from(monkeypatch, "visibility", unpadded))
+
+    def first(variant):  # position 0 under a causal mask sees only itself
+        return _replace(
+            variant,
+            data={**variant.data, "kind": "causal", "query": 0, "prefix": 0, "pad": 0, "visible": [0]},
+        )
+
+    assert any("unfair variant" in line for line in _unfair_from(monkeypatch, "visibility", first))
+
+
+def test_chinese_material_in_an_english_prompt_must_say_why(monkeypatch):
+    from exercises.items.banks import CHINESE_MATERIAL_NOTE
+
+    def drop_note(variant):
+        return _replace(
+            variant, prompt={**variant.prompt, "en": variant.prompt["en"].replace(CHINESE_MATERIAL_NOTE, "")}
+        )
+
+    found = _unfair_from(monkeypatch, "three-masks", drop_note)  # seed 2 is Chinese
+    assert any("Chinese material without saying why" in line for line in found), found

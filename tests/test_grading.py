@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -391,6 +393,7 @@ CAPPED_SCRIPTS = [
 def test_every_capped_misconception_stays_under_its_cap(exercise_id, code, script):
     exercise = get(exercise_id)
     cap = dict(exercise.scoring().caps)[code]
+    diagnosed = 0
     for seed in range(80):
         variant = exercise.generate(seed)
         solution = exercise.solve(variant)
@@ -399,7 +402,9 @@ def test_every_capped_misconception_stays_under_its_cap(exercise_id, code, scrip
             continue
         result = exercise.grade(variant, {**solution, **wrong})
         if code in result.diagnoses:
+            diagnosed += 1
             assert result.score <= cap + 1e-9, (seed, wrong, result.score)
+    assert diagnosed > 0, f"the script never made {code} on 80 variants: the cap was not tested"
 
 
 def test_every_rubric_caps_known_codes_and_reads_in_both_languages():
@@ -508,8 +513,12 @@ def test_the_self_check_catches_a_hint_that_states_the_answer(monkeypatch):
     assert hint_states_answer(exercise, variant, {"en": f"It is {answer}.", "zh": f"答案是 {answer}。"})
     assert not hint_states_answer(exercise, variant, exercise.hints(variant)[0])
     concept = get("concept-architecture")
-    right = next(o for o in concept.question(concept.generate(0)).options if o.correct)
-    monkeypatch.setattr(concept, "hint_texts", (right.text,))
+    question = concept.question(concept.generate(0))
+    right = next(o for o in question.options if o.correct)
+    from dataclasses import replace
+
+    told = replace(question, hints=(right.text,))  # each question carries its own hints
+    monkeypatch.setattr(concept, "questions", tuple(told if q is question else q for q in concept.questions))
     assert any("a hint states the answer" in line for line in problems(range(1)))
 
 
@@ -551,12 +560,22 @@ def test_the_tell_detector_finds_tells():
     assert any("diagnosis code" in problem for problem in question_problems(unknown))
 
 
+def distinct_questions(exercise, count: int) -> list[int]:
+    """The first seed of each distinct question among seeds 0..count-1: seeds asking the same
+    question make the same variant ("equal question key, equal question", test_quiz.py), so
+    checking one of them checks all (a 20-question pool needs 20 checks, not 3,000)."""
+    if exercise.draw is None:
+        return list(range(count))
+    first = {}
+    for seed in range(count):
+        first.setdefault(exercise.question_key(seed), seed)
+    return sorted(first.values())
+
+
 @pytest.mark.parametrize("exercise", GRADED, ids=lambda e: e.id)
 def test_generators_make_only_fair_variants_over_thousands_of_seeds(exercise):
-    count = (
-        3000 if exercise.id != "loss-sanity" else 600
-    )  # each loss-sanity variant reruns the lesson's model
-    unfair = [seed for seed in range(count) if not exercise.variant_is_fair(exercise.generate(seed))]
+    seeds = distinct_questions(exercise, 3000)
+    unfair = [seed for seed in seeds if not exercise.variant_is_fair(exercise.generate(seed))]
     assert unfair == [], (exercise.id, unfair[:10])
 
 
@@ -599,9 +618,22 @@ def test_mastery_counts_distinct_questions_not_reshuffled_options():
 
 
 def test_question_keys_are_torch_free_and_match_the_variants():
+    """Mastery counts questions by key without the engine: in a fresh interpreter every
+    exercise's keys load no torch, and they are the questions the variants ask."""
+    seeds = (0, 1, 2, 99)
+    code = (
+        "import json, sys\n"
+        "from exercises.catalogue import EXERCISES\n"
+        f"keys = {{e.id: [e.question_key(s) for s in {seeds!r}] for e in EXERCISES}}\n"
+        "print(json.dumps({'keys': keys, 'torch': 'torch' in sys.modules}))\n"
+    )
+    probe = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
+    assert probe["torch"] is False
+    assert sorted(probe["keys"]) == sorted(exercise.id for exercise in EXERCISES)
     for exercise in EXERCISES:
-        for seed in (0, 1, 2, 99):
-            key = exercise.question_key(seed)
+        for seed, key in zip(seeds, probe["keys"][exercise.id], strict=True):
             variant = exercise.generate(seed)
             if exercise.draw is not None or isinstance(exercise, ChoiceExercise):
                 assert key == variant.question, exercise.id
@@ -627,14 +659,22 @@ def test_inputs_is_the_one_name_for_a_model_input_everywhere():
 
 
 def test_the_loss_verdict_is_one_rule():
+    """5 nats above ln V, for the exercise's key and the causal-LM figure's "is this loss sane?"."""
+    from tui.figures import clm as clm_figure
+
     assert verdict(9.6401, 10000) == "normal"  # the lesson's run
     assert verdict(29.86, 10000) == "scaling-bug"  # the same run without 1/sqrt(d)
     assert verdict(math.log(1000) + 2.5, 1000) == "normal"  # a small batch scatters
     assert verdict(math.log(1000) + 13, 1000) == "scaling-bug"
+    assert verdict(math.log(8000) + 4.99, 8000) == "normal"
+    assert verdict(math.log(8000) + 5.01, 8000) == "scaling-bug"
+    assert clm_figure.loss_verdict is verdict  # the figure asks the same function
     exercise = get("loss-sanity")
     for seed in range(30):
         data = exercise.generate(seed).data
-        assert data["verdict"] == verdict(data["loss"], data["vocab"])
+        # The rule written out again, and what the run was: 1/sqrt(d) scaled is normal.
+        by_hand = "normal" if data["loss"] - math.log(data["vocab"]) < 5.0 else "scaling-bug"
+        assert data["verdict"] == by_hand == ("normal" if data["scaled"] else "scaling-bug"), (seed, data)
 
 
 def test_every_choice_option_is_graded_with_its_code():
@@ -661,7 +701,8 @@ def test_rubric_and_pool_on_the_command_line(capsys):
     assert main(["exercises", "--json"]) in (0, None)
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)["exercises"]}
     assert all(rows[e.id]["pool_size"] >= MIN_POOL for e in CONCEPTS)
-    assert rows["visibility"]["pool_size"] == 203
+    # issue 24: padded bidirectional rows, no trivial causal ones
+    assert rows["visibility"]["pool_size"] == 254
 
 
 def test_wrong_positions_names_twelve_and_counts_them_all():

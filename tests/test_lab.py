@@ -9,6 +9,7 @@ import math
 import os
 import time
 import types
+import uuid
 from fractions import Fraction
 from pathlib import Path
 
@@ -135,20 +136,20 @@ HUGE_BYTES = "def causal_mask(n):\n    return bytearray(10 * 1024**3)\n"
 
 
 def test_endless_loop_is_stopped_within_its_limit(tmp_path):
-    began = time.perf_counter()
+    # The call's own timer stopped it (not the CPU limit, not the test's patience): only
+    # that timer says "did not return within <the limit>". No stopwatch here: starting
+    # the sandbox takes seconds on a busy machine.
     result = run_check("causal_mask", _write(tmp_path, "loop.py", LOOP), call_limit=1.0)
     assert result.status == "stopped"
-    assert "1 s" in result.message["en"]
-    assert time.perf_counter() - began < 1.0 + 4.0  # the limit, plus starting and killing
+    assert "did not return within 1 s" in result.message["en"]
 
 
 @pytest.mark.parametrize("source", [HUGE, HUGE_BYTES], ids=["torch", "bytearray"])
 def test_ten_gigabytes_are_refused(source, tmp_path):
-    began = time.perf_counter()
+    # Refused by the address-space limit, as a MemoryError: never allocated (no stopwatch).
     result = run_check("causal_mask", _write(tmp_path, "huge.py", source))
     assert result.status == "fail" and result.failure.rule.code == "runs"
     assert "memory" in result.failure.yours.lower() or "MemoryError" in result.failure.yours
-    assert time.perf_counter() - began < 10
 
 
 @pytest.mark.parametrize(
@@ -332,20 +333,29 @@ def test_lab_record_survives_an_unwritable_home(tmp_path, monkeypatch):
 
 
 def test_sandbox_processes_are_gone_after_a_check(tmp_path):
-    """No learner process outlives its check (the fork server aside)."""
-    result = run_check("causal_mask", _write(tmp_path, "loop.py", LOOP), call_limit=0.5)
+    """No learner process outlives its check (the fork server aside). A child forked by the
+    fork server keeps the server's command line (and the file it loads is a copy, task.py,
+    so its name is nowhere either): the learner's loop names its own process, and that
+    name must be gone once the check has ended (polled: a killed process takes a moment)."""
+    marker = f"lab-{uuid.uuid4().hex[:11]}"  # a process name holds 15 bytes
+    source = f"import ctypes\nctypes.CDLL(None).prctl(15, {marker.encode()!r})  # PR_SET_NAME\n\n{LOOP}"
+    result = run_check("causal_mask", _write(tmp_path, "loop.py", source), call_limit=0.5)
     assert result.status == "stopped"
-    time.sleep(0.2)
-    alive = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
+
+    def named() -> list[str]:
+        found = []
+        for pid in os.listdir("/proc"):
             try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                if pid.isdigit() and Path(f"/proc/{pid}/comm").read_text().strip() == marker:
+                    found.append(pid)
             except OSError:
                 continue
-            if b"loop.py" in cmd:
-                alive.append(pid)
-    assert alive == []
+        return found
+
+    deadline = time.monotonic() + 10
+    while named() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert named() == []
 
 
 def t5_reference(

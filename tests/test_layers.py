@@ -1,9 +1,11 @@
 """Dependencies point one way: tui -> exercises -> engine -> torch.
 
-Each probe runs in a fresh interpreter and imports every module of a package
+Each probe runs in a fresh interpreter (the commands: one interpreter, a fork per command)
+and imports every module of a package
 (found by walking it, so a module added tomorrow is checked too), then reports
 the top-level packages that got loaded."""
 
+import json
 import pkgutil
 import subprocess
 import sys
@@ -141,21 +143,75 @@ def test_no_commands_help_imports_torch():
     assert "TORCH-BY=" not in result.stderr, result.stderr.rsplit("TORCH-BY=", 1)[1]
 
 
-def torch_loaded_by(argv: list[str]) -> bool:
-    code = (
-        "import sys\nfrom tui.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write('\\nTORCH=' + str('torch' in sys.modules))"
-    )
+# One interpreter imports tui.cli (as `objectives-tutor` does first), checks that this
+# loaded no torch, then forks a child per command: each child starts from that state, runs
+# main(argv) and reports whether torch got imported. As honest as a fresh process per
+# command (the same imports precede main in both), for one interpreter's start-up instead
+# of one per command. Each child has its own progress folder.
+FORKING_PROBE = """
+import json, os, sys
+from tui.cli import main
+
+def run(index, argv):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        os.environ["OBJECTIVES_TUTOR_HOME"] = os.path.join(sys.argv[1], f"home-{index}")
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 0), os.dup2(quiet, 1), os.dup2(quiet, 2)
+        try:
+            main(argv)
+        except SystemExit:
+            pass
+        except BaseException as error:
+            os.write(write, ("ERROR " + repr(error)).encode())
+            os._exit(1)
+        os.write(write, str("torch" in sys.modules).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        said = pipe.read()
+    os.waitpid(pid, 0)
+    return said
+
+commands = json.loads(sys.stdin.read())
+report = {"before": "torch" in sys.modules, "after": [run(i, argv) for i, argv in enumerate(commands)]}
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def torch_after(tmp_path_factory):
+    """argv (joined) -> did running it import torch? For every command below, in one probe."""
+    tmp = tmp_path_factory.mktemp("commands")
+    commands = [
+        [arg.replace("{tmp}", str(tmp)) for arg in argv] for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]
+    ]
     result = subprocess.run(
-        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, "-c", FORKING_PROBE, str(tmp)],
+        input=json.dumps(commands),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     )
-    return result.stderr.rsplit("TORCH=", 1)[1].strip() == "True"
+    report = json.loads(result.stdout)
+    assert report["before"] is False, "importing tui.cli loaded torch"
+    said = dict(
+        zip((" ".join(argv) for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]), report["after"], strict=True)
+    )
+    assert not [line for line in said.values() if line.startswith("ERROR")], said
+    return said
+
+
+TORCH_USER = ["show", "mask", "causal", "--n", "3"]  # the engine computes: the probe must see torch
 
 
 @pytest.mark.parametrize("argv", TORCH_FREE_COMMANDS, ids=" ".join)
-def test_commands_that_compute_nothing_import_no_torch(argv, tmp_path):
-    assert not torch_loaded_by([arg.replace("{tmp}", str(tmp_path)) for arg in argv])
+def test_commands_that_compute_nothing_import_no_torch(argv, torch_after):
+    assert torch_after[" ".join(argv)] == "False"
 
 
-def test_the_probe_sees_torch_where_the_engine_computes():
-    assert torch_loaded_by(["show", "mask", "causal", "--n", "3"])
+def test_the_probe_sees_torch_where_the_engine_computes(torch_after):
+    assert torch_after[" ".join(TORCH_USER)] == "True"

@@ -93,7 +93,13 @@ def test_span_sample_explicit_is_t5s_and_random_is_seeded():
     touching = samples.span_sample(LESSON, spans=[(2, 3), (3, 4)])
     assert touching.spans == [[2, 4]]
     assert touching.targets == ["<extra_id_0>", "learn", "patterns", "<extra_id_1>", "</s>"]
-    assert samples.span_sample(LESSON, seed=4) == samples.span_sample(LESSON, seed=4)
+    # Seeded: seed 4 computed afresh (not the memo's copy) is the same, and the seed is used
+    # (the lesson's 8 tokens have one place for their one span; 40 tokens have many).
+    longer = " ".join(f"w{index}" for index in range(40))
+    first = samples.span_sample(longer, seed=4)
+    samples._random_corruption.cache_clear()
+    assert samples.span_sample(longer, seed=4) == first
+    assert len({str(samples.span_sample(longer, seed=seed).spans) for seed in range(8)}) > 1
     chinese = samples.span_sample("今天天气很好我们去公园", density=0.3, mean_span=2, seed=1)
     assert sum(end - start for start, end in chinese.spans) == 3
 

@@ -33,25 +33,35 @@ def test_loopback_detection():
     assert app_command("zh").endswith("-m tui.cli --lang zh")
 
 
-def test_serve_answers_its_page_and_stops_cleanly():
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "COLUMNS": "100"},
-    )
-    try:
-        page = None
-        for _ in range(150):
+def serve_on_a_free_port() -> tuple[subprocess.Popen, str | None]:
+    """`serve` on a port found free, and its page once it answers (None if it never does).
+    Between finding the port and the server binding it another program may take it: the
+    server then exits with "address already in use", and it is started again on another."""
+    for _ in range(3):
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "tui.cli", "serve", "--port", str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "COLUMNS": "100"},
+        )
+        give_up = time.monotonic() + 120  # a hang guard: it answers within seconds
+        while server.poll() is None and time.monotonic() < give_up:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as response:
-                    page = response.read().decode()
                     assert response.status == 200
-                    break
+                    return server, response.read().decode()
             except OSError:
                 time.sleep(0.1)
+        if server.poll() is None or "in use" not in server.stderr.read().lower():
+            return server, None
+    return server, None
+
+
+def test_serve_answers_its_page_and_stops_cleanly():
+    server, page = serve_on_a_free_port()
+    try:
         assert page is not None, "the server never answered"
         assert "objectives-tutor" in page and "ws" in page  # the page connects back over a websocket
     finally:

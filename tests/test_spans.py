@@ -1,5 +1,6 @@
 import collections
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given
@@ -61,7 +62,7 @@ def t5_reference(tokens, noise_mask, sentinels):
 @given(
     st.integers(1, 4),
     st.integers(2, 512),
-    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0, exclude_min=True),  # density 0 hides nothing: its own test
     st.floats(0.5, 10.0),
     st.integers(0, 2**31 - 1),
 )
@@ -197,11 +198,99 @@ def test_too_short_and_bad_parameters():
         assert error.value.code == code
 
 
+def t5_random_spans_noise_mask(length, noise_density, mean_noise_span_length, rng):
+    """A NumPy transcription of T5's ``random_spans_noise_mask`` (random_roll off, one
+    row), line by line: float32 arithmetic, ``tf.round`` (half to even), the length
+    raised to 2 and the mask cut back, ``_random_segmentation`` by shuffling a 0/1
+    vector of segment starts. Only the random stream differs (NumPy's, not TF's)."""
+    if noise_density == 0.0:
+        return np.zeros(length, dtype=bool)
+    orig_length = length
+    length = max(length, 2)
+    num_noise_tokens = int(np.round(np.float32(length) * np.float32(noise_density)))
+    num_noise_tokens = min(max(num_noise_tokens, 1), length - 1)
+    num_noise_spans = int(np.round(np.float32(num_noise_tokens) / np.float32(mean_noise_span_length)))
+    num_noise_spans = max(num_noise_spans, 1)
+    num_nonnoise_tokens = length - num_noise_tokens
+
+    def _random_segmentation(num_items, num_segments):
+        first_in_segment = np.pad(
+            rng.permutation((np.arange(num_items - 1) < num_segments - 1).astype(int)), [1, 0]
+        )
+        segment_id = np.cumsum(first_in_segment)
+        return np.bincount(segment_id)  # tf.math.segment_sum(ones, segment_id)
+
+    noise_span_lengths = _random_segmentation(num_noise_tokens, num_noise_spans)
+    nonnoise_span_lengths = _random_segmentation(num_nonnoise_tokens, num_noise_spans)
+    interleaved = np.stack([nonnoise_span_lengths, noise_span_lengths], axis=1).reshape(num_noise_spans * 2)
+    span_starts = np.cumsum(interleaved)[:-1]
+    span_start_indicator = np.zeros(length, dtype=int)
+    np.add.at(span_start_indicator, span_starts, 1)  # tf.math.unsorted_segment_sum
+    span_num = np.cumsum(span_start_indicator)
+    return (span_num % 2 == 1)[:orig_length]
+
+
+DENSITIES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
+
+
+def test_noise_and_span_counts_are_t5s_float32_arithmetic():
+    """T5 rounds float32(N) * density: 190 tokens at 0.15 give 29 noise tokens (float32
+    28.500001), not 28 (float64 28.499999...). 57 lengths up to 2048 differ between the
+    two over these densities; every one must be T5's."""
+    rng = np.random.default_rng(0)
+    assert span_counts(190, 0.15, 3.0) == (29, 10)
+    for density in DENSITIES:
+        for n in range(2, 2049):
+            mask = t5_random_spans_noise_mask(n, density, 3.0, rng)
+            noise = int(mask.sum())
+            spans = int((mask & ~np.concatenate([[False], mask[:-1]])).sum())
+            assert span_counts(n, density, 3.0) == (noise, spans), (n, density)
+
+
 def test_t5_arithmetic_for_the_default_setting():
     # 512 tokens, density 0.15, mean 3: round(76.8) = 77 noise tokens in round(25.67) = 26 spans.
     assert span_counts(512, 0.15, 3.0) == (77, 26)
-    assert span_counts(10, 0.0, 3.0) == (1, 1)  # clamped to at least one noise token
+    # T5's own pretraining examples (span_corruption, random_spans_helper): 568 raw tokens make
+    # a corrupted input of exactly 512 (568 - 85 + 28 sentinels + </s>) and a target of 114.
+    noise, spans = span_counts(568, 0.15, 3.0)
+    assert (noise, spans) == (85, 28)
+    assert (568 - noise + spans + 1, noise + spans + 1) == (512, 114)
+    assert span_counts(10, 0.01, 3.0) == (1, 1)  # clamped to at least one noise token
     assert span_counts(10, 1.0, 3.0) == (9, 1)  # and at least one kept token
+
+
+def test_density_zero_hides_nothing_as_in_t5():
+    """T5 returns an all-kept mask at density 0; its target is then one sentinel standing
+    for the whole (kept) text."""
+    assert span_counts(10, 0.0, 3.0) == (0, 0)
+    mask = random_spans_noise_mask(3, 10, 0.0, 3.0, torch.Generator().manual_seed(0))
+    assert not mask.any()
+    ids = torch.arange(5, 15)
+    result = corrupt_random(ids, SENTINELS, 0.0, 3.0, generator=torch.Generator().manual_seed(0), eos_id=EOS)
+    assert (result.inputs.tolist(), result.targets.tolist()) == t5_reference(
+        ids.tolist(), [False] * 10, SENTINELS
+    )
+    assert result.targets.tolist() == [SENTINELS[0], EOS]
+
+
+@pytest.mark.parametrize(("n", "density", "mean"), [(12, 0.3, 2.0), (9, 0.4, 1.5), (16, 0.15, 3.0)])
+def test_random_masks_are_drawn_from_t5s_set_with_t5s_odds(n, density, mean):
+    """Every mask the engine draws is one T5's code can draw, each about equally often
+    (T5: "all masks are equally likely"). Seeded: never flakes."""
+    draws = 6000
+    rng = np.random.default_rng(1)
+    t5 = collections.Counter(
+        tuple(t5_random_spans_noise_mask(n, density, mean, rng).tolist()) for _ in range(draws)
+    )
+    ours = collections.Counter(
+        map(
+            tuple, random_spans_noise_mask(draws, n, density, mean, torch.Generator().manual_seed(1)).tolist()
+        )
+    )
+    assert set(ours) == set(t5)
+    share = 1 / len(t5)
+    for mask in t5:
+        assert ours[mask] / draws == pytest.approx(share, abs=0.35 * share + 0.01)
 
 
 def test_span_lengths_follow_uniform_segmentation():

@@ -1,5 +1,6 @@
 """The lessons' printed outputs, to the digit."""
 
+import pytest
 import torch
 
 from engine import textbook
@@ -27,7 +28,9 @@ def test_first_lesson_clm_with_length_4_follows_the_same_algorithm():
     expected = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, 10000), ids[:, 1:].reshape(-1))
     run = textbook.clm_run(seq_len=4)
     assert torch.equal(run.input_ids, ids)
-    assert run.loss == expected.item()
+    # The same draws and formula; not bit for bit (the engine's matmul is laid out otherwise, and
+    # float32 kernels round differently by shape and CPU): another draw order moves it by far more.
+    assert run.loss == pytest.approx(expected.item(), rel=1e-5, abs=0)
 
 
 def test_first_lesson_mlm_run():

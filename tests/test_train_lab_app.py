@@ -139,43 +139,39 @@ def test_bad_train_arguments_exit_2_with_one_line(argv, capsys):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_a_saved_run_that_does_not_load_is_reported_moved_aside_and_retrained(capsys, monkeypatch, tmp_path):
+@pytest.fixture
+def small_saved_run():
+    """A tiny run saved where probe looks for it (a probe never trains unasked)."""
     from engine import train_lab
+    from exercises.training.runs import save_run
+
+    save_run(train_lab.run_lab(train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)))
+
+
+def test_a_saved_run_that_does_not_load_is_reported_moved_aside_and_the_probe_says_what_to_run(capsys):
     from exercises.training.runs import run_path
-    from tui.commands import train as train_command
 
     path = run_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"not a model at all")
-    small = train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)
-    monkeypatch.setattr(train_command, "default_settings", lambda: small)
-    assert main(["probe", "因为", "--json"]) == 0
+    with pytest.raises(SystemExit) as exit_info:
+        main(["probe", "因为", "--json", "--lang", "en"])
     captured = capsys.readouterr()
-    assert "could not be read" in captured.err or "无法读取" in captured.err
-    assert json.loads(captured.out)["task"] == "continue"
+    assert exit_info.value.code == 2 and captured.out == ""
+    assert "could not be read" in captured.err and "`objectives-tutor train --corpus en`" in captured.err
     aside = list(path.parent.glob("last-run.unreadable-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == b"not a model at all"
-    assert path.exists() and path.read_bytes() != b"not a model at all"
+    assert not path.exists()
 
 
-def test_probe_rejects_two_blanks_with_one_line(capsys, monkeypatch):
-    from engine import train_lab
-    from tui.commands import train as train_command
-
-    small = train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)
-    monkeypatch.setattr(train_command, "default_settings", lambda: small)
+def test_probe_rejects_two_blanks_with_one_line(capsys, small_saved_run):
     with pytest.raises(SystemExit) as exit_info:
         main(["probe", "因为_买了三_书"])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.count("\n") >= 1
 
 
-def test_probe_never_echoes_control_characters_and_names_unknown_ones(capsys, monkeypatch):
-    from engine import train_lab
-    from tui.commands import train as train_command
-
-    small = train_lab.LabSettings(steps=2, train_sentences=200, eval_sentences=20)
-    monkeypatch.setattr(train_command, "default_settings", lambda: small)
+def test_probe_never_echoes_control_characters_and_names_unknown_ones(capsys, small_saved_run):
     assert main(["probe", "因为\x1b[31mTom", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b" in out and "T o m" in out

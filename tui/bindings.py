@@ -71,6 +71,7 @@ ACTION_KEYS = {
     "kind('prefix')": "key-kind-prefix",
     "prefix(-1)": "key-prefix",
     "prefix(1)": "key-prefix",
+    "random_cut": "key-random-cut",
     "row(-1)": "key-row",
     "row(1)": "key-row",
     "predict": "key-predict",

@@ -15,26 +15,53 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from tui.commands.arguments import Refusal, names, number, positions, probability, spans, whole_number
+from tui.commands import arguments
+from tui.commands.arguments import (
+    MAX_ANSWER_CHARS,
+    PORT,
+    SEED,
+    ArgumentsError,
+    Refusal,
+    named_text,
+    names,
+    positions,
+    real,
+    refuse_undecodable,
+    span_list,
+    text,
+    whole,
+)
 from tui.errors import UsageError
 from tui.i18n import LANGUAGES, MESSAGES, detect_language, error_text, t
 
 PROG = "objectives-tutor"
+__all__ = ["ArgumentsError", "OneLineParser", "build_parser", "main", "translate_usage", "usage_line"]
 
-
-class ArgumentsError(UsageError):
-    """argparse could not read the command line. Its English sentence is kept as it
-    is, so that ``main`` can say it in the learner's language (``usage_line``), with
-    the Refusal of a value, when a type function refused one."""
-
-    def __init__(self, prog: str, message: str, refusal: Refusal | None = None) -> None:
-        super().__init__(f"{prog}: {message} (see --help)")
-        self.prog, self.message, self.refusal = prog, message, refusal
+# The sizes of show and exercise/check (textbook's are in tui/commands/textbook.py, the
+# training lab's in tui/commands/train.py), stated in --help and docs/learner.md.
+MASK_N = whole(1, 512)  # show mask --n: a 512 × 512 mask is 262,144 cells (JSON ~0.6 MB)
+PREFIX = whole(0, MASK_N.high)  # the engine checks it against n and the text
+PROBABILITY = real(0, 1, percent=True)
+MEAN_SPAN = real(1, 100)
+HOST = text(253)  # the longest DNS name
+URL = text(2048)
+EXERCISE_ID = text(100)
+SENTENCE_CHARS = 256  # --text: a sentence (a clm or prefix sample holds its n × n mask: 65,536 cells)
+SENTENCE = text(SENTENCE_CHARS)
+POSITIONS, SPANS, FATES = positions(SENTENCE_CHARS), span_list(SENTENCE_CHARS), names(SENTENCE_CHARS)
+SENTENCE_PREFIX = whole(0, SENTENCE_CHARS)
+ANSWER = named_text(MAX_ANSWER_CHARS)
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse prints the usage and the error on two lines, in English; we print one,
-    in the learner's language."""
+    in the learner's language. Its actions refuse an option given twice and record the
+    options typed (tui/commands/arguments.py: rule 3)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name, action in arguments.ACTIONS.items():
+            self.register("action", name, action)
 
     def error(self, message: str) -> NoReturn:
         raise ArgumentsError(self.prog, message, _refusal_behind(sys.exc_info()[1]))
@@ -63,6 +90,7 @@ USAGE_KEYS = (
     "usage-not-with",
     "usage-no-value",
     "usage-bad-value",
+    "usage-twice",
     "usage-argument",
     "usage-minutes",
     "usage-grace",
@@ -135,9 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
         "mask", parents=[common], help="an attention mask: causal | bidirectional | prefix"
     )
     mask.add_argument("kind", choices=("causal", "bidirectional", "prefix"))
-    mask.add_argument("--n", type=whole_number, default=8, help="sequence length (default 8)")
+    mask.add_argument("--n", type=MASK_N, default=8, help=f"sequence length, {MASK_N.limits} (default 8)")
     mask.add_argument(
-        "--prefix", type=whole_number, help="prefix length for the prefix-LM mask (default n/2)"
+        "--prefix",
+        type=PREFIX,
+        help=f"prefix mask: prefix length, {PREFIX.limits} and at most n (default n/2)",
     )
     mask.add_argument("--json", action="store_true", help="print JSON: key 'mask', 1 = blocked")
 
@@ -146,35 +176,85 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sample.add_argument("objective", choices=("clm", "mlm", "span", "prefix"))
     sample.add_argument(
-        "--text", help="the sentence (English words or Chinese characters; default: the lesson's)"
+        "--text",
+        type=SENTENCE,
+        help=f"the sentence, {SENTENCE.limits} (English words or Chinese characters; default: the lesson's)",
     )
-    sample.add_argument("--seed", type=whole_number, default=0, help="seed for every random draw (default 0)")
     sample.add_argument(
-        "--p", type=probability, default=0.15, help="mlm: selection probability (default 0.15)"
+        "--seed",
+        type=SEED,
+        default=0,
+        help=f"mlm, random spans: seed of the draws, {SEED.limits} (default 0)",
     )
-    sample.add_argument("--positions", type=positions, help="mlm: select exactly these positions, e.g. 1,4")
-    sample.add_argument("--fates", type=names, help="mlm: the fate of each given position: mask,random,keep")
+    sample.add_argument(
+        "--p",
+        type=PROBABILITY,
+        default=0.15,
+        help=f"mlm: selection probability, {PROBABILITY.limits} (default 0.15)",
+    )
+    sample.add_argument(
+        "--positions",
+        type=POSITIONS,
+        help=f"mlm: select exactly these positions, e.g. 1,4 ({POSITIONS.limits})",
+    )
+    sample.add_argument(
+        "--fates",
+        type=FATES,
+        help=f"mlm, with --positions: each one's fate, e.g. mask,random,keep ({FATES.limits})",
+    )
     sample.add_argument("--whole-word", action="store_true", help="mlm: select all pieces of a word together")
     sample.add_argument("--cls-sep", action="store_true", help="mlm: wrap the text in [CLS] ... [SEP]")
-    sample.add_argument("--spans", type=spans, help="span: hide these spans, e.g. 2:5,7:8 (end exclusive)")
     sample.add_argument(
-        "--density", type=probability, default=0.15, help="span: noise density (default 0.15)"
+        "--spans",
+        type=SPANS,
+        help=f"span: hide these spans, e.g. 2:5,7:8, end exclusive ({SPANS.limits})",
     )
-    sample.add_argument("--mean-span", type=number, default=3.0, help="span: mean span length (default 3)")
     sample.add_argument(
-        "--prefix", type=whole_number, help="prefix: prefix length (default: half the tokens)"
+        "--density",
+        type=PROBABILITY,
+        default=0.15,
+        help=f"span without --spans: noise density, {PROBABILITY.limits} (default 0.15)",
+    )
+    sample.add_argument(
+        "--mean-span",
+        type=MEAN_SPAN,
+        default=3.0,
+        help=f"span without --spans: mean span length, {MEAN_SPAN.limits} (default 3)",
+    )
+    sample.add_argument(
+        "--prefix",
+        type=SENTENCE_PREFIX,
+        help=f"prefix: prefix length, {SENTENCE_PREFIX.limits} and at most the text's length (default: half)",
     )
     sample.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+    from tui.commands import textbook as textbook_run  # its sizes: light, no rich, no torch
 
     textbook = commands.add_parser(
         "textbook", parents=[common], help="the lessons' code runs, reproduced by the engine"
     )
-    textbook.add_argument("run", choices=("clm", "mlm", "visibility", "three-samples"))
-    textbook.add_argument("--seed", type=whole_number, default=0, help="torch seed (default 0, the lessons')")
-    textbook.add_argument("--batch", type=whole_number, help="batch size (clm 2, mlm 4)")
-    textbook.add_argument("--seq-len", type=whole_number, help="sequence length (clm 8, mlm 8, visibility 6)")
-    textbook.add_argument("--p", type=probability, help="mlm: mask probability (default 0.15)")
-    textbook.add_argument("--text", help="three-samples: the sentence (default: the lesson's)")
+    textbook.add_argument("run", choices=textbook_run.RUNS)
+    textbook.add_argument(
+        "--seed", type=SEED, default=0, help=f"clm, mlm: torch seed, {SEED.limits} (default 0, the lessons')"
+    )
+    textbook.add_argument(
+        "--batch",
+        type=textbook_run.ANY_BATCH,
+        help=f"batch size, default (limits): {textbook_run.sizes_help('batch')}",
+    )
+    textbook.add_argument(
+        "--seq-len",
+        type=textbook_run.ANY_SEQ_LEN,
+        help=f"sequence length, default (limits): {textbook_run.sizes_help('seq_len')}",
+    )
+    textbook.add_argument(
+        "--p", type=PROBABILITY, help=f"mlm: mask probability, {PROBABILITY.limits} (default 0.15)"
+    )
+    textbook.add_argument(
+        "--text",
+        type=SENTENCE,
+        help=f"three-samples: the sentence, {SENTENCE.limits} (default: the lesson's)",
+    )
     textbook.add_argument("--json", action="store_true", help="print JSON instead of the lesson's layout")
     catalogue = commands.add_parser("exercises", parents=[common], help="list the exercises")
     catalogue.add_argument("--json", action="store_true", help="print JSON")
@@ -185,20 +265,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     exercise = commands.add_parser("exercise", parents=[common], help="show one variant of an exercise")
-    exercise.add_argument("id", help="exercise id (see `objectives-tutor exercises`)")
     exercise.add_argument(
-        "--seed", type=whole_number, default=0, help="which variant (default 0, the lesson's)"
+        "id", type=EXERCISE_ID, help=f"exercise id (see `objectives-tutor exercises`; {EXERCISE_ID.limits})"
+    )
+    exercise.add_argument(
+        "--seed", type=SEED, default=0, help=f"which variant, {SEED.limits} (default 0, the lesson's)"
     )
     exercise.add_argument("--solution", action="store_true", help="also print the engine's solution")
-    exercise.add_argument("--rubric", action="store_true", help="print how the exercise is scored")
+    exercise.add_argument(
+        "--rubric",
+        action="store_true",
+        help="print how the exercise is scored (not with --seed, --solution, --hints)",
+    )
     exercise.add_argument("--hints", action="store_true", help="also print the hints, in order")
     exercise.add_argument("--json", action="store_true", help="print JSON")
 
     check = commands.add_parser("check", parents=[common], help="grade an answer to an exercise")
-    check.add_argument("id", help="exercise id")
-    check.add_argument("--seed", type=whole_number, default=0, help="which variant (default 0)")
+    check.add_argument("id", type=EXERCISE_ID, help=f"exercise id ({EXERCISE_ID.limits})")
+    check.add_argument("--seed", type=SEED, default=0, help=f"which variant, {SEED.limits} (default 0)")
     check.add_argument(
-        "--answer", action="append", metavar="PART=TEXT", help="one part's answer; repeat per part"
+        "--answer",
+        action="append",
+        type=ANSWER,
+        metavar="PART=TEXT",
+        help=f"one part's answer ({ANSWER.limits}); once per part",
     )
     check.add_argument("--json", action="store_true", help="print JSON")
     check.add_argument(
@@ -219,11 +309,16 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", parents=[common], help="serve the app to browsers (the 'serve' extra)"
     )
     serve.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
+        "--host",
+        type=HOST,
+        default="127.0.0.1",
+        help=f"address to listen on, {HOST.limits} (default 127.0.0.1, this machine only)",
     )
-    serve.add_argument("--port", type=whole_number, default=8000, help="port (default 8000)")
+    serve.add_argument("--port", type=PORT, default=8000, help=f"port, {PORT.limits} (default 8000)")
     serve.add_argument(
-        "--public-url", help="the URL browsers use to reach this server (default: from --host)"
+        "--public-url",
+        type=URL,
+        help=f"the URL browsers use to reach this server, {URL.limits} (default: from --host)",
     )
 
     from tui.commands.quiz import add_quiz_parser  # the quiz subcommands live with their commands
@@ -243,20 +338,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+PIPED_WIDTH = 1_000_000  # piped or redirected: no width, nothing wrapped or cut into blocks
+
+
 def _console():
+    """The console plain output is printed to. In a terminal, its width (COLUMNS or the
+    window's): grids cut into blocks, long lines wrapped. Piped or redirected, no width at
+    all, whatever the terminal around it is: every line is printed whole, as the lessons
+    print it (Rich would otherwise take the width of the terminal stderr is on)."""
     from rich.console import Console
 
     from tui import cjk_wrap
 
     cjk_wrap.install()
     # markup off: "[transformer, ...]" is text, not a style
-    return Console(highlight=False, soft_wrap=False, markup=False)
+    width = None if sys.stdout.isatty() else PIPED_WIDTH
+    return Console(highlight=False, soft_wrap=False, markup=False, width=width)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = requested_language(argv)
     try:
+        refuse_undecodable(PROG, argv)
         parser = build_parser()
         args = parser.parse_args(argv)
         lang = args.lang or lang
@@ -298,7 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands import train as train_commands
 
             return getattr(train_commands, f"run_{args.command}")(args, lang, _console())
-        elif args.command == "class" and args.action in ("init", "quiz"):  # h5: the class database
+        elif args.command == "class" and args.action not in ("serve", "dashboard"):  # the class database
             from tui.commands.class_admin import run_class
 
             return run_class(args, lang, _console())

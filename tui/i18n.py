@@ -53,12 +53,17 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "mask-title-prefix": L(
         "Prefix-LM mask, prefix {prefix} (rows: query, columns: key; 1 = blocked, 0 = may look)",
-        "前缀 LM 掩码，前缀长度 {prefix}（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
+        "前缀语言模型掩码，前缀长度 {prefix}（行：查询位置，列：键位置；1 = 被遮盖，0 = 可以看）",
     ),
     "columns-block": L("columns {first}-{last}:", "第 {first}-{last} 列："),
     "too-large": L(
-        "{n} positions are too many to draw usefully here (at most {cap}); use --json for the full matrix",
-        "{n} 个位置太多，这里画不清楚（最多 {cap} 个）；完整矩阵请用 --json",
+        "{n} positions are too many to draw usefully here (at most {cap}); --json prints them all",
+        "{n} 个位置太多，这里画不清楚（最多 {cap} 个）；完整内容请用 --json",
+    ),
+    "too-large-grid": L(
+        "{rows} × {columns} values are too many to draw usefully here (at most {max_rows} rows of {max_columns}); "
+        "--json prints them all",
+        "{rows} × {columns} 个值太多，这里画不清楚（最多 {max_rows} 行、每行 {max_columns} 个）；完整内容请用 --json",
     ),
     "sees": L("position {i} sees {visible}", "位置 {i} 能看到 {visible}"),
     "clm-heading": L(
@@ -77,7 +82,7 @@ MESSAGES: dict[str, Bilingual] = {
     "span-targets": L("targets:", "目标 ："),
     "prefix-heading": L(
         "Prefix LM, prefix {prefix}: the prefix is read both ways, only the rest is predicted",
-        "前缀 LM，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
+        "前缀语言模型，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
     ),
     "tb-clm-ids": L("input token ids (shape: {shape}):", "输入 token ids（形状：{shape}）："),
     "tb-clm-loss": L("CLM loss: {loss}", "CLM 损失值：{loss}"),
@@ -111,6 +116,7 @@ MESSAGES: dict[str, Bilingual] = {
     "objective": L("objective", "目标"),
     "title": L("title", "标题"),
     "solution": L("Solution (computed by the engine):", "参考答案（由引擎计算）："),
+    "solution-model-answer": L("Model answer (written by the course):", "参考答案（由课程编写）："),
     "score": L("score", "得分"),
     # The app
     "app-title": L("objectives-tutor", "预训练目标导师"),
@@ -283,19 +289,27 @@ MESSAGES: dict[str, Bilingual] = {
         "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
         "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
     ),
-    "fig-prefix-keys": L("[ ] prefix length", "[ ] 调前缀长度"),
+    "fig-prefix-keys": L(
+        "[ ] prefix length · r random cut (plain text, as T5)",
+        "[ ] 调前缀长度 · r 随机切分（普通文本，同 T5）",
+    ),
+    "fig-prefix-random": L(
+        "Cut at random, as T5 pretrains on plain text: the prefix is the first {cut} of {n} tokens (cut drawn from 1 to N−1)",
+        "随机切分，和 T5 在普通文本上预训练时一样：前缀是 {n} 个 token 中的前 {cut} 个（切分点在 1 到 N−1 之间随机抽取）",
+    ),
     "fig-span-keys": L(
         "-/+ density · [ ] mean span · r new random spans",
         "-/+ 噪声比例 · [ ] 平均长度 · r 重抽随机片段",
     ),
     "fig-samples-keys": L("the three samples follow the sentence you type", "三种样本随你输入的句子同步更新"),
     "fig-spans": L("spans (e.g. 2:5,7:8; empty: T5's random spans)", "片段（如 2:5,7:8；留空：T5 随机片段）"),
-    "samples-causal-inputs": L("causal inputs :", "因果 LM 输入："),
-    "samples-causal-labels": L("causal labels :", "因果 LM 标签："),
-    "samples-masked-inputs": L("masked inputs :", "掩码 LM 输入："),
-    "samples-masked-labels": L("masked labels :", "掩码 LM 标签："),
-    "samples-span-inputs": L("span inputs   :", "片段破坏输入："),
-    "samples-span-target": L("span target   :", "片段破坏目标："),
+    # (zh labels padded with ideographic spaces to one width: 18 columns)
+    "samples-causal-inputs": L("causal inputs :", "因果语言建模输入："),
+    "samples-causal-labels": L("causal labels :", "因果语言建模标签："),
+    "samples-masked-inputs": L("masked inputs :", "掩码语言建模输入："),
+    "samples-masked-labels": L("masked labels :", "掩码语言建模标签："),
+    "samples-span-inputs": L("span inputs   :", "片段破坏　　输入："),
+    "samples-span-target": L("span target   :", "片段破坏　　目标："),
     "fig-span-params": L(
         "T5's random spans (the lesson's settings at start): density {density:.2f} · mean span {mean:g} · seed {seed}",
         "T5 的随机片段（初始为本课的设置）：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
@@ -407,6 +421,12 @@ MESSAGES: dict[str, Bilingual] = {
         "this quiz is signed but no --teacher file was given: signatures are NOT checked",
         "这份测验需要签名，但没有给出 --teacher 文件：签名未被核对",
     ),
+    "quiz-unisolated-running": L(
+        "running students' lab files WITHOUT isolation ({why}): their code has your rights over your "
+        "files, processes and network; the rows are flagged 'unisolated'",
+        "正在没有隔离的情况下运行学生的实验文件（{why}）：他们的代码拥有你对文件、进程和网络的全部权限；"
+        "这些行标记为 unisolated",
+    ),
     "quiz-skipped": L("skipped {path}: not a submission", "跳过 {path}：不是提交文件"),
     "quiz-rejected": L("rejected {path}: {why}", "拒收 {path}：{why}"),
     "quiz-conflict": L(
@@ -439,6 +459,15 @@ MESSAGES: dict[str, Bilingual] = {
         "Arrows + Space: toggle a cell · Enter: next question · Ctrl+S: submit",
         "方向键 + 空格：切换格子 · 回车：下一题 · Ctrl+S：交卷",
     ),
+    "exam-too-long": L(
+        "This answer is {length:,} characters long: at most {limit:,} are kept. Shorten it: until then it is not saved (the last saved version stays).",
+        "这个答案有 {length:,} 个字符，最多保留 {limit:,} 个。请删短：删短之前不会保存（保留上一次保存的内容）。",
+    ),
+    "exam-closed-by-teacher": L(
+        "The teacher closed the quiz: your saved answers were handed in.",
+        "老师已关闭测验：你已保存的答案已经交上。",
+    ),
+    "exam-grading": L("Grading your answers…", "正在评分……"),
     "exam-results-held": L(
         "Submitted. Your teacher releases the results later: open this quiz again then.",
         "已交卷。成绩由老师稍后发布：届时再次打开这份测验即可查看。",
@@ -496,6 +525,11 @@ MESSAGES: dict[str, Bilingual] = {
         "参考答案在你第一次尝试之后开放：先写点代码并检查一次 {task}。",
     ),
     "lab-not-saved": L("lab run not saved: {why}", "实验记录未保存：{why}"),
+    "lab-unisolated": L(
+        "your code runs WITHOUT isolation here ({why}): it can do whatever your account can. "
+        "Check only code you trust on this computer.",
+        "你的代码在这里运行时没有隔离（{why}）：它能做你的账户能做的任何事。在这台电脑上只检查你信任的代码。",
+    ),
     "lab-checking": L("checking {file} …", "正在检查 {file} …"),
     "lab-open-hint": L(
         "▸ F8 Code lab: write this lesson in torch (tasks: {count})",
@@ -526,9 +560,23 @@ MESSAGES: dict[str, Bilingual] = {
         "the saved models could not be read ({why}); the file was moved to {moved}; training again",
         "保存的模型无法读取（{why}）；文件已移到 {moved}；重新训练",
     ),
-    "train-none-yet": L(
-        "no trained models yet: training with the default settings first …",
-        "还没有训练好的模型：先用默认设置训练……",
+    "train-unreadable-moved": L(
+        "the saved models could not be read ({why}); the file was moved to {moved}",
+        "保存的模型无法读取（{why}）；文件已移到 {moved}",
+    ),
+    "probe-not-trained": L(
+        "no usable trained models yet: train them first with `{command}` (two tiny models, 500 steps each: "
+        "about 15 s on an idle machine)",
+        "还没有可用的训练好的模型：请先运行 `{command}` 训练（两个小模型，各 500 步：空闲的机器上约 15 秒）",
+    ),
+    "probe-train-now": L(
+        "No trained models yet. Train two tiny models on the {corpus} now (500 steps each: "
+        "about 15 s on an idle machine; the same as `{command}`)?",
+        "还没有训练好的模型。现在用{corpus}训练两个小模型吗（各 500 步：空闲的机器上约 15 秒；"
+        "等同于 `{command}`）？",
+    ),
+    "probe-declined": L(
+        "Nothing trained. When you are ready: {command}", "没有训练。准备好后运行：{command}"
     ),
     "train-table-title": L(
         "{corpus}, {steps} steps, seed {seed}: accuracy on {n} new sentences",
@@ -550,6 +598,17 @@ MESSAGES: dict[str, Bilingual] = {
     "tl-ready": L("ready", "就绪"),
     "tl-pick-one": L("tick at least one objective", "请至少勾选一个训练目标"),
     "tl-bad-steps": L("steps: a whole number from 1 to 5000", "步数：1 到 5000 的整数"),
+    "tl-class-off": L(
+        "Training is off on the class server (your teacher turns it on); the table shows the reference run.",
+        "班级服务器上的训练已关闭（由老师开启）；表格显示的是参考运行的结果。",
+    ),
+    "tl-class-budget": L(
+        "In this class a run is at most {steps} steps per objective.", "本班每个目标最多训练 {steps} 步。"
+    ),
+    "tl-class-queue": L(
+        "Waiting for a free training slot (others in the class are training)…",
+        "正在等待空闲的训练位置（班里其他同学正在训练）……",
+    ),
     "tl-preparing": L("generating the text …", "正在生成文本……"),
     "tl-training": L("training {objective} · loss {loss}", "正在训练 {objective} · 损失 {loss}"),
     "tl-cancelling": L("cancelling …", "正在取消……"),
@@ -663,8 +722,9 @@ MESSAGES: dict[str, Bilingual] = {
     "key-mean": L("Mean span length − / +", "平均片段长度 − / +"),
     "key-kind-causal": L("Causal mask", "因果掩码"),
     "key-kind-bidirectional": L("Bidirectional mask", "双向掩码"),
-    "key-kind-prefix": L("Prefix-LM mask", "前缀 LM 掩码"),
+    "key-kind-prefix": L("Prefix-LM mask", "前缀语言模型掩码"),
     "key-prefix": L("Prefix length − / +", "前缀长度 − / +"),
+    "key-random-cut": L("Cut the text at random (as T5)", "随机切分文本（同 T5）"),
     "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
     "key-train": L("Train", "训练"),
     "key-cancel": L("Cancel", "取消"),
@@ -701,6 +761,28 @@ MESSAGES: dict[str, Bilingual] = {
     "usage-spans": L(
         "expected spans like 2:5,7:8 (end exclusive), got {value}",
         "应为像 2:5,7:8 这样的片段（不含结尾），收到 {value}",
+    ),
+    # -- issue 22: the command line's rules, one for every command (tui/commands/arguments.py)
+    "usage-out-of-range": L(
+        "must be from {low} to {high}, got {value}", "必须在 {low} 到 {high} 之间，收到 {value}"
+    ),
+    "usage-out-of-range-cases": L(
+        "must be from {low} to {high}, got {value} ({cases})",
+        "必须在 {low} 到 {high} 之间，收到 {value}（{cases}）",
+    ),
+    "usage-too-long": L("at most {limit} characters, got {count}", "最多 {limit} 个字符，收到 {count} 个"),
+    "usage-too-many": L("at most {limit} values, got {count}", "最多 {limit} 个值，收到 {count} 个"),
+    "usage-blank": L("the text is empty", "文本为空"),
+    "usage-twice": L("given more than once", "只能给出一次"),
+    "usage-not-applicable": L("{option} applies to {where} only", "{option} 只适用于：{where}"),
+    "usage-not-utf8": L(
+        "word {index} is not UTF-8 text: {value}", "第 {index} 个参数不是 UTF-8 文本：{value}"
+    ),
+    "usage-answer-form": L("expected PART=TEXT, got {value}", "应为 部分=文本（PART=TEXT），收到 {value}"),
+    "usage-answer-twice": L("--answer {part} given more than once", "--answer {part} 只能给出一次"),
+    "usage-no-answer": L(
+        "give at least one --answer PART=TEXT (parts: {parts})",
+        "请至少给出一个 --answer 部分=文本（部分：{parts}）",
     ),
     "usage-minutes": L("not a number of minutes: {value}", "不是分钟数：{value}"),
     "usage-grace": L("the grace must be from 0 to 1440 minutes", "宽限时间必须在 0 到 1440 分钟之间"),
@@ -797,14 +879,20 @@ MESSAGES: dict[str, Bilingual] = {
     "class-web-sign-in": L("Sign in", "登录"),
     "class-web-sign-out": L("Sign out", "退出登录"),
     "class-web-reload": L("Sign in again", "重新登录"),
-    "class-web-ended": L(
-        "This session has ended: signed out, signed in elsewhere, or opened in another tab.",
-        "本次会话已结束：已退出登录、在别处登录，或在另一个标签页中打开。",
+    "class-web-closed": L("The connection to the class server closed.", "与班级服务器的连接已关闭。"),
+    "class-web-dropped": L(
+        "The connection was lost or the app ended; your session goes on and your answers are saved.",
+        "连接中断或应用已结束；你的会话仍然有效，答案都已保存。",
     ),
+    "class-web-reconnect": L("Reconnect", "重新连接"),
     "class-web-bad-sign-in": L("That id and PIN do not match.", "学号与 PIN 码不匹配。"),
-    "class-web-rate-limited": L(
-        "Too many wrong PINs for this id: wait a few minutes, or ask your teacher.",
-        "这个学号的 PIN 码错误次数过多：请等几分钟，或联系老师。",
+    "class-web-too-soon": L(
+        "Wrong PINs were typed for this id: try again in {seconds} s (your teacher can clear them).",
+        "这个学号刚输错过 PIN 码：请 {seconds} 秒后再试（老师可以清除）。",
+    ),
+    "class-web-busy": L(
+        "Many sign-ins at once from your network: try again in a few seconds.",
+        "你所在网络同时登录的人太多：请几秒后再试。",
     ),
     "class-web-bad-form": L("Enter your student id and PIN.", "请输入学号和 PIN 码。"),
     "class-web-who": L("{name} ({student}) · signed in", "{name}（{student}）· 已登录"),
@@ -814,6 +902,8 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "class-reason-signed-in-elsewhere": L("you signed in somewhere else", "你在别处登录了"),
     "class-reason-signed-out": L("you signed out", "你已退出登录"),
+    "class-reason-ended-by-teacher": L("your teacher signed you out", "老师让你退出了登录"),
+    "class-reason-expired": L("it was idle too long", "闲置时间过长"),
     "class-reason-other": L("the server ended it", "服务器结束了它"),
     "class-serve-urls": L("Students open:", "学生打开："),
     "class-serve-warning": L(
@@ -836,8 +926,30 @@ MESSAGES: dict[str, Bilingual] = {
     "dash-col-attempts": L("Attempts", "次数"),
     "dash-col-exercise": L("Exercise", "练习"),
     "dash-col-misconception": L("Misconception", "误区"),
+    "dash-col-seen": L("Seen in", "出现于"),
+    "dash-seen-quiz": L("quiz", "测验"),
+    "dash-seen-practice": L("practice", "练习"),
+    "dash-col-who": L("Id typed", "输入的学号"),
+    "dash-col-failures": L("Wrong", "错误次数"),
+    "dash-col-source": L("From", "来源"),
+    "dash-col-wait": L("Next try", "下次尝试"),
+    "dash-wait": L("waits {seconds} s", "需等 {seconds} 秒"),
+    "dash-sign-ins": L("Failed sign-ins (u: unlock the selected student)", "登录失败（u：为选中的学生解除）"),
+    "dash-histograms": L("Scores in the quiz", "测验得分分布"),
+    "dash-histogram-class": L(
+        "The class ({count} who started), by percent:", "全班（{count} 人已开始），按百分比："
+    ),
+    "dash-no-grades": L("No answers graded yet.", "还没有可以评分的答案。"),
+    "dash-q-zero": L("none", "零分"),
+    "dash-q-some": L("part", "部分"),
+    "dash-q-full": L("full", "满分"),
     "dash-misconceptions": L("Misconceptions in the last {minutes} minutes", "最近 {minutes} 分钟出现的误区"),
     "dash-no-quiz": L("No quiz is open. o: open one", "当前没有开放的测验。o：开放一份"),
+    "dash-quiz-closed": L(
+        "{name} (closed) · {limit} · started {started}/{total} · submitted {submitted}/{total} · r: release, g: gradebook",
+        "{name}（已关闭）· {limit} · 已开始 {started}/{total} · 已提交 {submitted}/{total} · r：公布成绩，g：成绩册",
+    ),
+    "dash-results-released": L("results released", "成绩已公布"),
     "dash-quiz": L(
         "Quiz {name} · {limit} · started {started}/{total} · submitted {submitted}/{total}",
         "测验 {name} · {limit} · 已开始 {started}/{total} · 已提交 {submitted}/{total}",
@@ -857,14 +969,27 @@ MESSAGES: dict[str, Bilingual] = {
         "Close the quiz for everyone? Press c again (Esc: no)", "为所有人关闭测验？再按一次 c（Esc：取消）"
     ),
     "dash-closed": L("The quiz is closed: no more answers are taken", "测验已关闭：不再接收答案"),
-    "dash-extended": L("{student} now has {minutes} extra minutes", "{student} 现在共延长 {minutes} 分钟"),
+    "dash-extended": L("{student}: {minutes} minutes in all", "{student}：共调整 {minutes} 分钟"),
     "dash-released": L("Results of {name} released to the students", "已向学生公布 {name} 的成绩"),
     "dash-exported": L("Gradebook written: {path}", "成绩册已写入：{path}"),
+    "dash-grading": L("Grading the quiz…", "正在为测验评分……"),
+    "dash-opening": L(
+        "Opening the quiz: every student's questions are prepared…", "正在开放测验：为每位学生准备题目……"
+    ),
+    "dash-confirm-end": L(
+        "Sign {student} out? Their tab says so; their saved answers are kept. Press x again to confirm.",
+        "让 {student} 退出登录？其页面会显示这一点；已保存的答案保留。再按一次 x 确认。",
+    ),
     "key-open-quiz": L("open quiz", "开放测验"),
     "key-close-quiz": L("close quiz", "关闭测验"),
     "key-extend": L("+5 min", "+5 分钟"),
     "key-release": L("release", "公布成绩"),
     "key-gradebook": L("gradebook", "成绩册"),
+    "key-quiz-results": L("quiz results", "测验成绩"),
+    "key-shorten": L("-5 min", "-5 分钟"),
+    "key-unlock": L("unlock", "解除"),
+    "key-end-session": L("sign out", "退出登录"),
+    "key-panel": L("panel", "面板"),
     # -- h5: the class server's storage commands (issue 15: class init, class quiz) --
     "class-made": L(
         "{count} people added to the class in {path} (database: {db})",
@@ -894,9 +1019,33 @@ MESSAGES: dict[str, Bilingual] = {
         "测验 {number}（{name}）已关闭：{started} 人开始，{submitted} 人提交",
     ),
     "class-extended": L(
-        "{student} now has {minutes} extra minutes in the open quiz",
-        "{student} 在当前测验中共延长 {minutes} 分钟",
+        "{student}: {minutes} minutes in all in the open quiz (negative: taken back)",
+        "{student}：在当前测验中共调整 {minutes} 分钟（负数为收回的时间）",
     ),
+    "class-left": L("{minutes}:{seconds:02d} left", "剩余 {minutes}:{seconds:02d}"),
+    "class-unlocked": L(
+        "{who}: earlier wrong PINs no longer slow sign-in down", "{who}：之前输错的 PIN 码不再拖慢登录"
+    ),
+    "class-no-failures": L(
+        "no failed sign-ins in the last {minutes} minutes", "最近 {minutes} 分钟没有登录失败"
+    ),
+    "class-slowed": L(
+        "{who}: {failures} wrong tries; the next waits {wait} s (class unlock {who} to forget them)",
+        "{who}：输错 {failures} 次；下一次需等 {wait} 秒（class unlock {who} 可清除）",
+    ),
+    "sign-in-unknown": L("no such id", "没有这个学号"),
+    "sign-in-bad-pin": L("wrong PIN", "PIN 码错误"),
+    "sign-in-too-soon": L("too soon after wrong PINs (not checked)", "输错后过早重试（未检查）"),
+    "class-session-ended-by-teacher": L(
+        "{student} is signed out: their tab says so", "{student} 已被退出登录：其页面会显示这一点"
+    ),
+    "class-not-signed-in": L("{student} is not signed in", "{student} 当前未登录"),
+    "class-settings": L(
+        "training lab on the server: {training} · at most {steps} steps per objective · {slots} at once per host",
+        "服务器上的训练实验：{training} · 每个目标最多 {steps} 步 · 每台主机同时 {slots} 个",
+    ),
+    "class-training-off": L("off", "关闭"),
+    "class-training-on": L("on", "开启"),
     "class-released": L(
         "results of quiz {number} ({name}) are released to the students",
         "测验 {number}（{name}）的成绩已向学生公布",

@@ -1,14 +1,18 @@
 """Rich renderables for the command line's plain output.
 
 Everything here fits the console width (80 columns over SSH): wide grids are
-cut into column blocks, never wrapped mid-row. Every cell carries a glyph as
-well as a colour, so the output reads the same with NO_COLOR.
+cut into column blocks, never wrapped mid-row. Piped or redirected, the console
+has no width (tui/cli.py), so a grid is one block of whole rows: the lines a
+lesson's code prints. Every cell carries a glyph as well as a colour, so the
+output reads the same with NO_COLOR. Drawings are capped (MAX_DRAWN_*): beyond,
+one line says so and --json gives every value.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
@@ -19,7 +23,31 @@ from tui.i18n import t
 
 BLOCKED_STYLE = "bold red"
 ALLOWED_STYLE = "green"
-MAX_DRAWN_POSITIONS = 128
+MAX_DRAWN_POSITIONS = 128  # columns of a grid, rows of a mask or of a per-position table
+_HIDDEN = {"Cc", "Cf", "Cs"}  # control, format (bidi overrides), lone surrogates
+MAX_DRAWN_ROWS = 64  # rows of a batch (textbook mlm --batch 4096 prints its counts, not 4096 rows)
+
+
+def printable(token: str) -> str:
+    """A token as the terminal should show it: control characters (an ESC from --text)
+    written out as escapes, never sent to the terminal."""
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in _HIDDEN else c for c in token)
+
+
+def too_large(n: int, lang: str) -> Text:
+    return Text(t("too-large", lang, n=n, cap=MAX_DRAWN_POSITIONS), style="yellow")
+
+
+def drawable(rows: int, columns: int, max_rows: int = MAX_DRAWN_ROWS) -> bool:
+    """A batch grid has at most MAX_DRAWN_ROWS rows; a mask's rows are positions (``max_rows``)."""
+    return rows <= max_rows and columns <= MAX_DRAWN_POSITIONS
+
+
+def too_large_grid(rows: int, columns: int, lang: str, max_rows: int = MAX_DRAWN_ROWS) -> Text:
+    said = t(
+        "too-large-grid", lang, rows=rows, columns=columns, max_rows=max_rows, max_columns=MAX_DRAWN_POSITIONS
+    )
+    return Text(said, style="yellow")
 
 
 def _blocks(count: int, cell_width: int, indent: int, width: int) -> list[range]:
@@ -37,11 +65,15 @@ def value_grid(
     indent: int = 2,
     min_cell: int = 1,
     styles: dict[str, str] | None = None,
+    max_rows: int = MAX_DRAWN_ROWS,
 ) -> RenderableType:
     """Rows of right-aligned values in the lessons' layout (``min_cell=5`` is
-    their ``f"{v:5d}"``); cut into column blocks when a row would not fit."""
+    their ``f"{v:5d}"``); cut into column blocks when a row would not fit. A mask
+    passes ``max_rows=MAX_DRAWN_POSITIONS``: its rows are positions, not a batch."""
     if not rows or not rows[0]:
         return Text("")
+    if not drawable(len(rows), len(rows[0]), max_rows):
+        return too_large_grid(len(rows), len(rows[0]), lang, max_rows)
     styles = styles or {}
     cell_width = max(min_cell, *(len(value) for row in rows for value in row)) + 1
     blocks = _blocks(len(rows[0]), cell_width, indent, width)
@@ -66,7 +98,7 @@ def mask_grid(
     """A 0/1 mask, 1 = blocked, with position numbers on rows and columns."""
     n = len(mask)
     if n > MAX_DRAWN_POSITIONS:
-        return Text(t("too-large", lang, n=n, cap=MAX_DRAWN_POSITIONS), style="yellow")
+        return too_large(n, lang)
     cells = [["1" if blocked else "0" for blocked in row] for row in mask]
     styles = {"1": BLOCKED_STYLE, "0": ALLOWED_STYLE}
     if not headers:
@@ -95,16 +127,18 @@ def mask_grid(
 
 
 def token_table(
-    columns: Sequence[tuple[str, Sequence[str]]], *, highlight: Sequence[bool] | None = None
-) -> Table:
+    columns: Sequence[tuple[str, Sequence[str]]], *, lang: str, highlight: Sequence[bool] | None = None
+) -> RenderableType:
     """One row per position: a column per aspect (token, input, label, ...)."""
+    length = len(columns[0][1]) if columns else 0
+    if length > MAX_DRAWN_POSITIONS:
+        return too_large(length, lang)
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header, _ in columns:
         table.add_column(header, overflow="fold")
-    length = len(columns[0][1]) if columns else 0
     for position in range(length):
         style = "bold" if highlight and highlight[position] else ""
-        table.add_row(*(str(values[position]) for _, values in columns), style=style)
+        table.add_row(*(printable(str(values[position])) for _, values in columns), style=style)
     return table
 
 
@@ -123,7 +157,7 @@ def token_line(label: str, tokens: Sequence[str]) -> Text:
             if token == "</s>"
             else ""
         )
-        line.append(token, style=style)
+        line.append(printable(token), style=style)
     return line
 
 

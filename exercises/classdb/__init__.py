@@ -14,23 +14,43 @@ The shape, in one place:
   ``exams``, ``questions``, ``live_sessions``, ``recent_misconceptions``, ``progress``;
   grading: ``grading.grade_from_store`` (the file grading's ClassResult)."""
 
-from exercises.classdb.model import (
-    GRACE_SECONDS,
-    RATE_LIMIT_FAILURES,
-    RATE_LIMIT_WINDOW,
-    ClassStoreError,
-    Exam,
-    ExamClosed,
-    ExamQuestion,
-    LiveSession,
-    MisconceptionCount,
-    OpenQuiz,
-    SessionEnded,
-    SignIn,
-    Student,
-    answer_key,
-)
-from exercises.classdb.store import ClassLearnerStore, ClassStore, StudentSession, open_class_store
+import importlib
+
+# Where each name lives. Loaded on first use (PEP 562), so that importing one light
+# module of the package (settings, for the command line's --help) does not import the
+# store, grading and the engine behind them.
+_HOME = {
+    "ClassLearnerStore": "learner",
+    "ClassStore": "store",
+    "open_class_store": "store",
+    "StudentSession": "student",
+    **dict.fromkeys(
+        (
+            "GRACE_SECONDS",
+            "RATE_LIMIT_FAILURES",
+            "RATE_LIMIT_WINDOW",
+            "ClassStoreError",
+            "Exam",
+            "ExamClosed",
+            "ExamQuestion",
+            "LiveSession",
+            "MisconceptionCount",
+            "OpenQuiz",
+            "SessionEnded",
+            "SignIn",
+            "Student",
+            "answer_key",
+        ),
+        "model",
+    ),
+}
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+
 
 __all__ = [
     "GRACE_SECONDS",

@@ -41,7 +41,7 @@ def grade_from_store(store: ClassStore, number: int | None = None, workers: int 
     order; an exam that cannot be graded is one rejected entry, the rest are graded."""
     from exercises.classroom.grading import MISSING, ClassResult, QuestionGrade, StudentGrade, grade_all
     from exercises.classroom.quiz import ClassroomError, questions_for
-    from exercises.classroom.submission import Answer, Submission, SubmissionError
+    from exercises.classroom.submission import SubmissionError
 
     opened = pick_quiz(store, number)
     try:
@@ -55,25 +55,8 @@ def grade_from_store(store: ClassStore, number: int | None = None, workers: int 
         exam = exams.get(student.id)
         if exam is None or exam.started_at is None:
             continue
-        shown = {q.index: q for q in store.questions(opened.quiz_id, student.id)}
-        expected = {q.index: q for q in questions_for(quiz, student.id)}
-        answers = {}
-        for index, parts in exam.answers_by_question().items():
-            question = shown.get(index) or expected.get(index)
-            if question is None:
-                continue  # a box beyond the quiz: never graded (saves refuse it when questions are stored)
-            fingerprint = getattr(question, "fingerprint", None)
-            answers[index] = Answer(parts, question.exercise, question.seed, fingerprint)
-        submissions.append(
-            Submission(
-                quiz.id,
-                student.id,
-                answers,
-                started_at=exam.started_at,
-                submitted_at=exam.submitted_at,
-                quiz_hash=quiz.question_hash,
-            )
-        )
+        shown = store.questions(opened.quiz_id, student.id)
+        submissions.append(exam_submission(quiz, exam, shown))
     result = ClassResult()
     graded = {}
     for submission, outcome in zip(submissions, grade_all(quiz, submissions, workers), strict=True):
@@ -90,3 +73,70 @@ def grade_from_store(store: ClassStore, number: int | None = None, workers: int 
         else:
             result.grades.append(StudentGrade(student.id, empty, quiz.maximum, student.name, MISSING))
     return quiz, result
+
+
+def exam_submission(quiz, exam, shown=None):
+    """A server exam in the shape file grading reads (exercises.classroom.submission):
+    each answer with the question the student saw (exercise, seed, fingerprint of the
+    stored variant; the quiz's own when none was stored). A box beyond the quiz is left
+    out: saves refuse it once questions are stored."""
+    from exercises.classroom.quiz import questions_for
+    from exercises.classroom.submission import Answer, Submission
+
+    stored = {question.index: question for question in (exam.questions if shown is None else shown)}
+    expected = {question.index: question for question in questions_for(quiz, exam.student)}
+    answers = {}
+    for index, parts in exam.answers_by_question().items():
+        question = stored.get(index) or expected.get(index)
+        if question is not None:
+            answers[index] = Answer(
+                dict(parts), question.exercise, question.seed, getattr(question, "fingerprint", None)
+            )
+    return Submission(
+        quiz.id,
+        exam.student,
+        answers,
+        started_at=exam.started_at,
+        submitted_at=exam.submitted_at,
+        quiz_hash=quiz.question_hash,
+    )
+
+
+def grade_exam(quiz, exam, memo: dict | None = None):
+    """One exam graded as a submission file is (imports the engine)."""
+    from exercises.classroom.grading import grade_submission
+
+    return grade_submission(quiz, exam_submission(quiz, exam), memo)
+
+
+def live_grades(store: ClassStore, opened: OpenQuiz, memo: dict) -> list:
+    """Every started exam of a quiz graded as it stands now (the dashboard's score
+    histograms and the misconceptions the exam's answers show), in roster order. An
+    exam that cannot be graded is left out. ``memo`` is kept between calls: an answer
+    graded once is not graded again (grade_submission's memo)."""
+    from exercises.classroom.submission import SubmissionError
+
+    quiz = opened.quiz()
+    grades = []
+    for exam in store.exams(opened.quiz_id):
+        if exam.started_at is None:
+            continue
+        shown = store.questions(opened.quiz_id, exam.student)
+        try:
+            grades.append(grade_exam(quiz, replace(exam, questions=shown), memo))
+        except SubmissionError:
+            continue
+    return grades
+
+
+def histogram(values, edges) -> list[int]:
+    """How many of ``values`` fall in each bin [edges[i], edges[i+1]) (the last bin closed):
+    a score distribution a teacher reads at a glance."""
+    counts = [0] * (len(edges) - 1)
+    for value in values:
+        for number in range(len(counts)):
+            last = number == len(counts) - 1
+            if edges[number] <= value < edges[number + 1] or (last and value == edges[-1]):
+                counts[number] += 1
+                break
+    return counts

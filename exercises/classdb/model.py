@@ -11,15 +11,22 @@ from typing import Any
 from exercises.text import Bilingual, L
 
 ROLES = ("student", "teacher")
-RATE_LIMIT_FAILURES = 5  # failed sign-ins per id ...
-RATE_LIMIT_WINDOW = 300.0  # ... within this many seconds, then "rate-limited" until the oldest ages out
+# Wrong PINs slow the next try down; they never lock anyone out (a lock-out is a weapon: anyone
+# who types a classmate's id five times would keep them out). The PINs have ~35 bits (seven
+# characters of 32, and a check character), so even a try every few seconds for weeks guesses none.
+RATE_LIMIT_FAILURES = 5  # failed sign-ins for one id within RATE_LIMIT_WINDOW before each next try waits ...
+RATE_LIMIT_WINDOW = 300.0  # ... (seconds; a success or the teacher's unlock starts the count afresh)
+SOURCE_FAILURES = 60  # ... and failures from one address (a class behind one NAT types PINs wrong too)
+SLOW_DOWN_MAX = 30.0  # the longest wait after the last failure, in seconds (then the try is checked)
+IDLE_SECONDS = 10 * 60.0  # a session not heard from this long (its tab closed) has expired ...
+SESSION_SECONDS = 12 * 3600.0  # ... and every session after this long, whatever it did
 GRACE_SECONDS = 30.0  # after the deadline, saves in flight are still taken (network, a slow tab)
 MAX_WHERE = 200  # characters of a heartbeat's "where" that are kept
 MAX_ANSWER = 20_000  # characters of one saved answer (as a submission file allows)
 MAX_KEY = 100
 
-SIGN_IN_REASONS = ("ok", "unknown", "bad-pin", "rate-limited")
-END_REASONS = ("signed-in-elsewhere", "signed-out", "unknown", "removed")
+SIGN_IN_REASONS = ("ok", "unknown", "bad-pin", "too-soon")
+END_REASONS = ("signed-in-elsewhere", "signed-out", "unknown", "removed", "expired", "ended-by-teacher")
 
 
 class ClassStoreError(Exception):
@@ -41,7 +48,7 @@ class SessionEnded(Exception):
 
 class ExamClosed(Exception):
     """A save or submit the server refuses: ``reason`` is "submitted", "time-up",
-    "quiz-closed", "no-quiz", "not-started" or "bad-key"."""
+    "quiz-closed", "no-quiz", "not-started", "bad-key" or "too-long"."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -55,6 +62,7 @@ EXAM_CLOSED_TEXT = {
     "no-quiz": L("no quiz is open", "当前没有开放的测验"),
     "not-started": L("the exam has not been started", "考试尚未开始"),
     "bad-key": L("that answer box does not exist", "没有这个答题框"),
+    "too-long": L(f"an answer is at most {MAX_ANSWER:,} characters", f"一个答案最多 {MAX_ANSWER:,} 个字符"),
 }
 
 
@@ -70,6 +78,19 @@ class SignIn:
     ok: bool
     student: Student | None
     reason: str  # one of SIGN_IN_REASONS
+    wait: float = 0.0  # "too-soon": seconds until this id (or address) may try again
+
+
+@dataclass(frozen=True)
+class SignInTrouble:
+    """One id (as matched, or as typed when no student has it) that failed to sign in lately."""
+
+    who: str
+    student: str | None  # the roster id, None when no student has it
+    failures: int  # counted since the last success or unlock, within RATE_LIMIT_WINDOW
+    last_at: float
+    last_source: str
+    wait: float  # how long a try for it waits now
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from exercises.classroom.identity import Student, file_stem, signed_bytes, verify
 from exercises.classroom.quiz import (
+    ClassroomError,
     Question,
     Quiz,
     is_lab,
@@ -39,7 +40,7 @@ from exercises.text import Bilingual, L
 
 GRADED, MISSING, CONFLICT = "graded", "did not submit", "conflict"
 LAB_FILE_LABEL = L("Your file", "你的文件")
-FLAGS = ("late", "before-open", "after-close", "clock-implausible", "no-times", "quiz-edited")
+FLAGS = ("late", "before-open", "after-close", "clock-implausible", "no-times", "quiz-edited", "unisolated")
 PARALLEL_FROM = 60  # students; fewer are graded in this process
 RUNNABLE_NOW = "/proc/loadavg"  # Linux: its 4th field counts the tasks ready to run right now
 
@@ -467,6 +468,32 @@ def _start_methods() -> list[str]:
     return multiprocessing.get_all_start_methods()
 
 
+def lab_files_unisolated(quiz: Quiz, unisolated: bool) -> bool:
+    """Whether this quiz's lab files will run without the OS's isolation: False where the
+    machine isolates them (or the quiz has no lab task); True only when the teacher asked
+    for it by name. Otherwise grading stops here, before any student's code has run: a
+    student's file would get the teacher's rights over their files, processes and network."""
+    if not any(is_lab(exercise_id) for exercise_id in quiz.exercises):
+        return False
+    from exercises.lab.isolation import probe
+
+    report = probe()
+    if report.isolated:
+        return False
+    if not unisolated:
+        why = report.reasons()
+        raise ClassroomError(
+            L(
+                f"this computer cannot isolate students' lab files ({why['en']}): running them would give "
+                "their code your rights. Grade on a Linux with Landlock and seccomp, or accept the risk "
+                "with --run-student-code-unisolated",
+                f"这台电脑无法隔离学生的实验文件（{why['zh']}）：运行它们等于把你的权限交给学生的代码。"
+                "请在有 Landlock 和 seccomp 的 Linux 上评分，或者用 --run-student-code-unisolated 自行承担风险",
+            )
+        )
+    return True
+
+
 def grade_class(
     quiz: Quiz,
     paths: Iterable[Path],
@@ -475,8 +502,11 @@ def grade_class(
     now: float | None = None,
     workers: int | None = None,
     fast: bool = True,
+    unisolated: bool = False,
 ) -> ClassResult:
-    """Read, check, and grade every file; see the module's docstring for the rules."""
+    """Read, check, and grade every file; see the module's docstring for the rules.
+    ``unisolated``: the teacher accepts running lab files where the OS cannot isolate them
+    (``lab_files_unisolated``)."""
     result = ClassResult()
     paths = list(paths)
 
@@ -487,7 +517,9 @@ def grade_class(
             except SubmissionError as error:
                 result.reject(str(path), error)
 
-    return grade_payloads(quiz, received(), roster, grace_minutes, now, workers, fast, result, len(paths))
+    return grade_payloads(
+        quiz, received(), roster, grace_minutes, now, workers, fast, result, len(paths), unisolated
+    )
 
 
 def grade_payloads(
@@ -500,13 +532,18 @@ def grade_payloads(
     fast: bool = True,
     result: ClassResult | None = None,
     expected: int | None = None,
+    unisolated: bool = False,
 ) -> ClassResult:
     """Grade submissions already in memory: (where it came from, the decoded JSON) pairs,
     e.g. rows of a class database. The same checks as files get (shape, quiz, roster,
     signature, conflicts, times); ``where`` names the submission in the report.
 
     Each student's first valid submission is sent to grading at once; a later different
-    one makes a conflict, and the grade already made for that student is dropped."""
+    one makes a conflict, and the grade already made for that student is dropped.
+
+    Where the machine cannot isolate lab files, ClassroomError before anything runs,
+    unless ``unisolated``; then each row with a lab file run is flagged ``unisolated``."""
+    flag_labs = lab_files_unisolated(quiz, unisolated)
     result = result if result is not None else ClassResult()
     if expected is None and isinstance(received, Sequence):
         expected = len(received)
@@ -542,6 +579,8 @@ def grade_payloads(
                 result.reject(where, outcome)
             continue
         flags = outcome.flags + time_flags(quiz, submission, grace_minutes, now)
+        if flag_labs and any(is_lab(q.exercise) and q.answered for q in outcome.questions):
+            flags += ("unisolated",)
         graded[submission.student] = replace(outcome, flags=flags, files=files[submission.student])
     empty = tuple(_unanswered(q) for q in questions_for(quiz, ""))
     names = {student.id: student.name for student in roster or ()}

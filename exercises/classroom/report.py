@@ -33,6 +33,10 @@ FLAG_TEXT = {
     ),
     "no-times": L("no start or submit time", "没有开始或提交时间"),
     "quiz-edited": L("answered an earlier version of the quiz", "作答的是修改前的测验"),
+    "unisolated": L(
+        "lab file run without the OS's isolation (--run-student-code-unisolated)",
+        "实验文件在没有系统隔离的情况下运行（--run-student-code-unisolated）",
+    ),
 }
 WORDS = {
     "summary": L(

@@ -204,6 +204,12 @@ class Exercise(ABC):
     ) -> tuple[dict[str, PartResult], list[str]]:
         """Score the readable parts; return per-part results and diagnosis codes."""
 
+    def shown_solution(self, variant: Variant, lang: str) -> tuple[dict[str, str], bool]:
+        """What "show the solution" displays to a learner reading ``lang``, and whether
+        the engine computed it (True) or the course wrote it (a reflection's model
+        answer, given in the learner's language)."""
+        return self.solve(variant), True
+
     def hints(self, variant: Variant) -> list[Bilingual]:
         """Up to three hints, in order; the last never gives the whole answer."""
         return list(self.hint_texts)

@@ -125,19 +125,21 @@ def score_cap(exercise: Exercise, result: GradeResult) -> Cap | None:
 def solution_lines(exercise: Exercise, variant: Variant) -> list[tuple[Bilingual, Bilingual]]:
     """The engine's solution as (what, answer) lines: a part's label and its answer;
     for a multiple choice, the right option's letter and text (a bare "C" under the
-    label "your choice" read as the learner's own pick)."""
-    solution = exercise.solve(variant)
+    label "your choice" read as the learner's own pick). The text is what
+    ``Exercise.shown_solution`` shows in each language (a reflection's model answer)."""
+    shown = {lang: exercise.shown_solution(variant, lang)[0] for lang in ("en", "zh")}
     lines = []
     for part in exercise.parts:
-        if part.name not in solution:
+        if part.name not in shown["en"]:
             continue
         if part.kind == "choice":
             lines.append(
-                (L("The right option", "正确选项"), choice_text(exercise, variant, solution[part.name]))
+                (L("The right option", "正确选项"), choice_text(exercise, variant, shown["en"][part.name]))
             )
         else:
-            text = solution[part.name].replace("\n", " / ")
-            lines.append((part.label, {"en": text, "zh": text}))
+            lines.append(
+                (part.label, {lang: text[part.name].replace("\n", " / ") for lang, text in shown.items()})
+            )
     return lines
 
 

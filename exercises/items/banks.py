@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from engine.tokens import LESSON_SENTENCE  # stated once, in the engine (torch-free module)
+from exercises.text import Bilingual
 
 LETTERS = tuple("ABCDEFGHIJKLMNOP")
 
@@ -83,3 +84,35 @@ def shown(tokens: list[str]) -> str:
     ):
         return "".join(tokens)
     return " ".join(tokens)
+
+
+# Said in an English prompt whose material is Chinese: the course draws Chinese and English
+# sentences alike (its learners are both), so a variant may not be in the learner's language;
+# the prompt says so, and how the text is cut. ``exercises --check`` holds every English
+# prompt with Chinese characters in it to this.
+CHINESE_MATERIAL_NOTE = "This course mixes Chinese and English examples."  # what --check looks for
+_HOW_SPLIT = {
+    True: "The sentence is Chinese, one token per character, as Chinese BERT splits text.",
+    False: "The text holds Chinese words, one token each, as the spaces show.",
+}
+COPY_NOTE = "Copy the characters as shown, or ask for another variant."
+
+
+def is_chinese(tokens: list[str]) -> bool:
+    """Does the material hold Chinese characters (outside special tokens)?"""
+    from engine.tokens import is_cjk
+
+    return any(is_cjk(char) for token in tokens if not token.startswith(("[", "<")) for char in token)
+
+
+def language_note(prompt: Bilingual, tokens: list[str], typed: bool = False) -> Bilingual:
+    """``prompt`` with a note appended to its English side when ``tokens`` are Chinese: how
+    the text is cut, that the course mixes both languages, and (``typed``: the answer is
+    written in those tokens) how to answer."""
+    chinese = [token for token in tokens if is_chinese([token])]
+    if not chinese:
+        return prompt
+    parts = [_HOW_SPLIT[all(len(token) == 1 for token in chinese)], CHINESE_MATERIAL_NOTE]
+    if typed:
+        parts.append(COPY_NOTE)
+    return {**prompt, "en": f"{prompt['en']}\n({' '.join(parts)})"}

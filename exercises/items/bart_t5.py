@@ -16,7 +16,7 @@ from exercises.grading.scoring import (
     read_tokens_certain,
     same_token,
 )
-from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens, shown
+from exercises.items.banks import LESSON_SENTENCE, language_note, rng_for, sentence_tokens, shown
 from exercises.text import L
 
 ID = "bart-vs-t5"
@@ -85,6 +85,7 @@ def _generate(seed: int) -> Variant:
         f"  输入：{shown(t5.inputs)}\n  目标：{shown(t5.targets)}\n"
         "BART 的文本填充遮住同样的片段。写出 BART 的\n1. 输入（token 和 [MASK]）？\n2. 目标？",
     )
+    prompt = language_note(prompt, tokens, typed=True)
     return Variant(ID, seed, data, prompt, question_key_of(params))
 
 

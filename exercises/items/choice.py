@@ -30,6 +30,7 @@ class Option:
 class Question:
     stem: Bilingual
     options: tuple[Option, ...]
+    hints: tuple[Bilingual, ...] = ()  # this question's own, in order (none states its answer)
 
 
 @dataclass(eq=False)
@@ -50,6 +51,11 @@ class ChoiceExercise(Exercise):
 
     def question(self, variant: Variant) -> Question:
         return self.questions[variant.data["question"]]
+
+    def hints(self, variant: Variant) -> list[Bilingual]:
+        """The hints of the question this variant asks: a hint written for one question
+        would give another away, or say nothing about it."""
+        return list(self.question(variant).hints)
 
     def question_key(self, seed: int) -> str:
         return self.generate(seed).question
@@ -120,18 +126,12 @@ CHOICE_RUBRIC = Rubric(
 )
 
 
-def choice_exercise(
-    exercise_id: str,
-    title: Bilingual,
-    questions: tuple[Question, ...],
-    hints: tuple[Bilingual, ...],
-) -> ChoiceExercise:
+def choice_exercise(exercise_id: str, title: Bilingual, questions: tuple[Question, ...]) -> ChoiceExercise:
     return ChoiceExercise(
         id=exercise_id,
         kind="choice",
         title=title,
         parts=(Part("choice", L("your choice", "你的选择"), L("one letter", "一个字母"), kind="choice"),),
-        hint_texts=hints,
         rubric=CHOICE_RUBRIC,
         questions=questions,
     )

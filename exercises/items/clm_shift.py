@@ -35,7 +35,7 @@ from exercises.grading.scoring import (
     right,
     same_token,
 )
-from exercises.items.banks import LESSON_SENTENCE, first_tokens, rng_for, sentence_tokens
+from exercises.items.banks import LESSON_SENTENCE, first_tokens, language_note, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "clm-shift"
@@ -93,7 +93,7 @@ def _generate(seed: int) -> Variant:
         inputs, labels = list(sample.loss_side_inputs), list(sample.loss_side_labels)
         pairs = [list(pair) for pair in sample.loss_pairs]
     data = {"tokens": tokens, "layout": layout, "inputs": inputs, "labels": labels, "pairs": pairs}
-    return Variant(ID, seed, data, _prompt(tokens, layout))
+    return Variant(ID, seed, data, language_note(_prompt(tokens, layout), tokens, typed=True))
 
 
 def _prompt(tokens: list[str], layout: str):
@@ -304,7 +304,7 @@ EXERCISES = (
         draw=_draw,
         rubric=RUBRIC,
         kind="parts",
-        title=L("Causal LM: labels are the next tokens", "因果 LM：标签是下一个 token"),
+        title=L("Causal LM: labels are the next tokens", "因果语言建模：标签是下一个 token"),
         parts=(
             Part("inputs", L("inputs", "输入"), L("tokens separated by spaces", "用空格分隔的 token")),
             Part("labels", L("labels", "标签"), L("tokens separated by spaces", "用空格分隔的 token")),

@@ -13,7 +13,7 @@ from exercises.grading.scoring import (
     ONE_BASED_CAP,
     grade_position_set,
 )
-from exercises.items.banks import first_tokens, rng_for, sentence_tokens
+from exercises.items.banks import first_tokens, language_note, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "mlm-eligible"
@@ -55,6 +55,7 @@ def _generate(seed: int) -> Variant:
         "to be selected at all? List them.",
         f"输入为（位置:token）{listing}。在 BERT 做 15% 的随机选择之前，哪些位置“有资格”被选中？请列出。",
     )
+    prompt = language_note(prompt, tokens)
     return Variant(ID, seed, data, prompt, question_key_of(params))
 
 

@@ -59,7 +59,7 @@ def _generate(seed: int) -> Variant:
     what = (
         L("the causal attention mask", "因果注意力掩码")
         if kind == "causal"
-        else L(f"the prefix-LM mask with prefix length {prefix}", f"前缀 LM 掩码（前缀长度 {prefix}）")
+        else L(f"the prefix-LM mask with prefix length {prefix}", f"前缀语言模型掩码（前缀长度 {prefix}）")
     )
     prompt = L(
         f"Write {what['en']} for a sequence of {n} tokens: {n} rows (query positions 0..{n - 1}) of {n} "
@@ -191,7 +191,7 @@ EXERCISES = (
             L(
                 "Causal: 1 exactly where the column is greater than the row. Prefix LM: also 0 in every column inside "
                 "the prefix.",
-                "因果：恰好在列号大于行号的地方为 1。前缀 LM：前缀内的每一列也都是 0。",
+                "因果：恰好在列号大于行号的地方为 1。前缀语言模型：前缀内的每一列也都是 0。",
             ),
         ),
     ),

@@ -24,6 +24,7 @@ from exercises.items.banks import (
     LETTERS,
     ZH_REPLACEMENTS,
     first_tokens,
+    language_note,
     rng_for,
     sentence_tokens,
 )
@@ -66,6 +67,8 @@ def _draw(seed: int) -> dict:
         fates = [rng.choices(("mask", "random", "keep"), weights=(5, 3, 2))[0] for _ in selected]
         if "mask" not in fates:
             fates[rng.randrange(len(fates))] = "mask"
+        if all(fate == "mask" for fate in fates):  # random and kept tokens are the point
+            fates[rng.randrange(len(fates))] = rng.choice(("random", "keep"))
         params = {
             "tokens": tokens,
             "selected": selected,
@@ -80,13 +83,17 @@ def _draw(seed: int) -> dict:
 
 def _fair(params: dict) -> bool:
     """A fair question: every selected token is named once (no duplicate tokens
-    to confuse positions with), the random word differs from every token, and
-    at least one token becomes [MASK]."""
-    tokens, selected = params["tokens"], params["selected"]
+    to confuse positions with), the random word differs from every token and is
+    used at most once, at least one token becomes [MASK], and at least one does
+    not (a random word, or kept): the exercise exists to show that those are in the
+    loss too."""
+    tokens, selected, fates = params["tokens"], params["selected"], params["fates"]
     return (
         len(set(tokens)) == len(tokens)
         and params["replacement"] not in tokens
-        and "mask" in params["fates"]
+        and "mask" in fates
+        and any(fate != "mask" for fate in fates)
+        and fates.count("random") <= 1
         and len(selected) == len(set(selected)) == len(params["fates"]) >= 2
         and all(0 <= i < len(tokens) for i in selected)
     )
@@ -124,6 +131,7 @@ def _generate(seed: int) -> Variant:
         "2. 计算损失时，哪些位置需要被计算？\n"
         "3. 这些位置的标签分别是什么？",
     )
+    prompt = language_note(prompt, tokens, typed=True)
     return Variant(ID, seed, data, prompt, question_key_of(params))
 
 

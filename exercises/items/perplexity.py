@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Mapping
 
 from exercises.grading import parsing
@@ -34,7 +35,8 @@ def _draw(seed: int) -> dict:
         loss = round(math.log(vocab), 4)
     else:
         vocab, loss = 0, round(rng.uniform(1.5, 5.0), 2)
-    return {"vocab": vocab, "loss": loss, "target": rng.choice(PERPLEXITIES)}
+    # Part 2 must not name the perplexity part 1 asks for.
+    return {"vocab": vocab, "loss": loss, "target": rng.choice([p for p in PERPLEXITIES if p != vocab])}
 
 
 def _fair(params: dict) -> bool:
@@ -53,15 +55,14 @@ def _fair(params: dict) -> bool:
 @functools.lru_cache(maxsize=1024)
 def _generate(seed: int) -> Variant:
     params = _draw(seed)
-    loss, vocab, target = params["loss"], params["vocab"], params["target"]
+    loss, target = params["loss"], params["target"]
     data = {**params, "perplexity": perplexity(loss), "target_loss": math.log(target)}
-    where_en = f" (that is ln {vocab}, for a vocabulary of {vocab} tokens)" if vocab else ""
-    where_zh = f"（即 ln {vocab}，词表有 {vocab} 个 token）" if vocab else ""
+    # The loss alone: saying "(that is ln V)" would hand over the perplexity, V.
     prompt = L(
-        f"A language model's mean cross-entropy on a test text is {loss} nats{where_en}.\n"
+        f"A language model's mean cross-entropy on a test text is {loss} nats.\n"
         "1. What is its perplexity?\n"
         f"2. What mean loss (in nats, to 2 decimals) would a perplexity of {target} mean?",
-        f"一个语言模型在测试文本上的平均交叉熵为 {loss} nat{where_zh}。\n"
+        f"一个语言模型在测试文本上的平均交叉熵为 {loss} nat。\n"
         "1. 它的困惑度是多少？\n"
         f"2. 困惑度为 {target} 时，平均损失是多少 nat（保留两位小数）？",
     )
@@ -70,7 +71,14 @@ def _generate(seed: int) -> Variant:
 
 class Perplexity(Exercise):
     def variant_is_fair(self, variant: Variant) -> bool:
-        return _fair(variant.data)
+        """The numbers tell the misconceptions apart, and the prompt does the learner's
+        step for them nowhere: it never names the log of a number (\"that is ln V\") nor
+        writes the perplexity it asks for."""
+        asked = self.solve(variant)["perplexity"]
+        written = re.compile(rf"(?<![\d.]){re.escape(asked)}(?![\d.])")
+        return _fair(variant.data) and not any(
+            re.search(r"\bln\b", text) or written.search(text) for text in variant.prompt.values()
+        )
 
     def solve(self, variant: Variant) -> dict[str, str]:
         data = variant.data

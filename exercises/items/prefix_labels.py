@@ -1,7 +1,9 @@
-"""prefix-lm-labels: a real prefix task (translate, answer, summarise) as a
-decoder-only prefix LM: write the inputs, the input positions that enter the
-loss and the label row. The classic slip is one position late: the last prefix
-position already predicts the first token of the continuation."""
+"""prefix-lm-labels: a prefix task as a decoder-only prefix LM, either a labelled
+pair (translate, answer, summarise: the pair fixes the prefix) or plain text cut at
+a random point (how T5 pretrains a prefix LM on unlabelled text, Section 3.2.3):
+write the inputs, the input positions that enter the loss and the label row. The
+classic slip is one position late: the last prefix position already predicts the
+first token of the continuation."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from exercises.grading.scoring import (
     read_tokens_certain,
     same_token,
 )
-from exercises.items.banks import rng_for
+from exercises.items.banks import EN_SENTENCES, language_note, rng_for
 from exercises.text import L
 
 ID = "prefix-lm-labels"
@@ -41,17 +43,33 @@ TASKS = (
 )
 
 
+PLAIN_SHARE = 0.4  # of the seeds that ask about plain text cut at random (T5's pretraining)
+# Plain texts: the bank's sentences with no word twice (a label is then named by its token alone).
+PLAIN_TEXTS = tuple(s.split() for s in EN_SENTENCES if len(set(s.split())) == len(s.split()))
+
+
 def _draw(seed: int) -> dict:
-    task = TASKS[0] if seed == 0 else TASKS[rng_for(ID, seed).randrange(len(TASKS))]
+    """A labelled pair (its own split), or plain text cut at a random point, as T5
+    pretrains a prefix LM on unlabelled text (Section 3.2.3; T5's code draws the cut
+    uniformly from 1 to N-1: here from 2 to N-2, see ``_fair``)."""
+    if seed == 0:  # the lesson's kind of question: a labelled pair
+        task = TASKS[0]
+    else:
+        rng = rng_for(ID, seed)
+        if rng.random() < PLAIN_SHARE:
+            tokens = list(rng.choice(PLAIN_TEXTS))
+            return {"kind": "plain", "tokens": tokens, "prefix": rng.randint(2, len(tokens) - 2)}
+        task = TASKS[rng.randrange(len(TASKS))]
     prefix, continuation = (part.split() for part in task)
-    return {"tokens": [*prefix, *continuation], "prefix": len(prefix)}
+    return {"kind": "pair", "tokens": [*prefix, *continuation], "prefix": len(prefix)}
 
 
 def _fair(params: dict) -> bool:
     """A prefix of at least 2 tokens and a continuation of at least 2, so that
     the loss neither starts at 0 nor is a single position."""
     n, prefix = len(params["tokens"]), params["prefix"]
-    return 2 <= prefix <= n - 2
+    unique = params.get("kind") != "plain" or len(set(params["tokens"])) == n
+    return 2 <= prefix <= n - 2 and unique
 
 
 @functools.lru_cache(maxsize=1024)
@@ -70,18 +88,33 @@ def _generate(seed: int) -> Variant:
     }
     listing_text = " ".join(tokens)
     head, tail = " ".join(tokens[:prefix]), " ".join(tokens[prefix:])
+    if params.get("kind") == "plain":
+        setting = L(
+            f"A decoder-only prefix LM is pretrained on plain text, as T5 does: each text is cut at a random point. "
+            f"The text [{listing_text}] ({len(tokens)} tokens) was cut after position {prefix - 1}: the prefix is "
+            f"[{head}] (read in both directions), the continuation [{tail}].",
+            f"一个仅解码器的前缀语言模型在普通文本上预训练，和 T5 一样：每段文本在随机的位置切开。"
+            f"文本 [{listing_text}]（{len(tokens)} 个 token）在位置 {prefix - 1} 之后切开：前缀是 [{head}]（双向读取），"
+            f"续写是 [{tail}]。",
+        )
+    else:
+        setting = L(
+            f"A decoder-only prefix LM learns this pair: the prefix [{head}] (positions 0 to {prefix - 1}, read in "
+            f"both directions) and its continuation [{tail}]. The whole sequence is [{listing_text}] "
+            f"({len(tokens)} tokens).",
+            f"一个仅解码器的前缀语言模型学习这一对：前缀 [{head}]（位置 0 到 {prefix - 1}，双向读取）和它的续写 "
+            f"[{tail}]。整个序列是 [{listing_text}]（{len(tokens)} 个 token）。",
+        )
     prompt = L(
-        f"A decoder-only prefix LM learns this pair: the prefix [{head}] (positions 0 to {prefix - 1}, read in both "
-        f"directions) and its continuation [{tail}]. The whole sequence is [{listing_text}] ({len(tokens)} tokens). "
-        "Lay it out as the engine does: the inputs are the tokens without the last one, and input position t is "
-        "trained to predict token t+1; the loss covers exactly the tokens of the continuation.\n"
+        f"{setting['en']} Lay it out as the engine does: the inputs are the tokens without the last one, and input "
+        "position t is trained to predict token t+1; the loss covers exactly the tokens of the continuation.\n"
         "1. The inputs?\n2. Which input positions enter the loss?\n"
         "3. The label row, one entry per input position, -100 where no loss is taken?",
-        f"一个仅解码器的前缀 LM 学习这一对：前缀 [{head}]（位置 0 到 {prefix - 1}，双向读取）和它的续写 [{tail}]。"
-        f"整个序列是 [{listing_text}]（{len(tokens)} 个 token）。按引擎的方式排列：输入是去掉最后一个 token 的序列，"
+        f"{setting['zh']}按引擎的方式排列：输入是去掉最后一个 token 的序列，"
         "输入位置 t 学习预测位置 t+1 上的 token；损失恰好覆盖续写部分的 token。\n"
         "1. 输入是什么？\n2. 哪些输入位置参与损失？\n3. 标签行是什么？每个输入位置一项，不计损失的位置写 -100。",
     )
+    prompt = language_note(prompt, tokens, typed=True)
     return Variant(ID, seed, data, prompt, question_key_of(params))
 
 
@@ -92,7 +125,8 @@ class PrefixLabels(Exercise):
         return _fair(data) and data["loss_positions"] == list(range(first, len(data["tokens"]) - 1))
 
     def pool_size(self) -> int:
-        return len(TASKS)
+        plain = sum(len(tokens) - 3 for tokens in PLAIN_TEXTS)  # cuts 2 .. N-2 of each
+        return len(TASKS) + plain
 
     def solve(self, variant: Variant) -> dict[str, str]:
         data = variant.data
@@ -239,7 +273,7 @@ EXERCISES = (
         draw=_draw,
         rubric=RUBRIC,
         kind="parts",
-        title=L("Prefix LM: where the loss begins", "前缀 LM：损失从哪里开始"),
+        title=L("Prefix LM: where the loss begins", "前缀语言模型：损失从哪里开始"),
         parts=(
             Part("inputs", L("inputs", "输入"), L("tokens separated by spaces", "用空格分隔的 token")),
             Part(

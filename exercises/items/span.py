@@ -31,7 +31,7 @@ from exercises.grading.scoring import (
     read_tokens_certain,
     same_token,
 )
-from exercises.items.banks import LESSON_SENTENCE, rng_for, sentence_tokens
+from exercises.items.banks import LESSON_SENTENCE, language_note, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "span-corruption"
@@ -132,6 +132,7 @@ def _generate(seed: int) -> Variant:
         "不含终点，和 tokens[start:end] 一样；哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
         "写不写都可以。\n1. 破坏后的输入是什么？\n2. 目标序列是什么？",
     )
+    prompt = language_note(prompt, tokens, typed=True)
     return Variant(ID, seed, data, prompt, question_key_of(params))  # (not drawn a second time by generate)
 
 

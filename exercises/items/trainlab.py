@@ -96,7 +96,7 @@ PREDICT_PARTS = tuple(
 _WHY = {
     ("clm", "continue"): L(
         "The causal LM practised exactly this: predict the next token from the left.",
-        "因果 LM 练的正是这个：从左边预测下一个 token。",
+        "因果语言建模练的正是这个：从左边预测下一个 token。",
     ),
     ("clm", "fill"): L(
         "Reading left to right, it never sees the noun after the blank, and the noun decides the measure word.",
@@ -121,7 +121,7 @@ class PredictTable(Exercise):
             "Before training: the same tiny model is trained twice on the toy language, once as a causal LM "
             "and once as a masked LM (same data, steps and learning rate). For each model and task, will "
             "the accuracy be high or low?",
-            "训练之前先预测：同一个小模型在玩具语言上训练两次，一次做因果 LM，一次做掩码 LM（数据、步数、"
+            "训练之前先预测：同一个小模型在玩具语言上训练两次，一次做因果语言建模，一次做掩码语言建模（数据、步数、"
             "学习率都相同）。每个模型在每个任务上的准确率会高还是低？",
         )
         return Variant(self.id, seed, {"cells": cells, "source": _source(table)}, prompt, "predict-table")
@@ -166,7 +166,7 @@ PREDICT = PredictTable(
         L("Which direction of context decides each task's answer?", "每个任务的答案由哪一侧的上下文决定？"),
         L(
             "A causal LM sees only the left; a masked LM was trained on blanks inside full windows.",
-            "因果 LM 只看得到左边；掩码 LM 练的是完整窗口里面的空。",
+            "因果语言模型只看得到左边；掩码语言建模练的是完整窗口里面的空。",
         ),
     ),
     rubric=Rubric(
@@ -183,7 +183,7 @@ SURPRISE = reflection(
         "Pick the cell of your table that surprised you most — for many it is the masked LM's "
         "'continue' score: it read the connective that decides the answer, yet it rarely names the "
         "right word. Explain in two or three sentences what in its training made that cell come out so.",
-        "挑出你表里最出乎意料的一格——很多人选掩码 LM 的“续写”：决定答案的关联词它明明读到了，"
+        "挑出你表里最出乎意料的一格——很多人选掩码语言模型的“续写”：决定答案的关联词它明明读到了，"
         "却很少说出正确的词。用两三句话解释：它的训练里有什么让这一格变成这样？",
     ),
     L(
@@ -193,14 +193,14 @@ SURPRISE = reflection(
         "cannot — a different packing of the windows changes the cell. Likewise the causal LM fills "
         "the blank badly only when it reads the left context alone: scoring every candidate sentence "
         "shows it does know which noun takes which measure word.",
-        "掩码 LM 只练过预测窗口内部的空，而窗口总在句末结束，文本最末的位置永远是句号。"
+        "掩码语言模型只练过预测窗口内部的空，而窗口总在句末结束，文本最末的位置永远是句号。"
         "在末尾补一个 [MASK] 去问它，它就答它在那里练过的东西。它是没被训练去续写，"
-        "这并不证明它做不到——换一种切窗口的方式，这一格就会变。同理，因果 LM 只有在只看左边时"
+        "这并不证明它做不到——换一种切窗口的方式，这一格就会变。同理，因果语言模型只有在只看左边时"
         "才填不好空：给每个候选句子打分，就能看出它其实知道哪个名词配哪个量词。",
     ),
     (
         L("the objective decides what each position practised", "训练目标决定了每个位置练的是什么"),
-        L("the masked LM never predicted at the end of a text", "掩码 LM 从没在文本末尾做过预测"),
+        L("the masked LM never predicted at the end of a text", "掩码语言模型从没在文本末尾做过预测"),
         L("'not trained to' is not 'cannot'", "“没被训练去做”不等于“做不到”"),
     ),
 )

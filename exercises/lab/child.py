@@ -1,11 +1,16 @@
 """The sandboxed side of the code lab: load one learner file and answer calls.
 
-Started by ``exercises.lab.sandbox`` as ``python -I child.py FILE FUNCTION`` with
-limits already set. Imports only the standard library and torch, and refuses the
-project's own packages to the learner's code (the engine is what they are
-re-building). Protocol: one JSON line per message on a private copy of stdout;
-the learner's prints go to stderr. The parent checks the results: nothing the
-learner's code does here can mark a rule as passed.
+Started by ``exercises.lab.sandbox``: either forked by the fork server
+(``python -I child.py --zygote FD``, which has imported torch once) or, when that
+cannot run, by ``python -I child.py --once REQUEST`` forking one child the same way.
+Either way the child is set up by ``start_child``: its three pipes, the limits, and
+(where the machine offers it) the isolation of ``exercises.lab.isolation``, all before
+the learner's file is read. Imports only the standard library and torch for itself, and
+refuses the project's own packages to the learner's code (the engine is what they are
+re-building); the isolation module is the only part of the project it loads, and it is
+gone from ``sys.modules`` before any child is forked. Protocol: one JSON line per message on a private copy of stdout; the
+learner's prints go to stderr. The parent checks the results: nothing the learner's code
+does here can mark a rule as passed.
 """
 
 from __future__ import annotations
@@ -20,11 +25,34 @@ MAX_ELEMENTS = 2_000_000  # larger results are reported, not shipped
 
 
 class _Blocker:
-    """Refuse the project's packages: the lab is about writing them yourself."""
+    """Refuse the project's packages (the lab is about writing them yourself) and, in an
+    isolated child, any module outside what it may read: an ImportError that says so, rather
+    than the PermissionError of reading its file (code that tries an optional import then
+    goes on without it, as it would where the module is not installed)."""
+
+    def __init__(self, readable: tuple[str, ...] | None = None) -> None:
+        self.readable = readable
 
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BLOCKED:
             raise ImportError(f"the lab does not let your code import {name!r}: write it yourself with torch")
+        if self.readable is None:
+            return None
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        places = [spec.origin] if spec is not None and spec.has_location else []
+        if spec is not None and spec.submodule_search_locations is not None:
+            places += list(spec.submodule_search_locations)
+        for place in places:
+            real = os.path.realpath(place)
+            if not any(
+                real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.readable
+            ):
+                raise ModuleNotFoundError(
+                    f"the lab's sandbox has no module {name!r}: your code may use the standard library, torch and numpy",
+                    name=name,
+                )
         return None
 
 
@@ -59,15 +87,23 @@ def encode(value):
 
 
 def decode(value):
+    """The values ``encode`` wrote. The parent decodes what a child sends, and a child's
+    learner code can write anything on the protocol's pipe: a value that is not one
+    ``encode`` makes raises (ValueError, TypeError...), it is never looked up freely."""
     import torch
 
     if isinstance(value, list):
         return [decode(item) for item in value]
     if isinstance(value, dict):
         if "$t" in value:
-            dtype = getattr(torch, value["$t"])
+            dtype = getattr(torch, str(value["$t"]), None)
+            if not isinstance(dtype, torch.dtype):
+                raise ValueError(f"not a dtype: {str(value['$t'])[:40]!r}")
+            shape = value["shape"]
+            if not isinstance(shape, list) or not all(type(size) is int and size >= 0 for size in shape):
+                raise ValueError("not a shape")
             data = torch.tensor(value["data"], dtype=torch.int8 if dtype == torch.bool else dtype)
-            return data.to(dtype).reshape(value["shape"])
+            return data.to(dtype).reshape(shape)
         if "$tuple" in value:
             return tuple(decode(item) for item in value["$tuple"])
         if "$dict" in value:
@@ -100,8 +136,9 @@ def _learner_line(error: BaseException, filename: str) -> int | None:
     return line
 
 
-def serve(path: str, function: str, shown_name: str) -> None:
-    """Load the learner's file and answer calls until stdin closes."""
+def serve(path: str, function: str, shown_name: str, confine=None, readable=None) -> None:
+    """Confine this process (``confine()``, when the machine can), then load the learner's
+    file and answer calls until stdin closes."""
     channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # the learner's prints (even os.write(1, ...)) go to stderr
     sys.stdout = sys.stderr
@@ -117,10 +154,13 @@ def serve(path: str, function: str, shown_name: str) -> None:
     import torch
 
     torch.set_num_threads(1)
-    sys.meta_path.insert(0, _Blocker())
-    for name in list(sys.modules):
-        if name.split(".")[0] in BLOCKED:
-            del sys.modules[name]
+    if confine is not None:
+        try:
+            confine()
+        except Exception as error:  # fail closed: the file is not run at all
+            send({"load": "sandbox", "line": None, "message": f"the sandbox could not be set up: {error}"})
+            return
+    sys.meta_path.insert(0, _Blocker(readable))
     try:
         with open(path, encoding="utf-8-sig") as handle:  # Windows editors may add a BOM
             source = handle.read()
@@ -142,7 +182,7 @@ def serve(path: str, function: str, shown_name: str) -> None:
             {
                 "load": kind,
                 "line": _learner_line(error, shown_name),
-                "message": f"{type(error).__name__}: {error}",
+                "message": f"{type(error).__name__}: {str(error)[:1000]}",
             }
         )
         return
@@ -163,7 +203,7 @@ def serve(path: str, function: str, shown_name: str) -> None:
         except NotImplementedError as error:
             reply = {
                 "error": "NotImplementedError",
-                "message": str(error),
+                "message": str(error)[:300],
                 "line": _learner_line(error, shown_name),
             }
         except BaseException as error:  # the sandbox's edge: whatever the learner's code raises is reported
@@ -178,16 +218,63 @@ def serve(path: str, function: str, shown_name: str) -> None:
             send({"error": "UnsendableResult", "message": str(error)[:200], "line": None})
 
 
-def apply_limits(memory: int, cpu_seconds: int) -> None:
-    """Address space, CPU seconds, no file growth, no core dumps (in the child only)."""
-    import resource
+def start_child(request: dict, fds: tuple[int, int, int], isolation, grants, own_session: bool) -> None:
+    """In a freshly forked child: its pipes as 0, 1, 2, nothing else open, the scratch
+    folder as its home, the limits, then (isolated) the sandbox; never returns."""
     import signal
 
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write then fails with an error instead of killing
+    try:
+        if own_session:
+            os.setsid()  # the parent stops it with its whole process group
+        for target, fd in zip((0, 1, 2), fds, strict=True):
+            if fd != target:
+                os.dup2(fd, target)
+        isolation.close_other_files()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        isolate = bool(request.get("isolate"))
+        isolation.limit(int(request["memory"]), int(request["cpu"]), isolate)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+        confine = None
+        readable = None
+        if isolate:
+            scratch = request["cwd"]
+            readable = (*(path for path, _folder in grants or ()), scratch)
+
+            def confine():
+                if grants is None:
+                    raise isolation.IsolationError("no list of what the child may read")
+                isolation.confine(scratch, grants)
+
+        serve(request["path"], request["function"], request["shown"], confine, readable)
+    except BaseException:  # a forked child never returns into its parent's loop
+        pass
+    finally:
+        os._exit(0)
+
+
+def _prepare(isolate: bool):
+    """Once, in the process that forks the children: torch's lazy start-up (reading
+    /proc/cpuinfo on the first operation, which an isolated child may not; the first
+    operations' own set-up), what an isolated child may read and its filter (None where
+    there is no isolation), and the project's import machinery forgotten, so that each
+    child has nothing of it to undo. Returns (the isolation module, the grants)."""
+    import resource  # noqa: F401  (each child's limits: imported once, here)
+
+    import torch
+
+    from exercises.lab import isolation
+
+    torch.set_num_threads(1)
+    x = torch.rand(4, 4, requires_grad=True)
+    torch.nn.functional.cross_entropy(x @ x, torch.tensor([0, 1, 2, 3])).backward()
+    torch.multinomial(torch.ones(4), 2, generator=torch.Generator().manual_seed(0))
+    grants = isolation.prepare() if isolate else None
+    isolation.forget_project()
+    return isolation, grants
 
 
 def zygote(socket_fd: int) -> None:
@@ -200,9 +287,7 @@ def zygote(socket_fd: int) -> None:
     import signal
     import socket
 
-    import torch
-
-    torch.set_num_threads(1)
+    isolation, grants = _prepare(isolate=True)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     control = socket.socket(fileno=socket_fd)
     control.sendall(b'{"ready": true}\n')
@@ -216,33 +301,35 @@ def zygote(socket_fd: int) -> None:
         request = json.loads(message)
         pid = os.fork()
         if pid == 0:
-            try:
-                control.close()
-                os.setsid()
-                for target, fd in zip((0, 1, 2), fds, strict=True):
-                    os.dup2(fd, target)
-                for fd in fds:
-                    os.close(fd)
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                os.chdir(request["cwd"])
-                os.environ.clear()
-                os.environ.update(request["env"])
-                apply_limits(int(request["memory"]), int(request["cpu"]))
-                sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-                sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
-                serve(request["path"], request["function"], request["shown"])
-            except BaseException:  # a forked child never returns into the fork server's loop
-                pass
-            finally:
-                os._exit(0)
+            control.close()
+            start_child(request, tuple(fds), isolation, grants, own_session=True)
         for fd in fds:
             os.close(fd)
         control.sendall((json.dumps({"pid": pid}) + "\n").encode())
+
+
+def once(request: dict) -> None:
+    """Without the fork server: the same child, forked once from this process (started
+    in a session of its own by the parent, and waiting here until the child ends)."""
+    import resource
+    import signal
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    isolation, grants = _prepare(bool(request.get("isolate")))
+    pid = os.fork()
+    if pid == 0:
+        start_child(request, (0, 1, 2), isolation, grants, own_session=False)
+    for fd in (0, 1, 2):  # the parent sees the end of the pipes when the child ends
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):  # the parent tells a CPU limit (SIGXCPU) by this process's end
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "--zygote":
         zygote(int(sys.argv[2]))
     else:
-        apply_limits(int(sys.argv[4]), int(sys.argv[5]))
-        serve(sys.argv[1], sys.argv[2], sys.argv[3])
+        once(json.loads(sys.argv[2]))

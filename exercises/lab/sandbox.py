@@ -1,19 +1,23 @@
-"""Run a learner's file in a child process with time and memory limits.
+"""Run a learner's file in a child process: isolated, limited, stopped on time.
 
-The child (``child.py``) loads the file and answers calls to one function; the
-checks run here, in the trusted process, so nothing the learner's code does can
-mark a rule as passed. Limits: the address space (RLIMIT_AS, default 1 GiB;
-torch itself needs about 0.3), CPU seconds for the whole child (RLIMIT_CPU), no
-file may grow (RLIMIT_FSIZE = 0), no core dumps, and a wall-clock limit on every
-call (the child's process group is killed when it is exceeded). The child runs in
-a scratch directory that is also its HOME, TMPDIR, XDG directories and
-OBJECTIVES_TUTOR_HOME, and is removed afterwards, so nothing it does the ordinary
-way reaches the learner's progress. It is the same user, so this guards against
-mistakes, not against an attacker who aims at absolute paths.
+The child (``child.py``) loads the file and answers calls to one function; the checks
+run here, in the trusted process, so nothing the learner's code does can mark a rule as
+passed. Where the kernel offers it (``exercises.lab.isolation``: Landlock and seccomp),
+the child reads only Python, torch and the system's libraries, writes only in a scratch
+folder removed afterwards, starts no process or thread, opens no socket and signals no
+other process; its privileges are dropped, for root too. Everywhere: the address space
+(RLIMIT_AS, default 1 GiB; torch itself needs about 0.3), CPU seconds for the whole
+child (RLIMIT_CPU), open files, file sizes, no core dumps, a wall-clock limit on every
+call (the child's process group is killed when it is exceeded), and a bound on every
+byte read from the child (a reply line, the printed output). The scratch folder is
+also its HOME, TMPDIR, XDG directories and OBJECTIVES_TUTOR_HOME.
 
-Children are forked from a "zygote" that has imported torch once (about 20 ms
-instead of a second per file); if the zygote cannot run, each child is started
-from scratch instead.
+Children are forked from a "zygote" that has imported torch once (milliseconds instead
+of a second per file); if the zygote cannot run, each child is started from scratch
+instead, and set up by the same code.
+
+Whether other people's files may run where there is no isolation is decided by the
+caller (``quiz grade`` refuses unless the teacher asks): ``Sandbox.isolated`` says which.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import atexit
 import contextlib
 import json
 import os
-import selectors
+import select
 import shutil
 import signal
 import socket
@@ -34,6 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from exercises.lab import isolation
 from exercises.lab.child import decode, encode
 
 CHILD = Path(__file__).with_name("child.py")
@@ -41,10 +46,13 @@ MEMORY_LIMIT = 1 << 30
 CPU_LIMIT_S = 120
 CALL_LIMIT_S = 5.0
 START_LIMIT_S = 60.0  # torch's import on a loaded 2-core machine
+REPLY_LIMIT = 64 << 20  # bytes in one reply line (2,000,000 floats, as JSON, is about 40 MB)
+PRINTED_KEPT = 64 << 10  # bytes of the learner's output kept (the last ones)
 
 
 class LoadFailed(Exception):
-    """The file could not be loaded: kind is syntax | import | crash | missing | unreadable | died."""
+    """The file could not be loaded: kind is syntax | import | crash | missing | unreadable |
+    died | sandbox (the isolation could not be put in place, so the file was not run)."""
 
     def __init__(self, kind: str, message: str, line: int | None = None) -> None:
         super().__init__(message)
@@ -86,7 +94,7 @@ def _wire(value):
 
 def _child_env(home: Path, scratch: str) -> dict[str, str]:
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": "/usr/bin:/bin",  # not the teacher's (nothing can be run anyway)
         "HOME": str(home),
         "TMPDIR": scratch,
         "XDG_DATA_HOME": str(home),
@@ -178,6 +186,77 @@ def shutdown() -> None:
             _zygote = None
 
 
+class _TooLarge(Exception):
+    pass
+
+
+class _Lines:
+    """Lines from a child's pipe, each bounded in bytes and in time: a child that writes
+    without end, or half a line and then nothing, cannot hold the parent."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.scanned = 0
+        self.poll = select.poll()
+        self.poll.register(fd, select.POLLIN)
+
+    def line(self, deadline: float, limit: int) -> bytes | None:
+        """The next line (without its newline); None at the end of the pipe."""
+        while True:
+            end = self.buffer.find(b"\n", self.scanned)
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[: end + 1]
+                self.scanned = 0
+                return line
+            self.scanned = len(self.buffer)
+            if len(self.buffer) > limit:
+                raise _TooLarge
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.poll.poll(left * 1000):
+                raise TimeoutError
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+
+def _write_all(fd: int, data: bytes, deadline: float) -> None:
+    """Write to a child that may have stopped reading, within the deadline (the pipe is non-blocking)."""
+    poll = select.poll()
+    poll.register(fd, select.POLLOUT)
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0 or not poll.poll(left * 1000):
+            raise TimeoutError
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            continue
+
+
+def _remove_tree(path: str) -> None:
+    """The scratch folder, whatever the learner's code left in it (a folder made without
+    any permission cannot be listed or emptied until its mode is set back)."""
+
+    def unlock(_function, target, _error) -> None:
+        for folder in (target, os.path.dirname(target)):
+            if os.path.isdir(folder) and not os.path.islink(folder):
+                with contextlib.suppress(OSError):
+                    os.chmod(folder, 0o700)
+        with contextlib.suppress(OSError):
+            if os.path.isdir(target) and not os.path.islink(target):
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                os.unlink(target)
+
+    handler = {"onexc": unlock} if sys.version_info >= (3, 12) else {"onerror": unlock}  # renamed in 3.12
+    shutil.rmtree(path, **handler)
+    shutil.rmtree(path, ignore_errors=True)
+
+
 class Sandbox:
     """One child process serving one learner file; use as a context manager."""
 
@@ -198,10 +277,13 @@ class Sandbox:
         self.call_limit = CALL_LIMIT_S if call_limit is None else call_limit
         self.start_seconds = 0.0
         self.calls = 0
-        self._printed: list[str] = []
+        self.isolated = False  # set by start(): the machine's isolation held this child
+        self._printed = bytearray()
+        self._printed_lock = threading.Lock()
         self._pid: int | None = None
         self._popen: subprocess.Popen | None = None
-        self._stdin = self._stdout = self._stderr = None
+        self._stdin: int | None = None
+        self._lines: _Lines | None = None
         self._scratch: str | None = None
 
     def __enter__(self) -> Sandbox:
@@ -213,10 +295,13 @@ class Sandbox:
 
     def printed(self) -> str:
         """The last things the learner's code printed (stdout and stderr)."""
-        return "".join(self._printed)[-1500:]
+        with self._printed_lock:
+            tail = bytes(self._printed[-PRINTED_KEPT:])
+        return tail.decode("utf-8", "replace")[-1500:]
 
     def start(self) -> None:
         started = time.perf_counter()
+        self.isolated = isolation.probe().isolated
         self._scratch = tempfile.mkdtemp(prefix="objectives-lab-")
         copy = Path(self._scratch) / "task.py"
         try:
@@ -227,114 +312,123 @@ class Sandbox:
         home = Path(self._scratch) / "home"
         home.mkdir()
         env = _child_env(home, self._scratch)
-        zygote = get_zygote()
-        if zygote is not None:
-            child_in, parent_in = os.pipe()
-            parent_out, child_out = os.pipe()
-            parent_err, child_err = os.pipe()
-            request = {
-                "path": str(copy),
-                "function": self.function,
-                "shown": self.path.name,
-                "cwd": self._scratch,
-                "env": env,
-                "memory": self.memory,
-                "cpu": self.cpu_seconds,
-            }
-            try:
-                self._pid = zygote.spawn(request, [child_in, child_out, child_err])
-            except OSError:
-                zygote = None
-            finally:
-                for fd in (child_in, child_out, child_err):
-                    os.close(fd)
-            if zygote is None:
-                for fd in (parent_in, parent_out, parent_err):
-                    os.close(fd)
-            else:
-                self._stdin = os.fdopen(parent_in, "wb")
-                self._stdout = os.fdopen(parent_out, "rb")
-                self._stderr = os.fdopen(parent_err, "rb")
-        if zygote is None:
-            memory, cpu = self.memory, self.cpu_seconds
-            self._popen = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-I",
-                    str(CHILD),
-                    str(copy),
-                    self.function,
-                    self.path.name,
-                    str(memory),
-                    str(cpu),
-                ],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self._scratch,
-                env=env,
-                start_new_session=True,
-            )
-            self._pid = self._popen.pid
-            self._stdin, self._stdout, self._stderr = (
-                self._popen.stdin,
-                self._popen.stdout,
-                self._popen.stderr,
-            )
-        threading.Thread(target=self._drain, args=(self._stderr,), daemon=True).start()
+        request = {
+            "path": str(copy),
+            "function": self.function,
+            "shown": self.path.name,
+            "cwd": self._scratch,
+            "env": env,
+            "memory": self.memory,
+            "cpu": self.cpu_seconds,
+            "isolate": self.isolated,
+        }
+        child_in, parent_in = os.pipe()
+        parent_out, child_out = os.pipe()
+        parent_err, child_err = os.pipe()
+        try:
+            zygote = get_zygote()
+            if zygote is not None:
+                with contextlib.suppress(OSError):
+                    self._pid = zygote.spawn(request, [child_in, child_out, child_err])
+            if self._pid is None:
+                self._popen = subprocess.Popen(
+                    [sys.executable, "-I", str(CHILD), "--once", json.dumps(request)],
+                    stdin=child_in,
+                    stdout=child_out,
+                    stderr=child_err,
+                    cwd=self._scratch,
+                    env=env,
+                    start_new_session=True,
+                )
+                self._pid = self._popen.pid
+        except OSError as error:
+            for fd in (parent_in, parent_out, parent_err):
+                os.close(fd)
+            self.close()
+            raise LoadFailed("died", f"the lab could not start a process: {error}") from None
+        finally:
+            for fd in (child_in, child_out, child_err):
+                os.close(fd)
+        os.set_blocking(parent_in, False)
+        self._stdin, self._lines = parent_in, _Lines(parent_out)
+        threading.Thread(target=self._drain, args=(parent_err,), daemon=True).start()
         message = self._receive(self.start_limit, starting=True)
         self.start_seconds = time.perf_counter() - started
         if "load" in message:
             self.close()
-            raise LoadFailed(message["load"], message.get("message", ""), message.get("line"))
+            raise LoadFailed(str(message["load"]), str(message.get("message", ""))[:2000], _line(message))
 
-    def _drain(self, stream) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            for raw in iter(stream.readline, b""):
-                self._printed.append(raw.decode("utf-8", "replace"))
-                if len(self._printed) > 200:
-                    del self._printed[:100]
+    def _drain(self, fd: int) -> None:
+        """The learner's output, read as it comes (so that the child never blocks on a full
+        pipe) and kept only at its end. This thread owns the pipe: it ends, and closes it,
+        when the child is gone."""
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                with self._printed_lock:
+                    self._printed += chunk
+                    if len(self._printed) > 2 * PRINTED_KEPT:
+                        del self._printed[:-PRINTED_KEPT]
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
     def _receive(self, limit: float, starting: bool = False) -> dict:
         began = time.perf_counter()
-        stream = self._stdout
-        if stream is None:
+        if self._lines is None:
             raise SandboxStopped("died", "the sandbox is not running", 0.0)
-        selector = selectors.DefaultSelector()
-        selector.register(stream, selectors.EVENT_READ)
         try:
-            ready = selector.select(timeout=limit)
-        finally:
-            selector.close()
-        if not ready:
+            line = self._lines.line(time.monotonic() + limit, REPLY_LIMIT)
+        except TimeoutError:
             self.close()
-            raise SandboxStopped("time", f"no answer within {limit:g} s", time.perf_counter() - began)
-        line = stream.readline()
-        if not line:
+            raise SandboxStopped(
+                "time", f"no answer within {limit:g} s", time.perf_counter() - began
+            ) from None
+        except _TooLarge:
+            line, why = b"", f"it sent more than {REPLY_LIMIT >> 20} MB in one answer"
+        else:
+            why = "it sent something the lab cannot read"
+        if line is None:
             code = self._popen.wait() if self._popen is not None else None
             self.close()
             kind = "cpu" if code == -signal.SIGXCPU else "died"
             if starting:
                 raise LoadFailed("died", f"the process ended ({code}): {self.printed()[-300:]}")
             raise SandboxStopped(kind, "the process ended", time.perf_counter() - began)
-        return json.loads(line)
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            message = None
+        if not isinstance(message, dict):
+            self.close()
+            if starting:
+                raise LoadFailed("died", why)
+            raise SandboxStopped("died", why, time.perf_counter() - began)
+        return message
 
     def call(self, *args, limit: float | None = None, global_seed: int = 0):
         """Call the learner's function; its result decoded into torch values."""
         if self._stdin is None:
             raise SandboxStopped("died", "the sandbox is not running", 0.0)
         self.calls += 1
+        limit = self.call_limit if limit is None else limit
         request = json.dumps({"args": _wire(list(args)), "global_seed": global_seed}) + "\n"
         try:
-            self._stdin.write(request.encode())
-            self._stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            _write_all(self._stdin, request.encode(), time.monotonic() + limit)
+        except TimeoutError:
+            self.close()
+            raise SandboxStopped("time", f"no answer within {limit:g} s", limit) from None
+        except OSError:
             self.close()
             raise SandboxStopped("died", "the process ended", 0.0) from None
-        reply = self._receive(self.call_limit if limit is None else limit)
+        reply = self._receive(limit)
         if "error" in reply:
-            raise LearnerError(reply["error"], reply.get("message", ""), reply.get("line"))
-        return decode(reply["ok"])
+            raise LearnerError(str(reply["error"])[:100], str(reply.get("message", ""))[:1000], _line(reply))
+        try:
+            return decode(reply["ok"])
+        except Exception:  # a reply written by the learner's code, not by the child's codec
+            self.close()
+            raise SandboxStopped("died", "it sent something the lab cannot read", 0.0) from None
 
     def close(self) -> None:
         pid, self._pid = self._pid, None
@@ -344,11 +438,16 @@ class Sandbox:
         if self._popen is not None:
             self._popen.wait()
             self._popen = None
-        for stream in (self._stdin, self._stdout, self._stderr):
-            if stream is not None:
+        for fd in (self._stdin, None if self._lines is None else self._lines.fd):
+            if fd is not None:
                 with contextlib.suppress(OSError):
-                    stream.close()
-        self._stdin = self._stdout = self._stderr = None
+                    os.close(fd)
+        self._stdin = self._lines = None
         if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
+            _remove_tree(self._scratch)
             self._scratch = None
+
+
+def _line(message: dict) -> int | None:
+    line = message.get("line")
+    return line if type(line) is int else None

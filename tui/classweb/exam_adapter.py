@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from exercises.classdb import ExamClosed, answer_key
+from exercises.classdb.model import EXAM_CLOSED_TEXT
 
 REFRESH_SECONDS = 5.0  # how often the deadline is read again (a teacher may extend it)
 
@@ -46,6 +47,7 @@ class ClassExam:
         self.submitted_at: float | None = self._exam.submitted_at
         self.notice = None
         self.refused: str | None = None  # the store's last ExamClosed reason
+        self.ended_note = None  # said above the results when the server ended the exam (quiz closed)
         self._questions = [
             RenderedQuestion(q.index, q.exercise, q.seed, q.to_variant()) for q in self._exam.questions
         ]
@@ -66,12 +68,20 @@ class ClassExam:
         return list(self._questions)
 
     def _refresh(self, force: bool = False) -> None:
+        """Read this exam again (its own quiz, by number: the quiz may have closed since)."""
         now = self._clock()
         if force or now - self._read_at >= REFRESH_SECONDS:
-            self._exam = self._session.exam()
+            exam = self._session.exam(self.quiz_id)
+            if exam is not None:
+                self._exam = exam
             self._read_at = now
             if self._exam.submitted_at is not None:
                 self.submitted_at = self._exam.submitted_at
+
+    def closed(self) -> bool:
+        """The teacher closed the quiz: what was saved is what is handed in."""
+        self._refresh()
+        return self._exam.quiz_closed_at is not None
 
     def deadline(self) -> float | None:
         self._refresh()
@@ -89,6 +99,7 @@ class ClassExam:
         ``answers`` (what the student sees as saved is what the server has)."""
         if self.submitted_at is not None:
             return
+        self.refused = None
         parts = self.answers.setdefault(index, {})
         if parts.get(part) == text:
             return
@@ -110,6 +121,8 @@ class ClassExam:
             except ExamClosed as closed:
                 self.refused = closed.reason
             self._refresh(force=True)
+            if self._exam.quiz_closed_at is not None and self._exam.submitted_at is None:
+                self.ended_note = EXAM_CLOSED_TEXT["quiz-closed"]
             if self.submitted_at is None:
                 self.submitted_at = self._clock()
         return self.open_quiz.name
@@ -125,23 +138,48 @@ class ClassExam:
 
     def results(self):
         """Graded by the same function as a submission file (imports the engine, once)."""
-        from exercises.classroom.grading import grade_submission
+        from exercises.classdb.grading import grade_exam
 
         self._refresh(force=True)
-        return grade_submission(self.quiz, exam_as_submission(self.quiz, self._exam))
+        return grade_exam(self.quiz, self._exam)
 
 
-def exam_as_submission(quiz, exam):
-    """The server's exam in the shape file grading reads: each answer with the
-    question the student saw (exercise, seed, fingerprint of the stored variant)."""
-    from exercises.classroom.submission import Answer, Submission
+class PastExam:
+    """A quiz this student took, seen again for its results (closed, or handed in):
+    the exam screen's interface, read-only. Nothing is saved or submitted here."""
 
-    shown = {question.index: question for question in exam.questions}
-    answers = {
-        index: Answer(dict(parts), shown[index].exercise, shown[index].seed, shown[index].fingerprint)
-        for index, parts in exam.answers_by_question().items()
-        if index in shown
-    }
-    return Submission(
-        quiz.id, exam.student, answers, {}, exam.started_at, exam.submitted_at, quiz.question_hash
-    )
+    rendered = True
+
+    def __init__(self, quiz, exam) -> None:
+        self.open_quiz = quiz
+        self.quiz = quiz.quiz()
+        self._exam = exam
+        self.student = exam.student
+        self.answers = exam.answers_by_question()
+        self.submitted_at = exam.submitted_at or quiz.closed_at or exam.started_at
+        self.notice = None
+        self.ended_note = None
+        self.quiz_id = quiz.quiz_id
+
+    def questions(self) -> list[RenderedQuestion]:
+        return [RenderedQuestion(q.index, q.exercise, q.seed, q.to_variant()) for q in self._exam.questions]
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        return None
+
+    def set_answer(self, index: int, part: str, text: str) -> None:
+        """Handed in already: nothing changes."""
+
+    def submit(self) -> str:
+        return self.open_quiz.name
+
+    def close(self) -> None:
+        """Nothing held."""
+
+    def results_visible(self) -> bool:
+        return True
+
+    def results(self):
+        from exercises.classdb.grading import grade_exam
+
+        return grade_exam(self.quiz, self._exam)

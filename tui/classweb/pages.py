@@ -107,8 +107,15 @@ def sign_in_page(lang: str, nonce: str, message: str = "", student: str = "") ->
 
 def app_page(lang: str, nonce: str, who: str, font_size: int = 16) -> str:
     """The terminal, and a bar with who is signed in and a sign-out button. The
-    websocket address comes from the address the browser used (behind a proxy too)."""
-    ended = t("class-web-ended", lang)
+    websocket address comes from the address the browser used (behind a proxy too).
+
+    When the connection closes, the page asks the server why (``/state``) before it
+    says anything: a session that ended says how (signed in elsewhere, signed out, by
+    the teacher, expired), a live one (the app ended, the line dropped) offers to
+    reconnect. When the exam starts, the server sends a one-time code over the
+    websocket; the page exchanges it at ``/renew`` for the session's new token (an
+    HttpOnly cookie: no script ever sees a token)."""
+    ended = t("class-web-closed", lang)
     return f"""<!DOCTYPE html>
 <html lang="{HTML_LANG[lang]}">
 <head>
@@ -131,6 +138,28 @@ body.-closed #ended {{ display: block; }}
 body.-closed #terminal {{ display: none; }}
 </style>
 <script nonce="{nonce}">
+(() => {{
+  const Native = window.WebSocket;
+  const told = (text, link) => {{
+    document.getElementById("ended-text").textContent = text;
+    document.getElementById("ended-link").textContent = link;
+  }};
+  window.WebSocket = function (url, protocols) {{
+    const socket = protocols ? new Native(url, protocols) : new Native(url);
+    socket.addEventListener("message", (event) => {{
+      if (typeof event.data !== "string" || !event.data.startsWith('["class-renew"')) return;
+      const code = JSON.parse(event.data)[1];
+      fetch("/renew", {{method: "POST", credentials: "same-origin", body: new URLSearchParams({{code: code}})}});
+    }});
+    socket.addEventListener("close", () => {{
+      fetch("/state", {{credentials: "same-origin"}}).then((r) => r.json())
+        .then((state) => told(state.message, state.link)).catch(() => {{}});
+    }});
+    return socket;
+  }};
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, {{CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3}});
+}})();
 document.addEventListener("DOMContentLoaded", () => {{
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   document.getElementById("terminal").dataset.sessionWebsocketUrl = scheme + location.host + "/ws";
@@ -145,8 +174,8 @@ window.addEventListener("load", () => setTimeout(() => {{
 </head>
 <body>
 <div id="bar"><span id="who">{html.escape(who)}</span>
-<form method="post" action="/sign-out"><button id="sign-out" type="submit">{html.escape(t("class-web-sign-out", lang))}</button></form></div>
-<div class="card" id="ended"><p>{html.escape(ended)}</p><p><a href="/">{html.escape(t("class-web-reload", lang))}</a></p></div>
+<form method="post" action="/sign-out?lang={lang}"><button id="sign-out" type="submit">{html.escape(t("class-web-sign-out", lang))}</button></form></div>
+<div class="card" id="ended"><p id="ended-text">{html.escape(ended)}</p><p><a id="ended-link" href="/?lang={lang}">{html.escape(t("class-web-reconnect", lang))}</a></p></div>
 <div id="terminal" class="textual-terminal" data-font-size="{int(font_size)}"></div>
 </body>
 </html>

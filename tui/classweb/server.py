@@ -16,15 +16,23 @@ browser's keystrokes go to the app as keystrokes. The cookie is HttpOnly and
 SameSite=Strict, the websocket checks its Origin, and each page carries a
 Content-Security-Policy that allows this server only.
 
-All store calls run on one thread of their own (a PIN check costs a deliberate
-few tens of milliseconds; the event loop keeps serving the other students)."""
+Store calls run off the event loop, on two pools: PIN checks on one thread of
+their own (each costs a deliberate few tens of milliseconds), everything else
+(the signed-in pages' session look-ups) on another, so a flood of sign-ins queues
+behind itself and never in front of a signed-in student's page. Wrong PINs make
+the next try for that id (or from that address) wait; the wait is spent here,
+holding the request without a thread (never a refusal: the student with the right
+PIN is in after it), and one address may have at most MAX_PENDING_PER_SOURCE
+sign-ins in flight: beyond that it is told at once to try again, at no cost."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import logging
+import secrets
 import shlex
 import sys
 import time
@@ -50,6 +58,10 @@ CLASS_DIR_ENV = "OBJECTIVES_TUTOR_CLASS_DIR"
 CLASS_DB_ENV = "OBJECTIVES_TUTOR_CLASS_DB"
 MAX_FORM_BYTES = 4096
 MAX_TOKEN_CHARS = 200
+MAX_PENDING_PER_SOURCE = 16  # tries of one address waiting because wrong PINs slowed them down
+MAX_PENDING = 64  # ... and of everyone: beyond, "try again in a moment" at once, at no cost
+RENEW_SECONDS = 60.0  # how long the page has to collect a renewed token
+MAX_ROUNDS = 3  # waits a sign-in sits out before it is told to try again later
 STATIC = Path(__import__("textual_serve").__file__).parent / "static"
 STATIC_FILES = {
     "js/textual.js": "application/javascript",
@@ -79,6 +91,18 @@ class SessionAppService(AppService):
         environment.update(self._extra_env)
         return environment
 
+    on_renew: Callable[[], object] | None = None  # the server's: a new token for this tab
+
+    async def on_meta(self, data: bytes) -> None:
+        """The app's "class-renew" (its exam started): the server renews the token; the
+        rest is textual-serve's."""
+        with contextlib.suppress(ValueError, RecursionError):
+            if json.loads(data).get("type") == "class-renew":
+                if self.on_renew is not None:
+                    await self.on_renew()
+                return
+        await super().on_meta(data)
+
 
 def _form_text(value: object, limit: int) -> str | None:
     """A form field as people type it: full-width digits read as ASCII, spaces
@@ -90,8 +114,13 @@ def _form_text(value: object, limit: int) -> str | None:
 
 
 def page_lang(request: web.Request, default: str) -> str:
+    """The page's language: the address's ?lang=, else the language this browser signed
+    in with (its cookie, checked), else the server's."""
     lang = request.query.get("lang", "")
-    return lang if lang in LANGUAGES else default
+    if lang in LANGUAGES:
+        return lang
+    cookie = request.cookies.get(LANG_COOKIE, "")
+    return cookie if cookie in LANGUAGES else default
 
 
 class ClassWebServer:
@@ -104,6 +133,7 @@ class ClassWebServer:
         clock: Callable[[], float] = time.time,
         command: str | None = None,
         app_lang: str | None = None,
+        sleep: Callable[[float], object] = asyncio.sleep,
     ) -> None:
         """``lang``: the pages' default language; ``app_lang``: the app's, when the
         teacher fixed one (--lang); else each student's saved setting, then the
@@ -115,12 +145,19 @@ class ClassWebServer:
         self.clock = clock
         self.app_lang = app_lang
         self.command = command or session_command(app_lang)
-        self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-store")
+        self.sleep = sleep  # how a sign-in sits out its wait (tests inject one that returns at once)
+        self.db = ThreadPoolExecutor(max_workers=2, thread_name_prefix="class-store")
+        self.pins = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-pins")
+        self.pending: dict[str, int] = {}  # address -> its slowed tries waiting
         self.download_manager = DownloadManager()
         self.sockets: dict[str, web.WebSocketResponse] = {}  # token -> the tab that holds it
+        self.renewals: dict[str, tuple[str, str, float]] = {}  # one-time code -> (old token, new, until)
 
     async def _store(self, function, *args):
         return await asyncio.get_running_loop().run_in_executor(self.db, function, *args)
+
+    async def _pin_check(self, function, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.pins, function, *args)
 
     def make_app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_FORM_BYTES)
@@ -129,6 +166,8 @@ class ClassWebServer:
                 web.get("/", self.index),
                 web.post("/sign-in", self.sign_in),
                 web.post("/sign-out", self.sign_out),
+                web.get("/state", self.state),
+                web.post("/renew", self.renew),
                 web.get("/ws", self.websocket),
                 web.get("/static/{path:.+}", self.static),
             ]
@@ -142,9 +181,18 @@ class ClassWebServer:
         from exercises.classdb import SessionEnded
 
         try:
-            return self.store.session(token)
+            return self.store.session(token, self.clock())
         except SessionEnded:
             return None
+
+    def _ended_reason(self, token: str) -> str | None:
+        from exercises.classdb import SessionEnded
+
+        try:
+            self.store.session(token, self.clock())
+        except SessionEnded as ended:
+            return ended.reason
+        return None
 
     async def session_of(self, request: web.Request) -> tuple[str, object] | tuple[None, None]:
         """The cookie's token and its live session, or (None, None): no cookie, a
@@ -161,9 +209,12 @@ class ClassWebServer:
         )
 
     async def index(self, request: web.Request) -> web.Response:
-        lang = page_lang(request, self.lang)
         nonce = pages.new_nonce()
         _token, session = await self.session_of(request)
+        lang = page_lang(request, self.lang)
+        if session is not None and "lang" not in request.query:  # the language the student chose last
+            saved = (await self._store(session.settings)).get("lang")
+            lang = saved if saved in LANGUAGES else lang
         if session is None:
             response = self._html(pages.sign_in_page(lang, nonce), nonce)
             if request.cookies.get(COOKIE):
@@ -187,19 +238,119 @@ class ClassWebServer:
         if student_id is None or pin is None:
             return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
         source = plain(request.remote or "?", 60)
-        result = await self._store(self.store.sign_in, student_id, pin, self.clock(), source)
+        refill = student_id if student_id.isprintable() else ""  # typed again rather than echoed
+        result = await self._check(student_id, pin, source)
+        if result is None:  # slowed down, and too many of this address's tries already waiting
+            log.warning("sign-in refused: too many waiting tries from %s", source)
+            page = pages.sign_in_page(lang, nonce, t("class-web-busy", lang), student=refill)
+            return self._html(page, nonce, 429)
         if not result.ok:
-            key = "class-web-rate-limited" if result.reason == "rate-limited" else "class-web-bad-sign-in"
             log.warning("sign-in refused: %s from %s (%s)", plain(student_id, 60), source, result.reason)
-            refill = student_id if student_id.isprintable() else ""  # typed again rather than echoed
-            page = pages.sign_in_page(lang, nonce, t(key, lang), student=refill)
-            return self._html(page, nonce, 429 if result.reason == "rate-limited" else 403)
+            if result.reason == "too-soon":
+                message = t("class-web-too-soon", lang, seconds=int(result.wait) + 1)
+            else:
+                message = t("class-web-bad-sign-in", lang)
+            page = pages.sign_in_page(lang, nonce, message, student=refill)
+            return self._html(page, nonce, 429 if result.reason == "too-soon" else 403)
         token = await self._store(self.store.start_session, result.student.id, self.clock())
         log.info("signed in: %s from %s", plain(result.student.id, 60), source)
         response = web.HTTPSeeOther(f"/?lang={lang}")
         response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
         response.set_cookie(LANG_COOKIE, lang, httponly=True, samesite="Strict", path="/")
         raise response
+
+    async def _check(self, student_id: str, pin: str, source: str):
+        """The PIN check, after the wait wrong PINs asked for (sat out here, holding no
+        thread); a try another one beat to it waits again, a few rounds at most. None when
+        the try must wait and its address already has MAX_PENDING_PER_SOURCE tries waiting
+        (or everyone MAX_PENDING): only tries that wrong PINs slowed down are ever turned
+        away like this, never a class signing in (their checks queue, in order)."""
+        result = None
+        for _ in range(MAX_ROUNDS):
+            wait = await self._store(self.store.sign_in_wait, student_id, self.clock(), source)
+            if wait > 0:
+                if (
+                    self.pending.get(source, 0) >= MAX_PENDING_PER_SOURCE
+                    or sum(self.pending.values()) >= MAX_PENDING
+                ):
+                    return None
+                self.pending[source] = self.pending.get(source, 0) + 1
+                try:
+                    await self.sleep(wait)
+                finally:
+                    self.pending[source] -= 1
+                    if not self.pending[source]:
+                        del self.pending[source]
+            result = await self._pin_check(self.store.sign_in, student_id, pin, self.clock(), source)
+            if result.reason != "too-soon":
+                break
+        return result
+
+    async def state(self, request: web.Request) -> web.Response:
+        """For the page when its connection closed: is this browser's session still live
+        (then the app ended or the line dropped: reconnect), or did it end, and why, in
+        the page's language."""
+        lang = page_lang(request, self.lang)
+        token = request.cookies.get(COOKIE, "")
+        reason = "unknown"
+        if token and len(token) <= MAX_TOKEN_CHARS and token.isascii() and token.isprintable():
+            reason = await self._store(self._ended_reason, token)
+        if reason is None:
+            body = {
+                "state": "live",
+                "message": t("class-web-dropped", lang),
+                "link": t("class-web-reconnect", lang),
+            }
+        else:
+            from tui.screens.session_ended import ended_text
+
+            body = {
+                "state": "ended",
+                "message": ended_text(reason, lang),
+                "link": t("class-web-reload", lang),
+            }
+        return web.json_response(body, headers={"Cache-Control": "no-store"})
+
+    async def renew(self, request: web.Request) -> web.Response:
+        """The page collects its renewed token (the exam started) with the one-time code the
+        server sent over its websocket; the code works once, for the browser holding the
+        old token, within RENEW_SECONDS."""
+        try:
+            form = await request.post()
+        except (ValueError, web.HTTPException):
+            raise web.HTTPBadRequest() from None
+        code = form.get("code")
+        entry = self.renewals.pop(code, None) if isinstance(code, str) and len(code) < 100 else None
+        old = request.cookies.get(COOKIE, "")
+        if (
+            entry is None
+            or entry[2] < self.clock()
+            or not hmac.compare_digest(old.encode(), entry[0].encode())
+        ):
+            raise web.HTTPForbidden(text="no such renewal")
+        response = web.Response(text="ok", headers={"Cache-Control": "no-store"})
+        response.set_cookie(COOKIE, entry[1], httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def _renewed(self, holder: dict, websocket: web.WebSocketResponse) -> None:
+        """The tab's exam started: a new token for its session (the old one opens nothing
+        from now on), handed to the page as a one-time code it exchanges at /renew."""
+        from exercises.classdb import SessionEnded
+
+        old = holder["token"]
+        try:
+            fresh = await self._store(self.store.renew_token, old, self.clock())
+        except SessionEnded:
+            return
+        now = self.clock()
+        self.renewals = {code: entry for code, entry in self.renewals.items() if entry[2] >= now}
+        code = secrets.token_urlsafe(24)
+        self.renewals[code] = (old, fresh, now + RENEW_SECONDS)
+        holder["token"] = fresh
+        if self.sockets.get(old) is websocket:
+            self.sockets[fresh] = self.sockets.pop(old)
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await websocket.send_json(["class-renew", code])
 
     async def sign_out(self, request: web.Request) -> web.Response:
         token, session = await self.session_of(request)
@@ -254,6 +405,8 @@ class ClassWebServer:
             close=websocket.close,
             download_manager=self.download_manager,
         )
+        holder = {"token": token}  # the tab's token, renewed when its exam starts
+        service.on_renew = lambda: self._renewed(holder, websocket)
         try:
             await service.start(width, height)
             await self._relay(websocket, service)
@@ -263,8 +416,8 @@ class ClassWebServer:
             log.error("session ended by an error: %s", plain(error))
         finally:
             await service.stop()
-            if self.sockets.get(token) is websocket:
-                del self.sockets[token]
+            if self.sockets.get(holder["token"]) is websocket:
+                del self.sockets[holder["token"]]
         return websocket
 
     async def _relay(self, websocket: web.WebSocketResponse, service: AppService) -> None:
@@ -274,7 +427,7 @@ class ClassWebServer:
                 continue
             try:
                 envelope = json.loads(message.data)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past Python's stack: ignored
                 continue
             if not isinstance(envelope, list) or len(envelope) != 2:
                 continue
@@ -388,6 +541,7 @@ def serve(
         asyncio.run(run())
     finally:
         server.db.shutdown(wait=False)
+        server.pins.shutdown(wait=False)
         if warm_process is not None:
             import shutil
 

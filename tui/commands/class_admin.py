@@ -1,7 +1,7 @@
-"""``objectives-tutor class init | quiz open|close|extend|release``: the teacher's
-side of the class server (issue 15), and the class database behind ``quiz grade
---class DIR``. Serving the class (``class serve``, ``class dashboard``) lives in
-tui/commands/class_serve.py.
+"""``objectives-tutor class init | quiz open|close|extend|release|list | unlock |
+sign-ins | end-session | settings``: the teacher's side of the class server (issue
+15), and the class database behind ``quiz grade --class DIR``. Serving the class
+(``class serve``, ``class dashboard``) lives in tui/commands/class_serve.py.
 
 Every command opens the class's store (SQLite in DIR, or the PostgreSQL of --db /
 $OBJECTIVES_TUTOR_DB), does one thing, and reports it in one line; bad input is
@@ -18,17 +18,25 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from exercises.classdb.settings import MAX_TRAINING_SLOTS, MAX_TRAINING_STEPS
 from exercises.text import cannot, pick
+from tui.commands.arguments import whole
 from tui.errors import UsageError
 from tui.i18n import t
 
-ACTIONS = ("init", "quiz")  # the `class` actions this module runs (h6 adds serve, dashboard)
+QUIZ_NUMBER = whole(1, 1_000_000)  # a class's quizzes, numbered from 1
+WEEK_MINUTES = whole(1, 7 * 24 * 60)  # how far back `class sign-ins` looks
+
+ACTIONS = ("init", "quiz", "unlock", "sign-ins", "end-session", "settings")  # class_serve: serve, dashboard
+OUTCOME_KEYS = {"unknown": "sign-in-unknown", "bad-pin": "sign-in-bad-pin", "too-soon": "sign-in-too-soon"}
+TRAINING_KEYS = {"off": "class-training-off", "on": "class-training-on"}
+TIME = r"([+-]?\d{1,6}(?:\.\d{1,3})?)(s|sec|m|min|h)?"
 
 
 def _seconds(text: str) -> float:
     """--extend's time: 300, 300s, 5m, 5min, 1h, full-width digits, a minus to take time back."""
-    value = unicodedata.normalize("NFKC", text).strip().lower().replace(" ", "")
-    found = re.fullmatch(r"([+-]?\d{1,6}(?:\.\d{1,3})?)(s|sec|m|min|h)?", value)
+    value = unicodedata.normalize("NFKC", text).strip().lower().replace(" ", "").replace("−", "-")
+    found = re.fullmatch(TIME, value)
     if not found:
         raise argparse.ArgumentTypeError(f"not a time like 300, 5m or 1h: {text[:20]!r}")
     scale = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, None: 1}[found.group(2)]
@@ -62,14 +70,50 @@ def add_class_parser(commands, common, parser_class):
     opened.add_argument("quiz", metavar="QUIZ.toml")
     opened.add_argument("--name", help="what the dashboard calls it (default: the quiz's title)")
     steps.add_parser("close", parents=[common, where], help="close the open quiz: no more saves")
-    extend = steps.add_parser("extend", parents=[common, where], help="give one student more time")
+    extend = steps.add_parser(
+        "extend", parents=[common, where], help="give one student more time (-2m takes 2 minutes back)"
+    )
+    # "-2m" is a time here, not an option: argparse reads a leading minus as an option unless
+    # the word looks like a negative number, and this parser has no option that does.
+    extend._negative_number_matcher = re.compile(r"^-\d+(?:\.\d+)?(?:s|sec|m|min|h)?$")
     extend.add_argument("student", metavar="STUDENT")
-    extend.add_argument("seconds", metavar="SECONDS", type=_seconds, help="300, 5m, 1h (negative: less)")
+    extend.add_argument("seconds", metavar="TIME", type=_seconds, help="300, 5m, 1h; -2m takes time back")
     release = steps.add_parser("release", parents=[common, where], help="let students see their results")
     release.add_argument(
-        "--number", type=int, help="the quiz's number (class quiz list; default: the latest)"
+        "--number",
+        type=QUIZ_NUMBER,
+        help=f"the quiz's number, {QUIZ_NUMBER.limits} (class quiz list; default: the latest)",
     )
     steps.add_parser("list", parents=[common, where], help="the class's quizzes and their state")
+    unlock = actions.add_parser(
+        "unlock", parents=[common, where], help="forget a student's (or an address's) wrong PINs"
+    )
+    unlock.add_argument("student", metavar="STUDENT|ADDRESS")
+    failures = actions.add_parser("sign-ins", parents=[common, where], help="failed sign-ins, latest last")
+    failures.add_argument(
+        "--minutes", type=WEEK_MINUTES, default=60, help=f"how far back, {WEEK_MINUTES.limits} (default 60)"
+    )
+    ended = actions.add_parser(
+        "end-session", parents=[common, where], help="sign a student out (their tab says so)"
+    )
+    ended.add_argument("student", metavar="STUDENT")
+    settings = actions.add_parser(
+        "settings", parents=[common, where], help="the class's settings (the training lab on the server)"
+    )
+    settings.add_argument(
+        "--training", choices=("off", "on"), help="train on the server: off (default) or on"
+    )
+    steps_type, slots_type = whole(1, MAX_TRAINING_STEPS), whole(1, MAX_TRAINING_SLOTS)
+    settings.add_argument(
+        "--training-steps",
+        type=steps_type,
+        help=f"most steps per objective a student may train, {steps_type.limits}",
+    )
+    settings.add_argument(
+        "--training-slots",
+        type=slots_type,
+        help=f"trainings at once per host, {slots_type.limits}; the rest wait their turn",
+    )
     return actions
 
 
@@ -81,6 +125,13 @@ def run_class(args: argparse.Namespace, lang: str, console: Console) -> int:
     try:
         if args.action == "init":
             return _init(args, lang, console)
+        if args.action != "quiz":
+            return {
+                "unlock": _unlock,
+                "sign-ins": _sign_ins,
+                "end-session": _end_session,
+                "settings": _settings,
+            }[args.action](args, lang, console)
         return {"open": _open, "close": _close, "extend": _extend, "release": _release, "list": _list}[
             args.step
         ](args, lang, console)
@@ -116,23 +167,12 @@ def _store(args: argparse.Namespace):
 
 
 def _open(args: argparse.Namespace, lang: str, console: Console) -> int:
-    from exercises.classdb.render import render_questions
-    from exercises.classroom.quiz import loads
+    from exercises.classdb.teacher import open_quiz_file
 
-    path = Path(args.quiz)
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(
-            "objectives-tutor class quiz open: " + pick(cannot("read", path, error), lang)
-        ) from None
-    quiz = loads(text)  # a bad quiz is reported before anything is opened
     with _store(args) as store:
-        students = [s.id for s in store.students() if s.role == "student"]
-        if store.current_quiz() is not None:  # said before the engine spends time rendering
-            store.open_quiz(text, time.time(), args.name or "")  # raises the one-line "still open"
-        rendered = render_questions(quiz, students)
-        opened = store.open_quiz(text, time.time(), args.name or "", rendered)
+        opened = open_quiz_file(store, Path(args.quiz), time.time(), args.name or "")
+        students = sum(1 for s in store.students() if s.role == "student")
+    quiz = opened.quiz()
     limit = (
         t("class-no-limit", lang)
         if opened.time_limit_seconds is None
@@ -145,7 +185,7 @@ def _open(args: argparse.Namespace, lang: str, console: Console) -> int:
                 lang,
                 number=opened.quiz_id,
                 name=opened.name,
-                students=len(students),
+                students=students,
                 questions=len(quiz.exercises),
                 limit=limit,
             )
@@ -176,18 +216,124 @@ def _close(args: argparse.Namespace, lang: str, console: Console) -> int:
     return 0
 
 
+def _found(store, typed: str, lang: str, command: str):
+    from exercises.classroom.safe import plain
+
+    found = store.find_student(typed)
+    if found is None:
+        raise UsageError(
+            f"objectives-tutor class {command}: " + t("class-no-student", lang, student=plain(typed, 60))
+        )
+    return found
+
+
 def _extend(args: argparse.Namespace, lang: str, console: Console) -> int:
+    from exercises.classroom.safe import plain
+
+    now = time.time()
+    with _store(args) as store:
+        found = _found(store, args.student, lang, "quiz extend")
+        total = store.extend_time(found.id, args.seconds, now)
+        exam = next((e for e in store.exams(store.current_quiz().quiz_id) if e.student == found.id), None)
+    left = exam.seconds_left(now) if exam is not None and exam.started_at is not None else None
+    line = t("class-extended", lang, student=plain(found.id, 60), minutes=f"{total / 60:+g}")
+    if left is not None:
+        line += " · " + t("class-left", lang, minutes=int(left) // 60, seconds=int(left) % 60)
+    console.print(Text(line))
+    return 0
+
+
+def _unlock(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classroom.safe import plain
 
     with _store(args) as store:
         found = store.find_student(args.student)
-        if found is None:
+        who = found.id if found is not None else args.student.strip()
+        if found is None and not any(row[1] == who for row in store.failed_sign_ins(time.time() - 86400)):
             raise UsageError(
-                "objectives-tutor class quiz extend: "
+                "objectives-tutor class unlock: "
                 + t("class-no-student", lang, student=plain(args.student, 60))
             )
-        total = store.extend_time(found.id, args.seconds)
-    console.print(Text(t("class-extended", lang, student=plain(found.id, 60), minutes=f"{total / 60:g}")))
+        store.unlock(who, time.time())
+    console.print(Text(t("class-unlocked", lang, who=plain(who, 60))))
+    return 0
+
+
+def _sign_ins(args: argparse.Namespace, lang: str, console: Console) -> int:
+    from exercises.classroom.safe import plain
+
+    now = time.time()
+    with _store(args) as store:
+        rows = store.failed_sign_ins(now - 60 * args.minutes)
+        trouble = store.sign_in_trouble(now)
+    if not rows:
+        console.print(Text(t("class-no-failures", lang, minutes=args.minutes)))
+    for who, source, at, outcome in rows:
+        stamp = time.strftime("%H:%M:%S", time.localtime(at))
+        console.print(
+            Text(f"{stamp}  {plain(who, 40)}  {plain(source, 40)}  {t(OUTCOME_KEYS[outcome], lang)}")
+        )
+    for entry in trouble:
+        if entry.wait > 0:
+            console.print(
+                Text(
+                    t(
+                        "class-slowed",
+                        lang,
+                        who=plain(entry.who, 40),
+                        failures=entry.failures,
+                        wait=int(entry.wait) + 1,
+                    )
+                )
+            )
+    return 0
+
+
+def _end_session(args: argparse.Namespace, lang: str, console: Console) -> int:
+    from exercises.classroom.safe import plain
+
+    with _store(args) as store:
+        found = _found(store, args.student, lang, "end-session")
+        count = store.end_sessions_of(found.id, time.time())
+    console.print(
+        Text(
+            t(
+                "class-session-ended-by-teacher" if count else "class-not-signed-in",
+                lang,
+                student=plain(found.id, 60),
+            )
+        )
+    )
+    return 0
+
+
+def _settings(args: argparse.Namespace, lang: str, console: Console) -> int:
+    from dataclasses import replace
+
+    with _store(args) as store:
+        settings = store.class_settings()
+        changes = {
+            key: value
+            for key, value in (
+                ("training", args.training),
+                ("training_steps", args.training_steps),
+                ("training_slots", args.training_slots),
+            )
+            if value is not None
+        }
+        if changes:
+            settings = store.set_class_settings(replace(settings, **changes))
+    console.print(
+        Text(
+            t(
+                "class-settings",
+                lang,
+                training=t(TRAINING_KEYS[settings.training], lang),
+                steps=settings.training_steps,
+                slots=settings.training_slots,
+            )
+        )
+    )
     return 0
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from exercises.text import L, pick, reason_of
+from tui.commands.arguments import PORT
 from tui.errors import UsageError
 from tui.i18n import t
 
@@ -20,7 +21,7 @@ def add_parsers(actions, common) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
     )
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--port", type=PORT, default=8000, help=f"port, {PORT.limits} (default 8000)")
     serve.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
     serve.add_argument(
         "--cold", action="store_true", help="start each session from scratch, not from the warm process"
@@ -57,8 +58,6 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
     from tui.classweb.server import ClassWebServer, serve
     from tui.commands.serve import is_loopback
 
-    if not 1 <= args.port <= 65535:
-        raise UsageError(f"objectives-tutor class serve: --port must be 1..65535, got {args.port}")
     store = _open_store(args.class_dir, args.db, "serve", lang)
     if not is_loopback(args.host):
         sys.stderr.write(f"objectives-tutor class serve: {t('class-serve-warning', lang, host=args.host)}\n")
@@ -94,29 +93,3 @@ def run_class_dashboard(args: argparse.Namespace, lang: str) -> int:
     finally:
         store.close()
     return 0
-
-
-def open_quiz_file(store, path: Path, now: float):
-    """Open a quiz file for the class (the dashboard's action), every student's questions
-    rendered first, as ``class quiz open`` does: the engine runs here, not in the exams."""
-    from exercises.classdb.render import render_questions
-    from exercises.classroom.quiz import loads
-
-    text = path.read_bytes().decode("utf-8-sig")
-    quiz = loads(text)
-    if store.current_quiz() is not None:
-        store.open_quiz(text, now)  # raises the one-line "close the open quiz first"
-    students = [student.id for student in store.students() if student.role == "student"]
-    return store.open_quiz(text, now, "", render_questions(quiz, students))
-
-
-def export_gradebook(store, class_dir: Path, quiz) -> Path:
-    """Grade the quiz's exams from the database (``quiz grade --class``'s grading) and
-    write its gradebook CSV into the class directory."""
-    from exercises.classdb.grading import grade_from_store
-    from exercises.classroom.report import gradebook_csv
-
-    graded_quiz, result = grade_from_store(store, quiz.quiz_id)
-    path = Path(class_dir) / f"gradebook-quiz{quiz.quiz_id}.csv"
-    path.write_text(gradebook_csv(graded_quiz, result.grades), encoding="utf-8")
-    return path

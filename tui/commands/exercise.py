@@ -10,8 +10,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from exercises.text import L
+from tui.commands.arguments import ArgumentsError, Refusal, refuse_inapplicable
 from tui.errors import UsageError
-from tui.i18n import notice_text, t
+from tui.i18n import MESSAGES, notice_text, t
 from tui.render import emit_json
 
 
@@ -24,16 +26,13 @@ def _exercise(exercise_id: str):
         raise UsageError(f"objectives-tutor: {error}") from None
 
 
-def _check_seed(seed: int) -> None:
-    if seed < 0:
-        raise UsageError(f"objectives-tutor: --seed must be 0 or more, got {seed}")
-
-
 def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None:
     from exercises.catalogue import EXERCISES
     from exercises.curriculum import OBJECTIVES
     from exercises.text import pick
 
+    catalogue = L("the catalogue (without --check)", "题目列表（不带 --check）")
+    refuse_inapplicable(args, "objectives-tutor exercises", [("json", not args.check, catalogue)])
     if args.check:
         _self_check(console)
         return
@@ -96,7 +95,8 @@ def describe(exercise, variant, lang: str, with_solution: bool) -> dict:
         "hints": [pick(hint, lang) for hint in exercise.hints(variant)],
     }
     if with_solution:
-        payload["solution"] = exercise.solve(variant)
+        payload["solution"], computed = exercise.shown_solution(variant, lang)
+        payload["solution_source"] = "engine" if computed else "course"
     return payload
 
 
@@ -117,9 +117,14 @@ def print_rubric(exercise, lang: str, console: Console) -> None:
 
 
 def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
+    without_rubric = L("an exercise's variant (without --rubric)", "题目的某个变体（不带 --rubric）")
+    refuse_inapplicable(
+        args,
+        "objectives-tutor exercise",
+        [(name, not args.rubric, without_rubric) for name in ("seed", "solution", "hints")],
+    )
     exercise = _exercise(args.id)
-    _check_seed(args.seed)
-    if getattr(args, "rubric", False):
+    if args.rubric:
         if args.json:
             emit_json({"exercise": exercise.id, "rubric": exercise.scoring().to_json(lang)})
         else:
@@ -140,14 +145,15 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
                 f"  {t('part-format', lang, label=part['label'], example=part['example'])}",
             )
         )
-    if getattr(args, "hints", False):
+    if args.hints:
         console.print()
         console.print(Text(t("hints-heading", lang), style="bold yellow"))
         for number, hint in enumerate(payload["hints"], 1):
             console.print(Text(f"  {number}. {hint}"))
     if args.solution:
         console.print()
-        console.print(Text(t("solution", lang), style="bold green"))
+        heading = "solution" if payload["solution_source"] == "engine" else "solution-model-answer"
+        console.print(Text(t(heading, lang), style="bold green"))
         for name, text in payload["solution"].items():
             if "\n" in text:  # a matrix: one row a line, under its name
                 console.print(Text.assemble((name, "bold"), ":"))
@@ -157,15 +163,15 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
                 console.print(Text.assemble((name, "bold"), ": ", text))
 
 
-def parse_answers(pairs: list[str] | None) -> dict[str, str]:
-    """--answer PART=TEXT, repeated (a full-width ＝ is accepted too)."""
+def parse_answers(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
+    """The --answer PART=TEXT pairs argparse read (tui/cli.py: answer_pair), one per part:
+    a part answered twice is refused, not "the last one wins"."""
     answers: dict[str, str] = {}
-    for pair in pairs or []:
-        separator = "=" if "=" in pair else "＝" if "＝" in pair else None
-        if separator is None:
-            raise UsageError(f"objectives-tutor check: --answer takes PART=TEXT, got {pair!r}")
-        name, text = pair.split(separator, 1)
-        answers[name.strip()] = text
+    for name, text in pairs or []:
+        if name in answers:
+            refusal = Refusal(MESSAGES["usage-answer-twice"], part=name)
+            raise ArgumentsError("objectives-tutor check", str(refusal), refusal)
+        answers[name] = text
     return answers
 
 
@@ -188,13 +194,11 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
     from exercises.grading.model import UnknownPart
     from exercises.text import pick
 
-    exercise = _exercise(args.id)
-    _check_seed(args.seed)
     answers = parse_answers(args.answer)
+    exercise = _exercise(args.id)
     if not answers:
-        raise UsageError(
-            f"objectives-tutor check: give at least one --answer PART=TEXT (parts: {', '.join(exercise.part_names())})"
-        )
+        refusal = Refusal(MESSAGES["usage-no-answer"], parts=", ".join(exercise.part_names()))
+        raise ArgumentsError("objectives-tutor check", str(refusal), refusal)
     variant = exercise.generate(args.seed)
     try:
         result = exercise.grade(variant, answers)

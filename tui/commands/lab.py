@@ -25,6 +25,7 @@ from exercises.text import pick
 from tui.errors import UsageError
 from tui.i18n import t
 from tui.render import emit_json
+from tui.sandbox_notice import warn_unisolated
 
 
 def add_parser(commands, common) -> None:
@@ -187,6 +188,7 @@ def _check(folder: Path, name: str | None, as_json: bool, lang: str, console: Co
         tasks = [task]
     else:
         tasks = present(folder)
+    warn_unisolated(lang)  # issue 20: said once, where this machine cannot isolate learner code
     from exercises.lab.checks import run_check
 
     results = []
@@ -262,6 +264,7 @@ def _watch(folder: Path, lang: str, console: Console) -> int:
         raise UsageError(f"objectives-tutor lab watch: {t('lab-no-workspace', lang, dir=folder)}")
     from watchfiles import watch
 
+    warn_unisolated(lang)  # issue 20: said once, where this machine cannot isolate learner code
     current = _watch_round(folder, None, lang, console)
     console.print(t("lab-watching", lang, dir=folder), style="dim")
     try:

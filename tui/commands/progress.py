@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from exercises.text import pick
+from exercises.text import L, pick
+from tui.commands.arguments import refuse_inapplicable
 from tui.errors import UsageError
 from tui.i18n import notice_text, t
 from tui.render import emit_json
@@ -25,6 +26,7 @@ def run_progress(args: argparse.Namespace, lang: str, console: Console) -> None:
 
     if sum(map(bool, (args.json, args.csv, args.reset))) > 1:
         raise UsageError(f"objectives-tutor progress: {t('progress-one-output', lang)}")
+    refuse_inapplicable(args, "objectives-tutor progress", [("yes", args.reset, L("--reset", "--reset"))])
     store = ProgressStore()
     for notice in store.notices:
         sys.stderr.write(f"objectives-tutor: {notice_text(notice, lang)}\n")

@@ -96,6 +96,12 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
     grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
     grade.add_argument("--all", action="store_true", help="every misconception and every name in the report")
+    grade.add_argument(
+        "--run-student-code-unisolated",
+        action="store_true",
+        help="where this computer cannot isolate lab files (no Landlock/seccomp: macOS, old kernels), "
+        "run the students' code anyway, with your rights over your files (rows flagged 'unisolated')",
+    )
     release = actions.add_parser("release", parents=[common], help="let students see their results")
     release.add_argument("quiz")
     release.add_argument("--out", default=".", help="the folder the students' submissions are in")
@@ -244,11 +250,12 @@ def _submission_paths(arguments: list[str]) -> list[Path]:
 
 
 def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
-    from exercises.classroom.grading import GRADED, grade_class
+    from exercises.classroom.grading import GRADED, grade_class, lab_files_unisolated
     from exercises.classroom.identity import load_teacher_file
     from exercises.classroom.quiz import is_lab, load
     from exercises.classroom.report import gradebook_csv, lab_outcome, points_text, report_markdown
     from exercises.classroom.safe import plain
+    from exercises.lab.isolation import probe as isolation_report
 
     if args.class_dir is not None:  # h5 (issue 15): the quiz and its answers come from the class database
         from tui.commands.class_admin import graded_class
@@ -262,7 +269,19 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
         if quiz.signed and roster is None:
             sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-unverified", lang) + "\n")
         grace = _grace(args.grace, lang)
-        result = grade_class(quiz, _submission_paths(args.submissions), roster, grace)
+        unisolated = lab_files_unisolated(quiz, args.run_student_code_unisolated)
+        if unisolated:
+            why = pick(isolation_report().reasons(), lang)
+            sys.stderr.write(
+                "objectives-tutor quiz grade: " + t("quiz-unisolated-running", lang, why=why) + "\n"
+            )
+        result = grade_class(
+            quiz,
+            _submission_paths(args.submissions),
+            roster,
+            grace,
+            unisolated=args.run_student_code_unisolated,
+        )
     for path in result.skipped:
         sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-skipped", lang, path=plain(path)) + "\n")
     for path, why in result.rejected_text:

@@ -7,48 +7,61 @@ import argparse
 from rich.console import Console
 from rich.text import Text
 
-from tui.errors import UsageError
+from exercises.text import L
+from tui.commands.arguments import refuse_inapplicable
 from tui.i18n import t
 from tui.render import emit_json, mask_grid, token_line, token_table
 
-_SAMPLE_ONLY = {
-    "mlm": ("p", "positions", "fates", "whole_word", "cls_sep"),
-    "span": ("spans", "density", "mean_span"),
-    "prefix": ("prefix",),
-}
-_DEFAULTS = {"p": 0.15, "density": 0.15, "mean_span": 3.0, "whole_word": False, "cls_sep": False}
+PROG = "objectives-tutor show"
 
 
 def run_show(args: argparse.Namespace, lang: str, console: Console) -> None:
     if args.what == "mask":
+        refuse_inapplicable(args, f"{PROG} mask", [("prefix", args.kind == "prefix", L("prefix", "prefix"))])
         _show_mask(args, lang, console)
     else:
-        _reject_foreign_options(args)
+        _refuse_inapplicable_sample_options(args)
         _show_sample(args, lang, console)
 
 
-def _reject_foreign_options(args: argparse.Namespace) -> None:
-    """An option of another objective is a mistake worth saying, not ignoring."""
-    for objective, names in _SAMPLE_ONLY.items():
-        if objective == args.objective:
-            continue
-        for name in names:
-            value = getattr(args, name)
-            if value is not None and value != _DEFAULTS.get(name):
-                flag = "--" + name.replace("_", "-")
-                raise UsageError(
-                    f"objectives-tutor show sample {args.objective}: {flag} applies to {objective} only"
-                )
+def _refuse_inapplicable_sample_options(args: argparse.Namespace) -> None:
+    """Each option applies to one objective, some to one way of using it: typed anywhere
+    else, it is refused rather than silently ignored."""
+    mlm, span, explicit = args.objective == "mlm", args.objective == "span", args.spans is not None
+    random_fate = "random" in (args.fates or ())
+    drawn = (mlm and (args.positions is None or random_fate)) or (span and not explicit)
+    random_spans = L("span without --spans", "不带 --spans 的 span")
+    refuse_inapplicable(
+        args,
+        f"{PROG} sample",
+        [
+            ("p", mlm and args.positions is None, L("mlm without --positions", "不带 --positions 的 mlm")),
+            ("positions", mlm, L("mlm", "mlm")),
+            ("fates", mlm and args.positions is not None, L("mlm with --positions", "带 --positions 的 mlm")),
+            ("whole_word", mlm, L("mlm", "mlm")),
+            ("cls_sep", mlm, L("mlm", "mlm")),
+            ("spans", span, L("span", "span")),
+            ("density", span and not explicit, random_spans),
+            ("mean_span", span and not explicit, random_spans),
+            (
+                "seed",
+                drawn,
+                L(
+                    "what is drawn at random: mlm (without --positions, or with a random fate) and span without --spans",
+                    "随机抽取的内容：mlm（不带 --positions，或有 random 处理）和不带 --spans 的 span",
+                ),
+            ),
+            ("prefix", args.objective == "prefix", L("prefix", "prefix")),
+        ],
+    )
 
 
 def _show_mask(args: argparse.Namespace, lang: str, console: Console) -> None:
     from engine.masks import mask_for
 
     prefix = args.prefix
-    if args.kind != "prefix" and prefix is not None:
-        raise UsageError(f"objectives-tutor show mask {args.kind}: --prefix applies to the prefix mask only")
     if args.kind == "prefix" and prefix is None:
-        prefix = max(args.n, 0) // 2
+        prefix = args.n // 2
     matrix = mask_for(args.kind, args.n, prefix or 0).to(int).tolist()
     if args.json:
         emit_json({"kind": args.kind, "n": args.n, "prefix": prefix, "mask": matrix})
@@ -77,7 +90,8 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
                     (t("position", lang), range(len(sample.inputs))),
                     (t("input", lang), sample.inputs),
                     (t("label", lang), sample.labels),
-                ]
+                ],
+                lang=lang,
             )
         )
         console.print()
@@ -98,7 +112,8 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
                             for position in range(len(sample.loss_side_inputs))
                         ],
                     ),
-                ]
+                ],
+                lang=lang,
             )
         )
         console.print(Text(t("fig-clm-layouts", lang), style="dim"))
@@ -152,6 +167,7 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
                     (t("input", lang), sample.inputs),
                     (t("label", lang), [label or t("no-loss", lang) for label in sample.labels]),
                 ],
+                lang=lang,
                 highlight=[label is not None for label in sample.labels],
             )
         )
@@ -182,6 +198,7 @@ def _print_mlm(sample, p: float, lang: str, console: Console) -> None:
                 (t("input", lang), sample.inputs),
                 (t("label", lang), [label or t("no-loss", lang) for label in sample.labels]),
             ],
+            lang=lang,
             highlight=[bool(chosen) for chosen in sample.selected],
         )
     )

@@ -11,6 +11,7 @@ Argument checks import no torch; training and probing do.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import NoReturn
@@ -18,8 +19,8 @@ from typing import NoReturn
 from rich.console import Console
 from rich.table import Table
 
-from exercises.text import pick
-from tui.commands.arguments import names, whole_number
+from exercises.text import L, pick
+from tui.commands.arguments import SEED, names, refuse_inapplicable, text, whole
 from tui.errors import UsageError
 from tui.i18n import ERRORS, t
 
@@ -27,6 +28,11 @@ CORPORA = ("zh", "en", "arith")
 OBJECTIVES = ("clm", "mlm", "prefix", "span")
 DEFAULT_STEPS = 500  # keep equal to engine.train_lab.LabSettings.steps (a test checks)
 MAX_PROMPT = 2000  # characters a probe reads
+STEPS = whole(1, 100_000)  # LabSettings.check's bounds, checked here without torch
+THREADS = whole(1, 64)
+DEVICE = text(32)
+PROMPT = text(MAX_PROMPT)
+OBJECTIVE_NAMES = names(len(OBJECTIVES))
 
 
 def add_parser(commands, common) -> None:
@@ -35,18 +41,29 @@ def add_parser(commands, common) -> None:
         "train", parents=[common], help="the training lab: train tiny models with each objective"
     )
     train.add_argument(
-        "--objectives", type=names, default=["clm", "mlm"], help="comma-separated: clm,mlm,prefix,span"
+        "--objectives",
+        type=OBJECTIVE_NAMES,
+        default=["clm", "mlm"],
+        help=f"comma-separated: clm,mlm,prefix,span ({OBJECTIVE_NAMES.limits})",
     )
     train.add_argument(
-        "--steps", type=whole_number, default=DEFAULT_STEPS, help=f"steps per model (default {DEFAULT_STEPS})"
+        "--steps",
+        type=STEPS,
+        default=DEFAULT_STEPS,
+        help=f"steps per model, {STEPS.limits} (default {DEFAULT_STEPS})",
     )
     train.add_argument(
-        "--seed", type=whole_number, default=0, help="seed for the text, the weights and the masks"
+        "--seed", type=SEED, default=0, help=f"seed for the text, the weights and the masks, {SEED.limits}"
     )
     train.add_argument("--corpus", choices=CORPORA, default="zh", help="which toy language (default zh)")
-    train.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     train.add_argument(
-        "--threads", type=whole_number, default=1, help="CPU threads (default 1: steadiest on a busy machine)"
+        "--device", type=DEVICE, default="cpu", help=f"cpu (default) or cuda ({DEVICE.limits})"
+    )
+    train.add_argument(
+        "--threads",
+        type=THREADS,
+        default=1,
+        help=f"CPU threads, {THREADS.limits} (default 1: steadiest on a busy machine)",
     )
     train.add_argument("--json", action="store_true", help="print JSON")
     train.add_argument("--no-save", action="store_true", help="do not keep the models for `probe`")
@@ -54,7 +71,11 @@ def add_parser(commands, common) -> None:
     probe = commands.add_parser(
         "probe", parents=[common], help="ask the last trained models: continue or fill _"
     )
-    probe.add_argument("prompt", help="text to continue, or a sentence with one blank written _ or [MASK]")
+    probe.add_argument(
+        "prompt",
+        type=PROMPT,
+        help=f"text to continue, or a sentence with one blank written _ or [MASK] ({PROMPT.limits})",
+    )
     probe.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -72,10 +93,6 @@ def _check(args: argparse.Namespace, lang: str) -> None:
         refuse("unknown-objective", objective=unknown[0])
     if len(set(args.objectives)) != len(args.objectives):
         refuse("repeated-objective")
-    if not 1 <= args.steps <= 100_000:
-        refuse("steps-out-of-range", steps=args.steps)
-    if not 1 <= args.threads <= 64:
-        refuse("threads-out-of-range")
     if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
         raise UsageError(f"objectives-tutor train: {t('train-bad-device', lang)}")
 
@@ -84,6 +101,12 @@ def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.training.table import rules_text
 
     if args.rules:
+        training = ("objectives", "steps", "seed", "device", "threads", "json", "no_save")
+        refuse_inapplicable(
+            args,
+            "objectives-tutor train",
+            [(name, False, L("training (without --rules)", "训练（不带 --rules）")) for name in training],
+        )
         console.print(rules_text(args.corpus, lang))
         return 0
     _check(args, lang)
@@ -103,15 +126,7 @@ def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
         threads=args.threads,
         device=args.device,
     )
-    last = {"name": None}
-
-    def on_step(name: str, step: int, loss: float) -> None:
-        if name != last["name"]:
-            last["name"] = name
-            if not args.json:
-                sys.stderr.write(t("train-training", lang, objective=name, steps=args.steps) + "\n")
-
-    run = run_lab(settings, on_step=on_step)
+    run = run_lab(settings, on_step=None if args.json else _announcer(settings.steps, lang))
     result = run.to_json()
     if not args.no_save:
         try:
@@ -123,6 +138,18 @@ def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
         return 0
     print_table(result, lang, console)
     return 0
+
+
+def _announcer(steps: int, lang: str):
+    """An on_step that says on stderr which model is training, once per model."""
+    last = {"name": None}
+
+    def on_step(name: str, step: int, loss: float) -> None:
+        if name != last["name"]:
+            last["name"] = name
+            sys.stderr.write(t("train-training", lang, objective=name, steps=steps) + "\n")
+
+    return on_step
 
 
 def print_table(result: dict, lang: str, console: Console) -> None:
@@ -150,26 +177,50 @@ def print_table(result: dict, lang: str, console: Console) -> None:
 
 
 def default_settings():
-    """The run ``probe`` trains when no saved one can be used (tests shrink it)."""
+    """The run ``probe`` offers to train when no saved one can be used (tests shrink it)."""
     from engine.train_lab import LabSettings
 
     return LabSettings()
 
 
-def _load_or_train(lang: str):
-    from exercises.training.runs import RunUnreadable, load_run, save_run
+def _saved_run(args: argparse.Namespace, lang: str, console: Console):
+    """The last saved run; when there is none (or it cannot be read), training one is
+    offered in a terminal and refused elsewhere, with the command to run: a probe never
+    starts a half-minute of training unasked. None: the learner said no."""
+    from exercises.training.runs import RunUnreadable, run_path
 
+    if run_path().exists():  # asked before torch is imported: a refusal costs nothing
+        from exercises.training.runs import load_run
+
+        try:
+            saved = load_run()
+        except RunUnreadable as error:
+            sys.stderr.write(t("train-unreadable-moved", lang, why=error, moved=error.moved_to or "-") + "\n")
+            saved = None
+        if saved is not None:
+            return saved
+    corpus = lang  # the toy language in the learner's language (zh and en are corpora too)
+    command = f"objectives-tutor train --corpus {corpus}"
+    if args.json or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(t("probe-not-trained", lang, command=command))
+    from exercises.training.table import CORPUS_NAMES
+
+    console.print(t("probe-train-now", lang, corpus=pick(CORPUS_NAMES[corpus], lang), command=command))
     try:
-        saved = load_run()
-    except RunUnreadable as error:
-        sys.stderr.write(t("train-unreadable", lang, why=error, moved=error.moved_to or "-") + "\n")
-        saved = None
-    if saved is not None:
-        return saved
-    from engine.train_lab import run_lab
+        reply = input("[y/N] ")
+    except EOFError:  # Ctrl+D: no
+        reply = ""
+    if reply.strip().lower() not in ("y", "yes", "是", "好"):
+        sys.stdout.write(t("probe-declined", lang, command=command) + "\n")
+        return None
+    return _train_for_probe(dataclasses.replace(default_settings(), corpus=corpus), lang)
 
-    sys.stderr.write(t("train-none-yet", lang) + "\n")
-    run = run_lab(default_settings())
+
+def _train_for_probe(settings, lang: str):
+    from engine.train_lab import run_lab
+    from exercises.training.runs import load_run, save_run
+
+    run = run_lab(settings, on_step=_announcer(settings.steps, lang))
     try:
         save_run(run)
     except OSError as error:
@@ -236,7 +287,9 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
 
     try:
         check_prompt(args.prompt, lang)  # before a model is trained for it
-        saved = _load_or_train(lang)
+        saved = _saved_run(args, lang, console)
+        if saved is None:
+            return 0
         result = probe_answers(saved, args.prompt, lang)
     except UsageError as error:
         raise UsageError(f"objectives-tutor probe: {error}") from None

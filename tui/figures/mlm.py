@@ -139,7 +139,7 @@ class MlmFigure(Figure):
                 mark = Text("✓", style="bold") if sample.selected[position] else Text("")
             fate_text = Text(fate_words.get(fate, ""), style=FATE_STYLE.get(fate, ""))
             if fate == "random" and sample.inputs[position] == token:
-                # BERT draws from the whole vocabulary, so the draw can be the original.
+                # The draw covers every ordinary token (the engine leaves out the specials), the original too.
                 fate_text.append(" " + t("fig-mlm-same", lang), style="magenta")
             label = sample.labels[position]
             cells = [

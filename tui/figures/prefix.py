@@ -1,6 +1,7 @@
 """Prefix LM, live: the prefix length moves the matrix and the loss positions.
 It opens on a translation: the source is the prefix, the continuation is in the
-other language."""
+other language. ``r`` cuts the text at a random point instead, as T5 pretrains a
+prefix LM on plain, unlabelled text (the engine's ``random_prefix_length``)."""
 
 from __future__ import annotations
 
@@ -24,11 +25,14 @@ class PrefixFigure(Figure):
     BINDINGS = [
         Binding("left_square_bracket", "prefix(-1)", "prefix −", show=False),
         Binding("right_square_bracket", "prefix(1)", "prefix +", show=False),
+        Binding("r", "random_cut", "random cut", show=False),
     ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.prefix = 0  # set in compose: the prefix ends with the arrow
+        self.cut_seed = 0  # how many random cuts were drawn
+        self.random_cut = False  # the prefix was cut at random (plain text), not set by hand
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="prefix-keys")
@@ -51,10 +55,26 @@ class PrefixFigure(Figure):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        self.random_cut = False  # a new text: the cut drawn for the old one no longer applies
         self.refresh_figure()
 
     def action_prefix(self, step: int) -> None:
         self.prefix = max(0, self.prefix + step)
+        self.random_cut = False
+        self.refresh_figure()
+
+    def action_random_cut(self) -> None:
+        import torch
+
+        from engine.prefix_lm import random_prefix_length
+        from engine.tokens import split_text
+
+        n_tokens = len(split_text(self.query_one("#prefix-text", Input).value))
+        if n_tokens < 2:
+            return
+        self.cut_seed += 1
+        self.prefix = random_prefix_length(n_tokens, torch.Generator().manual_seed(self.cut_seed))
+        self.random_cut = True
         self.refresh_figure()
 
     def ask(self):
@@ -75,9 +95,10 @@ class PrefixFigure(Figure):
         self.prefix = min(self.prefix, max(0, n_tokens - 1))
         sample = prefix_sample(self.query_one("#prefix-text", Input).value, self.prefix)
         self.show_keys()
-        self.query_one("#prefix-title", Static).update(
-            Text(t("prefix-heading", lang, prefix=sample.prefix), style="bold")
-        )
+        title = Text(t("prefix-heading", lang, prefix=sample.prefix), style="bold")
+        if self.random_cut:
+            title.append("\n" + t("fig-prefix-random", lang, n=n_tokens, cut=sample.prefix), style="dim")
+        self.query_one("#prefix-title", Static).update(title)
         self.query_one("#prefix-mask", MaskView).show(sample.mask, labels=sample.inputs)
         table = Table(box=None, header_style="bold", pad_edge=False)
         for header, width in (("position", 16), ("input", 16), ("label", 24)):  # the label carries the guess

@@ -276,6 +276,13 @@ class TrainLabFigure(Figure):
         if steps is None:
             self._status("tl-bad-steps")
             return
+        gate = getattr(self.app, "training_gate", None)  # a class session: the teacher's setting decides
+        if gate is not None and not gate.enabled:
+            self._status("tl-class-off")
+            return
+        if gate is not None and steps > gate.max_steps:
+            self._status("tl-class-budget", steps=gate.max_steps)
+            return
         self.training = True
         self.cancel_event.clear()
         self.curves = {name: [] for name in objectives}
@@ -315,7 +322,21 @@ class TrainLabFigure(Figure):
                 self.curves[name].append(loss)
                 self.done_steps += 1
 
-            run = run_lab(settings, on_step=on_step, should_stop=self.cancel_event.is_set)
+            gate = getattr(self.app, "training_gate", None)
+            slot = None
+            if gate is not None:  # a class server: one of the host's training slots, in turn
+                slot = gate.acquire(
+                    self.cancel_event.is_set,
+                    lambda: self.app.call_from_thread(self._status, "tl-class-queue"),
+                )
+                if slot is None:
+                    self.app.call_from_thread(self._finished, None, "tl-cancelled")
+                    return
+            try:
+                run = run_lab(settings, on_step=on_step, should_stop=self.cancel_event.is_set)
+            finally:
+                if slot is not None:
+                    slot.release()
             if any(trained.cancelled for trained in run.models.values()):
                 self.app.call_from_thread(self._finished, None, "tl-cancelled")
                 return

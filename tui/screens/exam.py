@@ -52,8 +52,15 @@ class QuestionView(VerticalScroll):
         restore_answers(self, self.exercise, self.session.answers.get(self.question.index, {}))
 
     def save(self) -> None:
+        from exercises.classroom.submission import MAX_TEXT
+
+        too_long = 0
         for part, text in read_answers(self, self.exercise).items():
+            if len(text) > MAX_TEXT:  # refused whole, in words: never cut without a word
+                too_long = max(too_long, len(text))
+                continue
             self.session.set_answer(self.question.index, part, text)
+        self.screen.say_too_long(too_long)
         self.screen.mark_answered(self.question.index)
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -200,6 +207,7 @@ class ExamScreen(Screen):
         # Enter in an answer box moves on at once, in the app's own key handling: keys typed
         # ahead (a burst over SSH) then land in the box they were typed for.
         Binding("enter", "enter", show=False, priority=True),
+        Binding("escape", "leave", "back", show=False),  # results seen again in a class session only
     ]
     ACTION_KEYS = {"recheck": "key-recheck"}  # the help and footer label of Ctrl+R (tui/bindings.py)
 
@@ -207,6 +215,8 @@ class ExamScreen(Screen):
         super().__init__()
         self.session = session
         self.confirming = False
+        self._titles: tuple[str, str] | None = None
+        self._too_long = False  # the status line says an answer is too long
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -228,6 +238,7 @@ class ExamScreen(Screen):
 
         lang = self.app.lang
         localise_bindings(self, lang)
+        self._titles = (self.app.title, self.app.sub_title)
         self.app.title = self.session.quiz.title
         self.query_one("#results").display = False
         for button, key in (("prev", "exam-prev"), ("next", "exam-next"), ("submit", "exam-submit")):
@@ -292,6 +303,8 @@ class ExamScreen(Screen):
         # Once submitted, Ctrl+S leaves the footer: there is nothing left to hand in.
         if action == "recheck":
             return self.session.submitted_at is None and self._current_lab() is not None
+        if action == "leave":  # results of a past quiz, opened over the tutor: Esc goes back
+            return self.app.exam is None and len(self.app.screen_stack) > 1
         return not (action == "submit" and self.session.submitted_at is not None)
 
     def _current_lab(self) -> LabQuestionView | None:
@@ -306,8 +319,25 @@ class ExamScreen(Screen):
         if view is not None:
             view.attach()
 
+    def action_leave(self) -> None:
+        self.app.pop_screen()
+
     def on_unmount(self) -> None:
         self.session.close()  # the lock goes with the window
+        if self._titles is not None and self.app.exam is None:  # back over the tutor: its own titles
+            self.app.title, self.app.sub_title = self._titles
+
+    def say_too_long(self, length: int) -> None:
+        """An answer longer than a submission keeps: said in words, the box keeps every
+        character, and nothing of it is saved until it is short enough."""
+        from exercises.classroom.submission import MAX_TEXT
+
+        status = self.query_one("#exam-status", Static)
+        if length:
+            status.update(t("exam-too-long", self.app.lang, length=length, limit=MAX_TEXT))
+        elif self._too_long:
+            status.update("")
+        self._too_long = bool(length)
 
     def mark_answered(self, index: int) -> None:
         tab = self.query_one(f"#q{index}", Tab)
@@ -398,7 +428,9 @@ class ExamScreen(Screen):
             and self.session.submitted_at is None
             and (self.app.engine_loaded or getattr(self.session, "rendered", False))
         ):
-            self.notify(t("exam-time-up", lang), severity="warning", timeout=15)
+            closed = getattr(self.session, "closed", None)  # a class-server exam the teacher closed
+            key = "exam-closed-by-teacher" if closed is not None and closed() else "exam-time-up"
+            self.notify(t(key, lang), severity="warning", timeout=15)
             self._hand_in()
 
     def show_results(self) -> None:
@@ -413,16 +445,31 @@ class ExamScreen(Screen):
         results = self.query_one("#results")
         results.display = True
         results.focus()
-        if not self.session.results_visible():
-            self.query_one("#results-text", Static).update(Text(t("exam-results-held", lang), style="bold"))
+        note = getattr(self.session, "ended_note", None)  # "the teacher closed the quiz"
+        self._head = Text(pick(note, lang) + "\n\n", style="bold yellow") if note else Text()
+        self._held = not self.session.results_visible()
+        if self._held:
+            self.query_one("#results-text", Static).update(
+                self._head + Text(t("exam-results-held", lang), style="bold")
+            )
             self.refresh_bindings()
             return
         self.refresh_bindings()
         if any(is_lab(exercise_id) for exercise_id in self.session.quiz.exercises):
             self.query_one("#results-text", Static).update(Text(t("exam-lab-checking", lang), style="bold"))
             self.run_worker(self._grade_in_thread, thread=True, group="exam-results", exclusive=True)
+        elif getattr(self.session, "rendered", False):  # a class session: the engine may still be loading
+            self.query_one("#results-text", Static).update(
+                self._head + Text(t("exam-grading", lang), style="dim")
+            )
+            self.run_worker(self._grade_in_thread, thread=True, group="exam-results", exclusive=True)
         else:
             self._show_grade(self.session.results())
+
+    def show_released(self) -> None:
+        """Results released while the held-results note is on screen: show them now (once)."""
+        if getattr(self, "_held", False) and self.session.results_visible():
+            self.show_results()
 
     def _grade_in_thread(self) -> None:
         grade = self.session.results()
@@ -432,7 +479,8 @@ class ExamScreen(Screen):
         from exercises.grading.diagnoses import explain
 
         lang = self.app.lang
-        out = Text(
+        out = getattr(self, "_head", Text()).copy()
+        out.append(
             t("exam-results", lang, total=grade.total, count=grade.maximum, percent=grade.percent) + "\n",
             style="bold",
         )

@@ -57,8 +57,9 @@ def own_bindings(cls: type) -> Source:
     return Source(tuple(vars(cls).get("BINDINGS", ())), cls)
 
 
-def app_sections(lang: str) -> list[Section]:
-    """Every key of the self-paced app, by where it works."""
+def app_sections(lang: str, app: type | None = None) -> list[Section]:
+    """Every key of the self-paced app, by where it works. ``app``: the running app's
+    class (the class server's tutor adds a key of its own); the tutor's by default."""
     from textual.screen import Screen
 
     from exercises.curriculum import OBJECTIVES
@@ -73,7 +74,7 @@ def app_sections(lang: str) -> list[Section]:
     from tui.widgets.prediction_box import PredictionBox
 
     sections = [
-        Section(t("help-everywhere", lang), everywhere(TutorApp, Screen), "help-home"),
+        Section(t("help-everywhere", lang), everywhere(app or TutorApp, Screen), "help-home"),
         Section(
             t("help-lessons", lang),
             (own_bindings(LessonScreen), Source((OPEN_LAB,)), own_bindings(Figure)),
@@ -97,7 +98,7 @@ def app_sections(lang: str) -> list[Section]:
     return sections
 
 
-def exam_sections(lang: str) -> list[Section]:
+def exam_sections(lang: str, app: type | None = None) -> list[Section]:
     """The keys of a quiz taken in exam mode."""
     from textual.screen import Screen
 
@@ -108,17 +109,21 @@ def exam_sections(lang: str) -> list[Section]:
     return [
         Section(
             t("help-exam", lang),
-            (own_bindings(ExamScreen), own_bindings(MatrixEditor), *everywhere(TutorApp, Screen)),
+            (own_bindings(ExamScreen), own_bindings(MatrixEditor), *everywhere(app or TutorApp, Screen)),
             "help-exam-note",
         )
     ]
 
 
 def everywhere(app: type, screen: type) -> tuple[Source, ...]:
-    """The app's own keys, the command palette's and Textual's focus keys."""
+    """The app's own keys (the tutor's, then a subclass's), the command palette's and
+    Textual's focus keys."""
+    from tui.app import TutorApp
+
     palette = Binding(app.COMMAND_PALETTE_BINDING, "command_palette")
     focus = tuple(binding for binding in screen.BINDINGS if binding.action.startswith("app.focus_"))
-    return (own_bindings(app), Source((palette,), app), Source(focus))
+    apps = tuple(own_bindings(cls) for cls in reversed(app.__mro__) if issubclass(cls, TutorApp))
+    return (*apps, Source((palette,), app), Source(focus))
 
 
 def rows(section: Section, lang: str, allowed: Callable[[str], bool] = lambda action: True) -> list[Row]:
@@ -138,10 +143,15 @@ def rows(section: Section, lang: str, allowed: Callable[[str], bool] = lambda ac
     return [Row(tuple(bindings), text) for text, bindings in merged.items()]
 
 
-def help_page(lang: str, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True) -> Group:
+def help_page(
+    lang: str,
+    exam: bool = False,
+    allowed: Callable[[str], bool] = lambda action: True,
+    app: type | None = None,
+) -> Group:
     """The help page: a table per section, its note below it. Rich tables, not Markdown:
     Textual's Markdown widget takes about a second to lay these tables out."""
-    sections = exam_sections(lang) if exam else app_sections(lang)
+    sections = exam_sections(lang, app) if exam else app_sections(lang, app)
     parts: list[object] = [Text(t("help-exam-title" if exam else "help-title", lang), style="bold")]
     for section in sections:
         table = rows(section, lang, allowed)
@@ -194,6 +204,8 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         app = self.app
         # The keys the app refuses here (an exam's language switch) are left out.
-        page = help_page(app.lang, self.exam, lambda action: app.check_action(action, ()) is not False)
+        page = help_page(
+            app.lang, self.exam, lambda action: app.check_action(action, ()) is not False, type(app)
+        )
         with VerticalScroll():
             yield Static(page, id="help-page")

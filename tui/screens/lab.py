@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 from exercises.lab.tasks import TASKS, Task
 from exercises.text import Bilingual, pick
 from tui.i18n import t
+from tui.sandbox_notice import notify_unisolated
 from tui.widgets.fitting_footer import FittingFooter
 
 TASK_IDS = {task.id for task in TASKS}  # a run of a task that no longer exists does not count as done
@@ -149,6 +150,7 @@ class LabScreen(Screen):
         if self.watch_folder_on:
             self.run_worker(self._watch_folder, thread=True, group="lab-watch", exclusive=True)
         self.run_worker(_warm_up, thread=True, group="lab-warm-up")  # the first check then starts at once
+        notify_unisolated(self.app)  # issue 20: said once, where this machine cannot isolate learner code
 
     def on_unmount(self) -> None:
         self._stop.set()

@@ -1,5 +1,6 @@
 """The last screen of a class session that has ended (signed in elsewhere, signed
-out): one message, no way on. The app process ends shortly after."""
+out, ended by the teacher, expired): one message, no way on. The app process ends
+shortly after."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from tui.i18n import t
 REASON_KEYS = {
     "signed-in-elsewhere": "class-reason-signed-in-elsewhere",
     "signed-out": "class-reason-signed-out",
+    "ended-by-teacher": "class-reason-ended-by-teacher",
+    "expired": "class-reason-expired",
 }
 
 

@@ -455,7 +455,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
     def _solution_text(self) -> Text:
         lang = self.lang
-        out = Text(t("solution-shown", lang) + "\n", style="bold green")
+        computed = self._exercise().shown_solution(self.variant, lang)[1]
+        heading = "solution-shown" if computed else "solution-model-answer"
+        out = Text(t(heading, lang) + "\n", style="bold green")
         for label, answer in solution_lines(self._exercise(), self.variant):
             out.append(t("part-line", lang, part=pick(label, lang)), style="bold")
             out.append(pick(answer, lang) + "\n")

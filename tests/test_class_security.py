@@ -1,0 +1,359 @@
+"""The class server against an attacker (issue 21): outside text drawn as plain text
+in every widget, sessions that expire and are renewed, the teacher ending one, a
+flood of sign-ins that never slows a signed-in page, each student's files their
+own, and a student's process that holds only its session. Injected clocks, no sleeps."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from class_web_helpers import PINS, Clock, make_class, open_quiz, quiz_text, screen_lines, signed_in
+
+from exercises.classdb import SessionEnded, Student
+from exercises.classdb.model import IDLE_SECONDS, SESSION_SECONDS
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = make_class(tmp_path / "class")
+    yield store
+    store.close()
+
+
+# -- outside text is plain text in every widget ------------------------------------------
+
+# What people (and attackers) put in names and titles: markup, Rich and Textual tags,
+# actions, CJK, full-width brackets, backslashes. Printable: control characters are
+# taken out before anything is drawn (exercises.classroom.safe.plain).
+OUTSIDE = st.lists(
+    st.sampled_from(
+        [*list("[]/@=()$\\'\"ab李明王五 ：【】{}#.!,"), "[b]", "[/]", "[@click=app.quit]", "[link=x]"]
+    ),
+    min_size=1,
+    max_size=5,
+).map(lambda parts: "".join(parts).strip() or "x")
+
+
+def _on_screen(text: str, lines: list[str]) -> bool:
+    return any(text in line for line in lines)
+
+
+async def drawn(app, pilot, text: str) -> bool:
+    """Whether ``text`` is on screen once the app has drawn (a loaded machine takes a few frames)."""
+    for _ in range(50):
+        await pilot.pause()
+        if _on_screen(text, screen_lines(app)):
+            return True
+    return False
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=OUTSIDE, title=OUTSIDE, typed=OUTSIDE)
+async def test_names_titles_and_typed_ids_appear_verbatim_on_the_dashboard(
+    tmp_path_factory, name, title, typed
+):
+    from exercises.classdb import open_class_store
+    from exercises.classdb.pins import typed_id
+    from exercises.classroom.quiz import dump_toml, new_quiz
+    from tui.screens.dashboard import NAME_CELLS, WHO_CELLS, DashboardApp, _fit
+
+    folder = tmp_path_factory.mktemp("markup") / "class"
+    store = open_class_store(folder, create=True, pin_cost=2**4)
+    try:
+        store.add_student(Student("s1", name), "PIN-0000", 1.0)
+        store.open_quiz(dump_toml(new_quiz(title, ["perplexity"], 10)), 49_000.0, title)
+        store.sign_in(typed, "wrong", 49_990.0, "10.0.0.1")
+        app = DashboardApp(store, folder, lang="en", clock=Clock())
+        async with app.run_test(size=(160, 40)) as pilot:
+            # as written (a cell too narrow cuts the end off, with "…": the start is verbatim)
+            assert await drawn(app, pilot, _fit(name, NAME_CELLS)), name
+            assert await drawn(app, pilot, title), title
+            await pilot.press("v", "v")  # the failed sign-ins
+            as_logged = typed_id(typed)  # an id is read as sign-in reads it (NFKC: "：" is ":")
+            assert await drawn(app, pilot, _fit(as_logged, WHO_CELLS)), as_logged
+            await pilot.click("#students", offset=(20, 2))
+            await pilot.pause()
+            assert app.is_running  # a name like [@click=app.quit] is a name
+    finally:
+        store.close()
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(title=OUTSIDE)
+async def test_a_quiz_title_appears_verbatim_over_the_exam(tmp_path_factory, title):
+    from exercises.classdb import open_class_store
+    from exercises.classdb.render import render_questions
+    from exercises.classroom.quiz import dump_toml, loads, new_quiz
+    from tui.classweb.student_app import ClassTutorApp
+
+    folder = tmp_path_factory.mktemp("title") / "class"
+    store = open_class_store(folder, create=True, pin_cost=2**4)
+    try:
+        store.add_student(Student("s1", "x"), PINS["s1"], 1.0)
+        text = dump_toml(new_quiz(title, ["perplexity"], 10))
+        store.open_quiz(text, 49_000.0, title, render_questions(loads(text), ["s1"]))
+        session = signed_in(store, "s1", Clock()())
+        app = ClassTutorApp(session, lang="en", clock=Clock(), load_engine=False, still=True)
+        async with app.run_test(size=(120, 30)) as pilot:
+            assert await drawn(app, pilot, title), title
+    finally:
+        store.close()
+
+
+# -- sessions ------------------------------------------------------------------------------
+
+
+def test_a_token_expires_when_idle_and_after_its_hours(store):
+    token = store.start_session("s1", 1_000.0)
+    store.session(token, 1_000.0 + IDLE_SECONDS)  # at the edge: still live
+    with pytest.raises(SessionEnded) as ended:
+        store.session(token, 1_000.0 + IDLE_SECONDS + 1)  # the tab closed 10 minutes ago
+    assert ended.value.reason == "expired"
+    busy = store.session(store.start_session("s2", 1_000.0), 1_000.0)
+    now = 1_000.0
+    while now < 1_000.0 + SESSION_SECONDS:  # a tab kept open all day: its heartbeats keep it ...
+        now += 60
+        if now <= 1_000.0 + SESSION_SECONDS:
+            busy.heartbeat(now, "home")
+    with pytest.raises(SessionEnded) as ended:  # ... until the absolute limit
+        busy.heartbeat(now + 60, "home")
+    assert ended.value.reason == "expired"
+    assert [s.student.id for s in store.live_sessions(now + 60)] == []
+
+
+async def test_an_expired_cookie_gets_the_sign_in_page(store, tmp_path):
+    from tui.classweb.server import COOKIE, ClassWebServer
+
+    clock = Clock()
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=clock, command="true")
+    async with TestClient(TestServer(server.make_app())) as client:
+        response = await client.post(
+            "/sign-in", data={"student": "s1", "pin": PINS["s1"]}, allow_redirects=False
+        )
+        assert COOKIE in response.cookies
+        assert 'id="terminal"' in await (await client.get("/")).text()
+        clock.now += IDLE_SECONDS + 1
+        assert 'id="sign-in"' in await (await client.get("/")).text()
+        assert (await client.get("/ws")).status == 403
+
+
+@pytest.mark.parametrize("lang, words", [("en", "your teacher signed you out"), ("zh", "老师让你退出了登录")])
+async def test_the_teacher_ends_a_session_and_the_students_tab_says_so(store, lang, words):
+    from tui.classweb.student_app import ClassTutorApp
+    from tui.screens.session_ended import SessionEndedScreen
+
+    clock = Clock()
+    session = signed_in(store, "s1", clock.now)
+    app = ClassTutorApp(session, lang=lang, clock=clock, load_engine=False, still=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert store.end_sessions_of("s1", clock.now + 1) == 1
+        clock.now += 2
+        app.beat()
+        await pilot.pause()
+        assert isinstance(app.screen, SessionEndedScreen)
+        assert words in str(app.screen.query_one("#ended").render())
+    assert not session.is_live()
+
+
+def test_end_session_from_the_command_line(tmp_path, capsys):
+    from exercises.classdb import open_class_store
+    from tui.cli import main
+
+    folder = tmp_path / "class"
+    make_class(folder).close()
+    with open_class_store(folder) as store:
+        token = store.start_session("s2", 10**10)
+    try:
+        status = main(["class", "end-session", "s2", "--class", str(folder), "--lang", "en"])
+    except SystemExit as exit_:
+        status = exit_.code
+    assert status == 0 and "s2 is signed out" in capsys.readouterr().out
+    with open_class_store(folder) as store, pytest.raises(SessionEnded) as ended:
+        store.session(token, 10**10)
+    assert ended.value.reason == "ended-by-teacher"
+
+
+def test_a_renewed_token_opens_the_same_session_and_the_old_one_nothing(store):
+    open_quiz(store, 1_000.0)
+    old = store.start_session("s1", 1_000.0)
+    session = store.session(old, 1_000.0)
+    session.start_exam(1_000.0)
+    fresh = store.renew_token(old, 1_010.0)
+    assert fresh != old
+    with pytest.raises(SessionEnded):
+        store.session(old, 1_011.0)
+    assert store.session(fresh, 1_011.0).student.id == "s1"
+    session.save_answer("0:perplexity", "4", 1_012.0)  # the process goes on under the new token
+    assert session.exam().answers == {"0:perplexity": "4"}
+
+
+async def test_the_page_collects_its_renewed_token_once_with_the_code_the_server_sent(store, tmp_path):
+    from tui.classweb.server import COOKIE, ClassWebServer
+
+    class Socket:
+        sent: list = []
+
+        async def send_json(self, data):
+            self.sent.append(data)
+
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=Clock(), command="true")
+    async with TestClient(TestServer(server.make_app())) as client:
+        response = await client.post(
+            "/sign-in", data={"student": "s1", "pin": PINS["s1"]}, allow_redirects=False
+        )
+        old = response.cookies[COOKIE].value
+        socket = Socket()
+        holder = {"token": old}
+        await server._renewed(holder, socket)  # what the app's "class-renew" meta packet starts
+        ((_, code),) = socket.sent
+        assert holder["token"] != old
+        assert 'id="sign-in"' in await (await client.get("/")).text()  # the old cookie opens nothing now
+        client.session.cookie_jar.update_cookies({COOKIE: old})
+        renewed = await client.post("/renew", data={"code": code})
+        assert renewed.status == 200 and renewed.cookies[COOKIE].value == holder["token"]
+        assert 'id="terminal"' in await (await client.get("/")).text()
+        again = await client.post("/renew", data={"code": code})  # a code works once
+        assert again.status == 403
+
+
+async def test_a_flood_of_sign_ins_never_holds_up_a_signed_in_page(store, tmp_path):
+    """PIN checks queue on their own thread: with every one of them stuck, a signed-in
+    student's page and state are still answered (no timing: the checks never finish first)."""
+    import asyncio
+    import threading
+
+    from tui.classweb.server import COOKIE, ClassWebServer
+
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=Clock(), command="true")
+    async with TestClient(TestServer(server.make_app())) as client:
+        response = await client.post(
+            "/sign-in", data={"student": "s1", "pin": PINS["s1"]}, allow_redirects=False
+        )
+        token = response.cookies[COOKIE].value
+        stuck, real, stuck_calls = threading.Event(), store.sign_in, []
+
+        def slow_sign_in(*args):
+            stuck_calls.append(1)
+            stuck.wait(30)
+            return real(*args)
+
+        store.sign_in = slow_sign_in
+        flood = [
+            asyncio.create_task(
+                client.post("/sign-in", data={"student": "s2", "pin": f"x{n}"}, allow_redirects=False)
+            )
+            for n in range(12)
+        ]
+        while stuck_calls == []:
+            await asyncio.sleep(0.01)
+        client.session.cookie_jar.update_cookies({COOKIE: token})
+        page = await asyncio.wait_for(client.get("/"), timeout=20)
+        assert 'id="terminal"' in await page.text() and not stuck.is_set()
+        state = await (await client.get("/state")).json()
+        assert state["state"] == "live" and not stuck.is_set()
+        stuck.set()
+        await asyncio.gather(*flood)
+
+
+async def test_the_page_is_told_why_its_connection_closed(store, tmp_path):
+    from tui.classweb.server import COOKIE, ClassWebServer
+
+    server = ClassWebServer(store, tmp_path / "class", lang="zh", clock=Clock(), command="true")
+    async with TestClient(TestServer(server.make_app())) as client:
+        response = await client.post(
+            "/sign-in?lang=zh", data={"student": "s1", "pin": PINS["s1"]}, allow_redirects=False
+        )
+        token = response.cookies[COOKIE].value
+        live = await (await client.get("/state")).json()
+        assert live["state"] == "live" and "会话仍然有效" in live["message"]  # not "session ended"
+        store.start_session("s1", Clock()())  # signed in somewhere else
+        client.session.cookie_jar.update_cookies({COOKIE: token})
+        ended = await (await client.get("/state")).json()
+        assert ended["state"] == "ended" and "你在别处登录了" in ended["message"]
+
+
+# -- each student's files, and the process's boundary ----------------------------------------
+
+
+def test_each_students_training_run_lives_under_that_student_only(tmp_path, monkeypatch):
+    import os
+    import stat
+
+    from exercises.training.runs import TABLE_NAME, lab_dir, last_table
+    from tui.classweb.training import private_home
+
+    monkeypatch.setenv("OBJECTIVES_TUTOR_HOME", str(tmp_path / "shared"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    homes = {}
+    for student in ("张伟", "li ming"):
+        homes[student] = private_home(tmp_path / "class", student)
+        assert os.environ["OBJECTIVES_TUTOR_HOME"] == str(homes[student])
+        assert stat.S_IMODE(homes[student].stat().st_mode) == 0o700
+    assert homes["张伟"] != homes["li ming"] and homes["张伟"].parent == homes["li ming"].parent
+    lab = lab_dir(homes["li ming"])
+    lab.mkdir(parents=True)
+    (lab / TABLE_NAME).write_text('{"objectives": {}, "settings": {}}', encoding="utf-8")
+    assert last_table(homes["li ming"]) is not None
+    assert last_table(homes["张伟"]) is None  # 张伟 does not see li ming's run
+    assert not (tmp_path / "shared").exists()
+
+
+def test_training_on_the_class_server_is_off_by_default_and_queues_when_on(tmp_path):
+    from exercises.classdb.settings import ClassSettings
+    from tui.classweb.training import TrainingGate
+
+    assert TrainingGate(ClassSettings(), tmp_path).enabled is False
+    gate = TrainingGate(ClassSettings("on", 200, 1), tmp_path / "slots", sleep=lambda s: None)
+    assert gate.enabled and gate.max_steps == 200
+    first = gate.acquire(lambda: False, lambda: None)
+    assert first is not None
+    told, tries = [], []
+
+    def cancelled() -> bool:
+        tries.append(1)
+        return len(tries) > 3  # the learner gives up after a few looks
+
+    assert gate.acquire(cancelled, lambda: told.append(1)) is None  # the one slot is taken: waited, in turn
+    assert told == [1]
+    first.release()
+    assert gate.acquire(lambda: False, lambda: None) is not None
+
+
+def test_the_class_setting_is_the_teachers_and_checked(store, tmp_path, capsys):
+    from exercises.classdb import ClassStoreError
+    from exercises.classdb.settings import ClassSettings
+
+    assert store.class_settings() == ClassSettings()
+    store.set_class_settings(ClassSettings("on", 300, 2))
+    session = signed_in(store, "s1", 1_000.0)
+    assert session.class_settings() == ClassSettings("on", 300, 2)  # a student reads it, never writes it
+    assert not hasattr(session, "set_class_settings")
+    for bad in (ClassSettings("maybe"), ClassSettings("on", 0), ClassSettings("on", 100, 99)):
+        with pytest.raises(ClassStoreError):
+            store.set_class_settings(bad)
+
+
+def test_a_students_process_holds_its_session_and_nothing_of_the_teachers(store, tmp_path):
+    from exercises.classdb import ClassStore
+    from exercises.classdb.sessions import open_student_session
+
+    token = store.start_session("s1", 1_000.0)
+    session = open_student_session(tmp_path / "class", None, token, 1_000.0)
+    try:
+        assert session.student.id == "s1"
+        assert not any(isinstance(value, ClassStore) for value in vars(session).values())
+        for teacher_only in ("open_quiz", "sign_in", "students", "exams", "end_sessions_of", "unlock"):
+            assert not hasattr(session, teacher_only)
+    finally:
+        session.close()
+    with pytest.raises(SessionEnded):
+        open_student_session(tmp_path / "class", None, "forged", 1_000.0)
+    assert quiz_text()  # the helpers stay importable

@@ -777,3 +777,46 @@ def test_a_choice_label_is_text_not_markup():
     assert button.label.plain == "换成 [MASK]、[b]随机词[/b]"
     button.label = "[i]x[/i] [CLS]"
     assert button.label.plain == "[i]x[/i] [CLS]"
+
+
+# ---------------------------------------------------------------- 23. English mode, English content
+
+
+async def test_the_training_lab_trains_the_learners_language_until_they_pick_one():
+    from textual.widgets import Select
+
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "train-lab")
+        corpus = figure.query_one("#tl-corpus", Select)
+        assert corpus.value == "en"  # was the Chinese toy language under --lang en
+        assert "because" in text_of(figure.query_one("#tl-rules"))
+        await pilot.press("ctrl+l")  # untouched, it follows the language, as a figure's sentence does
+        await settle(pilot)
+        assert corpus.value == "zh"
+        corpus.value = "arith"  # the learner's pick stays through a switch
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        assert corpus.value == "arith"
+
+
+async def test_an_english_variant_on_chinese_material_says_why():
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("span", "span-corruption", seed=2)
+        await settle(pilot, 5)
+        shown = " ".join(text_of(app.screen.query_one(ExercisePanel).query_one("#prompt")).split())
+        assert "码" in shown and "This course mixes Chinese and English examples." in shown, shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_train_defaults_to_the_toy_language_of_lang(capsys, lang):
+    from tui.cli import main
+
+    assert main(["--lang", lang, "train", "--rules"]) == 0
+    shown = capsys.readouterr().out
+    assert ("because" in shown) == (lang == "en") and ("因为" in shown) == (lang == "zh"), shown

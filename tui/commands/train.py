@@ -55,7 +55,9 @@ def add_parser(commands, common) -> None:
     train.add_argument(
         "--seed", type=SEED, default=0, help=f"seed for the text, the weights and the masks, {SEED.limits}"
     )
-    train.add_argument("--corpus", choices=CORPORA, default="zh", help="which toy language (default zh)")
+    train.add_argument(
+        "--corpus", choices=CORPORA, default=None, help="which toy language (default: the one of --lang)"
+    )
     train.add_argument(
         "--device", type=DEVICE, default="cpu", help=f"cpu (default) or cuda ({DEVICE.limits})"
     )
@@ -100,6 +102,8 @@ def _check(args: argparse.Namespace, lang: str) -> None:
 def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.training.table import rules_text
 
+    if args.corpus is None:  # the learner's own language, as the app's lab and probe's offer
+        args.corpus = lang if lang in CORPORA else "zh"
     if args.rules:
         training = ("objectives", "steps", "seed", "device", "threads", "json", "no_save")
         refuse_inapplicable(

@@ -116,7 +116,7 @@ class TrainLabFigure(Figure):
             yield Input("500", id="tl-steps", restrict=r"[0-9０-９]*", max_length=6)
             yield Select(
                 [(name, name) for name in ("zh", "en", "arith")],
-                value="zh",
+                value=self.app.lang if self.app.lang in ("zh", "en") else "zh",
                 allow_blank=False,
                 id="tl-corpus",
             )
@@ -165,6 +165,8 @@ class TrainLabFigure(Figure):
         corpus = self.query_one("#tl-corpus", Select)
         if getattr(self, "_corpus_lang", None) != lang:  # set_options resets the choice: keep it
             chosen = self._corpus()
+            if chosen == getattr(self, "_corpus_lang", None) and lang in ("zh", "en"):
+                chosen = lang  # left on the old language's own toy language: it follows, as a sentence does
             with corpus.prevent(Select.Changed):
                 corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in ("zh", "en", "arith")])
                 corpus.value = chosen

@@ -175,6 +175,25 @@ async def test_every_predicting_figure_names_g_in_its_key_line(objective):
         assert "g predict first" in text_of(figure.query_one(".keys"))
 
 
+@pytest.mark.parametrize(("lang", "width"), [("en", 80), ("zh", 60)])
+async def test_a_prediction_box_never_breaks_a_key_across_lines(lang, width):
+    """ "Enter: reveal · Esc:" then "skip" on the next line (span figure, English, 80 columns)."""
+    from tui.i18n import t
+
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(width, 24)) as pilot:
+        for objective in ("visibility", "clm", "mlm", "span", "prefix-lm"):
+            figure = await open_figure(app, pilot, objective)
+            await pilot.press("g")
+            await settle(pilot)
+            form = figure.query_one(PredictionBox).query_one("#prediction-form")
+            lines = [form.render_line(y).text.strip() for y in range(form.size.height)]
+            for key in t("predict-enter", lang).split(" · "):
+                assert any(key in line for line in lines), (objective, key, lines)
+            await pilot.press("escape", "escape")
+            await settle(pilot)
+
+
 # ---------------------------------------------------------------- 20, 22. the MLM table and its counts
 
 

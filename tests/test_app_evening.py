@@ -518,6 +518,45 @@ async def test_the_chain_rule_wraps_with_a_mark_at_80_columns(lang):
         assert CONTINUED.strip() in chain and "P(w_{T-1} | w_<T-1)" in chain.replace("\n", " "), chain
 
 
+async def test_chinese_lesson_text_has_no_space_after_chinese_punctuation():
+    """A source line break inside a Chinese paragraph read as a space: "文本窗口， 步数",
+    "所以……； 英文版" (the training-lab lesson, Polish)."""
+    import re
+
+    from textual.widgets._markdown import MarkdownBlock, MarkdownFence
+
+    from exercises.curriculum import OBJECTIVES
+
+    app = TutorApp(lang="zh", still=True, load_engine=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for objective in OBJECTIVES:
+            app.open_lesson(objective.id)
+            await settle(pilot, 6)
+            texts = [
+                block._content.plain
+                for block in app.screen.query(MarkdownBlock)
+                if not isinstance(block, MarkdownFence)
+            ]
+            assert any("。" in text for text in texts), objective.id
+            for text in texts:
+                assert not re.search(r"[，。；：、！？）][ ]", text), (objective.id, text)
+            await pilot.press("escape")
+            await settle(pilot)
+
+
+def test_a_soft_break_stays_a_space_between_latin_words_and_in_code():
+    from tui.cjk_wrap import join_soft_breaks
+
+    assert join_soft_breaks("读同样的文本窗口，\n步数一样") == "读同样的文本窗口，步数一样"
+    assert join_soft_breaks("小\ntransformer") == "小\ntransformer"  # Latin beside Chinese: a space
+    assert join_soft_breaks("a model\nreads") == "a model\nreads"
+    assert join_soft_breaks("```\n因为，\n所以\n```") == "```\n因为，\n所以\n```"
+    assert join_soft_breaks("因为，\n\n所以") == "因为，\n\n所以"  # two paragraphs
+    assert join_soft_breaks("- 因为，\n- 所以") == "- 因为，\n- 所以"  # two items
+    assert join_soft_breaks("| 因为， |\n| 所以 |") == "| 因为， |\n| 所以 |"
+    assert join_soft_breaks("    因为，\n    所以") == "    因为，\n    所以"  # indented code
+
+
 # ---------------------------------------------------------------- 16. the lesson's exercises, marked; n is new
 
 
@@ -683,12 +722,12 @@ def test_lessons_name_commands_as_commands(lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("width", [60, 80])
 def test_the_exercises_table_never_wraps_an_id(capsys, monkeypatch, lang, width):
+    import sys
+
     from rich.cells import cell_len
 
     from exercises.curriculum import EXERCISE_IDS
     from tui.cli import main
-
-    import sys
 
     monkeypatch.setenv("COLUMNS", str(width))
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # a terminal of that width (piped: no width)
@@ -844,3 +883,13 @@ def test_train_defaults_to_the_toy_language_of_lang(capsys, lang):
     assert main(["--lang", lang, "train", "--rules"]) == 0
     shown = capsys.readouterr().out
     assert ("because" in shown) == (lang == "en") and ("因为" in shown) == (lang == "zh"), shown
+
+
+@pytest.mark.parametrize("corpus", ["zh", "en"])
+def test_the_toy_language_rules_in_chinese_use_chinese_punctuation(corpus):
+    """ "因为 … 所以, 虽然 … 但是" and "本 ← 书; 杯 ← 茶/水" in the zh lab (Polish)."""
+    from exercises.training.table import rules_text
+
+    shown = "\n".join(rules_text(corpus, "zh").splitlines()[1:])  # the rules, not the example sentence
+    assert ", " not in shown and "; " not in shown, shown
+    assert "；" in shown

@@ -36,3 +36,47 @@ def install() -> None:
     import rich._wrap
 
     rich._wrap.re_word = CJK_WORD
+
+
+_WIDE = re.compile(rf"[{CJK}]")
+_FULL_PUNCTUATION = re.compile(rf"[{OPENING}{CLOSING}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]")
+
+
+def _no_space_between(before: str, after: str) -> bool:
+    """Chinese on both sides, or full-width punctuation on either: no space. A Latin
+    word beside a Chinese one keeps the space these lessons put there ("小 transformer")."""
+    both_wide = bool(_WIDE.match(before) and _WIDE.match(after))
+    return both_wide or bool(_FULL_PUNCTUATION.match(before) or _FULL_PUNCTUATION.match(after))
+
+
+_BLOCK_START = re.compile(r"\s*(?:[#>|]|[-*+]\s|\d+[.)]\s|```|~~~|$)")
+
+
+def join_soft_breaks(markdown: str) -> str:
+    """``markdown`` with a source line break inside a paragraph removed where Chinese
+    meets it: Markdown reads that break as a space, which Chinese does not put between
+    words ("文本窗口， 步数", "所以……； 英文版" in the training-lab lesson, issue 23).
+    Code (fenced, or indented four spaces), tables, headings and hard breaks are left as
+    they are; a break between two Latin words stays a space."""
+    out: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        opens_fence = line.lstrip().startswith(("```", "~~~"))
+        previous = out[-1] if out else ""
+        if (
+            not fenced
+            and not opens_fence
+            and previous.strip()
+            and not _BLOCK_START.match(line)
+            and not previous.lstrip().startswith(("#", "|", "```", "~~~"))
+            and not previous.endswith(("  ", "\\"))
+            and not previous.startswith("    ")
+            and not line.startswith("    ")
+            and _no_space_between(previous.rstrip()[-1], line.lstrip()[0])
+        ):
+            out[-1] = previous.rstrip() + line.lstrip()
+            continue
+        if opens_fence:
+            fenced = not fenced
+        out.append(line)
+    return "\n".join(out)

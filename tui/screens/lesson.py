@@ -11,6 +11,7 @@ from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
 
 from exercises.curriculum import BY_ID, lesson_text, next_objective
 from exercises.text import pick
+from tui.cjk_wrap import join_soft_breaks
 from tui.figures import figure_for
 from tui.i18n import notice_text, t
 from tui.screens.lab import LabLink  # h6: the code lab
@@ -91,7 +92,9 @@ class LessonScreen(Screen):
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
             tabs.get_tab(pane).label = t(key, lang)
         self._underline_active_tab()
-        self.query_one("#lesson-text", LessonMarkdown).update(lesson_text(self.objective.id, lang))
+        self.query_one("#lesson-text", LessonMarkdown).update(
+            join_soft_breaks(lesson_text(self.objective.id, lang))
+        )
         for static in self.query("#no-figure").results(Static):
             static.update(t("no-figure", lang))
 

@@ -194,6 +194,30 @@ async def test_a_prediction_box_never_breaks_a_key_across_lines(lang, width):
             await settle(pilot)
 
 
+@pytest.mark.parametrize(("lang", "width"), [("zh", 60), ("en", 60), ("zh", 80)])
+async def test_the_practice_key_line_never_breaks_a_key(lang, width):
+    """ "按 Esc 后：h 提示 · s 答" then "案 · n 换一题。" at 60 columns."""
+    from tui.i18n import t
+    from tui.widgets.exercise_panel import ExercisePanel
+
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(width, 18)) as pilot:
+        await engine_ready(app)
+        for objective, exercise in (
+            ("visibility", "visibility"),
+            ("clm", "clm-shift"),
+            ("mlm", "concept-80-10-10"),
+        ):
+            app.open_lesson(objective, exercise, seed=0)
+            await settle(pilot, 5)
+            help_line = app.screen.query_one(ExercisePanel).query_one("#answer-help")
+            lines = [help_line.render_line(y).text.strip() for y in range(help_line.size.height)]
+            for key in ("help-key-hint", "help-key-solution", "help-key-new"):
+                assert any(t(key, lang) in line for line in lines), (exercise, key, lines)
+            await pilot.press("escape", "escape")
+            await settle(pilot)
+
+
 # ---------------------------------------------------------------- 20, 22. the MLM table and its counts
 
 

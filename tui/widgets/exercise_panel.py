@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -318,7 +319,15 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         keys = [t(key, lang) for key, shown in offered.items() if shown]
         typed = "text" in kinds  # from a text box, Esc first: there the letters are the learner's
         keys_line = t("answer-keys" if typed else "answer-keys-direct", lang, keys=" · ".join(keys))
-        self.query_one("#answer-help", Static).update(line + ("" if lang == "zh" else " ") + keys_line)
+        # The keys on a line of their own where the two do not fit on one ("s 答" at a line's
+        # end and "案" on the next, 60 columns).
+        help_widget = self.query_one("#answer-help", Static)
+        room = help_widget.content_region.width or max(20, self.app.size.width - 4)
+        joined = line + ("" if lang == "zh" else " ") + keys_line
+        help_widget.update(joined if cell_len(joined) <= room else f"{line}\n{keys_line}")
+
+    def on_resize(self) -> None:
+        self._show_help()
 
     # -- answering -------------------------------------------------------
 

@@ -39,7 +39,7 @@ def declared_bindings() -> set[tuple[str, str]]:
     return found
 
 
-def shown(lang: str, exam: bool, app: type | None = None) -> set[tuple[str, str]]:
+def shown(lang: str, exam: bool, app: type = TutorApp) -> set[tuple[str, str]]:
     sections = exam_sections(lang, app) if exam else app_sections(lang, app)
     pairs = set()
     for section in sections:
@@ -63,7 +63,7 @@ def test_a_key_bound_or_rebound_on_a_screen_changes_the_help(monkeypatch):
     from tui.screens.lesson import LessonScreen
     from tui.widgets.matrix_editor import MatrixEditor
 
-    before = help_text("en")
+    before = help_text("en", TutorApp)
     assert re.search(r"Ctrl\+N +Next lesson", before) and "Ctrl+J" not in before
     rebound = [
         binding.with_key("ctrl+j") if binding.action == "next_lesson" else binding
@@ -73,29 +73,29 @@ def test_a_key_bound_or_rebound_on_a_screen_changes_the_help(monkeypatch):
     monkeypatch.setattr(
         MatrixEditor, "BINDINGS", [*MatrixEditor.BINDINGS, Binding("f11", "frobnicate", "Frob")]
     )
-    after = help_text("en")
+    after = help_text("en", TutorApp)
     assert re.search(r"Ctrl\+J +Next lesson", after) and "Ctrl+N" not in after
     assert re.search(r"F11 +Frob", after)  # a new action: its own description until it is translated
 
 
 def test_every_key_in_the_chinese_help_is_described_in_chinese():
     chinese = {pick(text, "zh") for text in MESSAGES.values()}
-    for section in app_sections("zh") + exam_sections("zh"):
+    for section in app_sections("zh", TutorApp) + exam_sections("zh", TutorApp):
         for row in rows(section, "zh"):
             assert row.description in chinese, (section.title, row.keys, row.description)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_f8_the_code_lab_is_in_the_lesson_keys_and_not_in_the_exam(lang):
-    lesson = app_sections(lang)[1]
+    lesson = app_sections(lang, TutorApp)[1]
     assert any("f8" in row.keys for row in rows(lesson, lang))
-    assert "F8" in help_text(lang)
-    assert "F8" not in help_text(lang, exam=True)
+    assert "F8" in help_text(lang, TutorApp)
+    assert "F8" not in help_text(lang, TutorApp, exam=True)
 
 
 def test_the_exam_help_leaves_out_what_the_exam_refuses():
     exam_app = types.SimpleNamespace(exam=object())
-    refused = help_text("en", exam=True, allowed=lambda a: TutorApp.check_action(exam_app, a, ()))
+    refused = help_text("en", TutorApp, exam=True, allowed=lambda a: TutorApp.check_action(exam_app, a, ()))
     assert "Ctrl+L" not in refused and "Ctrl+P" not in refused and "Ctrl+T" not in refused
     for line in (r"Ctrl\+S +Submit", r"F1 / \? +Help", r"Ctrl\+Q +Quit"):
         assert re.search(line, refused), line

@@ -188,9 +188,8 @@ def _grade_exercise(
     return graded
 
 
-@functools.lru_cache(maxsize=256)
 def _exercise_parts(exercise_id: str):
-    """An exercise and its parts' labels by name: looked up once, not once per answer."""
+    """An exercise and its parts' labels by name."""
     from exercises.catalogue import get
 
     exercise = get(exercise_id)

@@ -5,7 +5,6 @@ format is documented in docs/formats.md; every error names its line."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import hashlib
 import json
 import re
@@ -134,7 +133,6 @@ def new_quiz(
     )
 
 
-@functools.lru_cache(maxsize=1024)  # asked for every question of every student a class grades
 def is_lab(exercise_id: str) -> bool:
     """A code-lab task in a quiz (``lab:<task>``): the student hands in a file, not text."""
     from exercises.lab.grading import PREFIX, lab_form

@@ -7,13 +7,11 @@ brackets, case in special tokens ([mask]), Chinese connectives ("位置 1 和 4"
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
 
 from engine.tokens import is_special, split_text
 
@@ -70,7 +68,6 @@ def clean(text: str) -> str:
     return _clean(text[:MAX_ANSWER_CHARS])
 
 
-@functools.lru_cache(maxsize=8192)  # pure; a class's answers repeat the same tokens (half of grading)
 def _clean(text: str) -> str:
     text = _CONTROL.sub(" ", text)
     # str.translate is quick on ASCII text, which NFKC leaves as it is (so nothing new to translate);
@@ -107,48 +104,9 @@ def without_trailing_punctuation(text: str) -> str:
     return _TRAILING.sub("", text)
 
 
-SHORT_TOKEN = 64  # tokens up to this length are memoised (a pasted wall of text is not kept)
-MEMO_TEXT = 400  # answers up to this length have their readings memoised (a class writes many alike)
-
-
-def memoised_reading(fresh: Callable[[Any], Any]):
-    """Remember a reader's readings of answers up to MEMO_TEXT characters: the students a
-    question goes to write its right answer the same way. Each caller gets ``fresh(reading)``,
-    a copy of its own, so none can change what another is handed; an argument that cannot be
-    hashed is read afresh, and ``reader.__wrapped__`` always reads afresh."""
-
-    def wrap(read):
-        @functools.lru_cache(maxsize=4096, typed=True)
-        def memo(*args):
-            return read(*args)
-
-        @functools.wraps(read)
-        def reader(text, *args):
-            if type(text) is str and len(text) <= MEMO_TEXT:
-                try:
-                    found = memo(text, *args)
-                except TypeError:  # an argument that cannot be hashed
-                    return read(text, *args)
-                return None if found is None else fresh(found)
-            return read(text, *args)
-
-        reader.cache_clear = memo.cache_clear
-        return reader
-
-    return wrap
-
-
 def normalise_token(token: str) -> str:
     """How a reference token compares with a learner's (NFKC, special spellings)."""
-    if type(token) is str and len(token) <= SHORT_TOKEN:
-        return _normalise_short(token)
     cleaned = clean(token)
-    return cleaned if cleaned else token
-
-
-@functools.lru_cache(maxsize=16384)  # pure; called for every token of every reading of every answer
-def _normalise_short(token: str) -> str:
-    cleaned = _clean(token)
     return cleaned if cleaned else token
 
 
@@ -176,19 +134,8 @@ _SEPARATORS = re.compile(r"[\s,;|]+")
 _SEPARATORS_AND_WORDS = re.compile(r"[\s,;|]+|(?<=\S)(?:和|与|及|以及)(?=\S)|\s+and\s+")
 
 
-@functools.lru_cache(maxsize=16384)  # split_text of one piece (a token, mostly): pieces repeat across answers
-def _split_piece(piece: str) -> tuple[str, ...]:
-    return tuple(split_text(piece))
-
-
 def _split_pieces(pieces: list[str]) -> list[str]:
-    tokens: list[str] = []
-    for piece in pieces:
-        if len(piece) <= SHORT_TOKEN:
-            tokens.extend(_split_piece(piece))
-        else:
-            tokens.extend(split_text(piece))
-    return tokens
+    return [token for piece in pieces for token in split_text(piece)]
 
 
 def token_list_candidates(text: str) -> list[list[str]]:
@@ -366,7 +313,6 @@ def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = No
     return _positions(text, None if tokens is None else tuple(tokens), n)
 
 
-@memoised_reading(list)
 def _positions(text: str, tokens: Sequence[str] | None, n: int | None) -> list[int] | None:
     cleaned = without_trailing_punctuation(clean(text))
     aside = _ASIDE.sub(" ", cleaned) if "(" in cleaned else cleaned
@@ -464,7 +410,6 @@ def label_row(text: str, length: int) -> dict[int, str] | None:
     return None
 
 
-@memoised_reading(dict)
 def labels(text: str, length: int) -> dict[int, str] | None:
     """Labels at positions, either way the lessons write them: a label row of
     ``length`` entries with -100 off the loss, or position: token pairs."""

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
 from exercises.grading.model import Parsed, PartResult
 from exercises.grading.parsing import (
-    SHORT_TOKEN,
     by_separators,
     list_candidates,
     list_text,
-    memoised_reading,
     normalise_token,
 )
 from exercises.text import Bilingual, L
@@ -253,21 +250,11 @@ def _same_plain(given: object, expected: object) -> bool:
 
 def token_key(token: str) -> str:
     """What ``same_token`` compares: the normalised token, casefolded."""
-    if type(token) is str and len(token) <= SHORT_TOKEN:
-        return _short_key(token)
-    return normalise_token(token).casefold()
-
-
-@functools.lru_cache(maxsize=16384)  # pure; every token of every reading of every answer comes here
-def _short_key(token: str) -> str:
     return normalise_token(token).casefold()
 
 
 def _keys(tokens: Sequence[str]) -> list[str]:
-    return [
-        _short_key(token) if type(token) is str and len(token) <= SHORT_TOKEN else token_key(token)
-        for token in tokens
-    ]
+    return [token_key(token) for token in tokens]
 
 
 def same_token(given: str, expected: str) -> bool:
@@ -304,7 +291,6 @@ def read_tokens_certain(
     return _read_tokens_certain(text, tuple(expected), tuple(vocabulary))
 
 
-@memoised_reading(lambda reading: (None if reading[0] is None else list(reading[0]), reading[1]))
 def _read_tokens_certain(
     text: str, expected: Sequence[str], vocabulary: Sequence[str]
 ) -> tuple[list[str] | None, bool]:
@@ -348,24 +334,9 @@ def _read_tokens_certain(
 def _reference_keys(
     expected: Sequence[str], vocabulary: Sequence[str]
 ) -> tuple[tuple[str, ...], frozenset[str]]:
-    """The expected tokens' keys, and every key the exercise's own text has (a variant's
-    tokens are read against once per part and per student: worked out once)."""
-    try:
-        expected_keys = _keys_of(tuple(expected))
-        return expected_keys, frozenset(expected_keys) | _key_set_of(tuple(vocabulary))
-    except TypeError:  # an unhashable token: no memo
-        expected_keys = tuple(_keys(expected))
-        return expected_keys, frozenset((*expected_keys, *_keys(vocabulary)))
-
-
-@functools.lru_cache(maxsize=1024)  # a variant's parts are read one after the other
-def _keys_of(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(_keys(tokens))
-
-
-@functools.lru_cache(maxsize=1024)
-def _key_set_of(tokens: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_keys(tokens))
+    """The expected tokens' keys, and every key the exercise's own text has."""
+    expected_keys = tuple(_keys(expected))
+    return expected_keys, frozenset((*expected_keys, *_keys(vocabulary)))
 
 
 def mismatches(given: Sequence[str], expected: Sequence[str]) -> list[int]:

@@ -27,7 +27,6 @@ import re
 from collections.abc import Mapping
 
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
-from exercises.grading.parsing import memoised_reading
 from exercises.grading.scoring import (
     grade_token_parts,
     jaccard,
@@ -137,7 +136,6 @@ _T = re.compile("t", re.IGNORECASE)  # what every _RULE_SPOKEN match holds
 _INT = re.compile(r"(?<!\d)\d{1,4}(?!\d)")  # longer digit runs are not positions
 
 
-@memoised_reading(list)
 def read_pairs(text: str, n: int) -> list[tuple[int, int]] | None:
     """Which logit meets which label, read from what learners write; ``n`` is the length
     of the sequence the model reads (n - 1 tokens data-side, n loss-side), so a rule

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
-from exercises.grading.parsing import memoised_reading
 from exercises.grading.scoring import (
     grade_token_parts,
     read_tokens_certain,
@@ -183,7 +182,6 @@ _EOS_FORMS = re.compile(r"<\s*[/\\]\s*s\s*>|\[\s*eos\s*\]|<\s*eos\s*>|(?<![\w<])
 _BRACKETED_SENTINEL = re.compile(r"[\[(]\s*(<extra_id_\d+>)\s*[\])]")
 
 
-@memoised_reading(str)
 def _normalise(text: str) -> str:
     """The ways learners write T5's special tokens: </S>, <eos>, EOS, [EOS] for </s>;
     a sentinel in brackets ("【extra_id_0】" reads as "[ <extra_id_0> ]") for the sentinel."""

@@ -57,13 +57,13 @@ def own_bindings(cls: type) -> Source:
     return Source(tuple(vars(cls).get("BINDINGS", ())), cls)
 
 
-def app_sections(lang: str, app: type | None = None) -> list[Section]:
+def app_sections(lang: str, app: type) -> list[Section]:
     """Every key of the self-paced app, by where it works. ``app``: the running app's
-    class (the class server's tutor adds a key of its own); the tutor's by default."""
+    class (the class server's tutor adds a key of its own), passed in so that this
+    screen, which the app opens, never imports the app."""
     from textual.screen import Screen
 
     from exercises.curriculum import OBJECTIVES
-    from tui.app import TutorApp
     from tui.figures import figure_for
     from tui.figures.base import Figure
     from tui.screens.lab import OPEN_LAB, LabScreen
@@ -74,7 +74,7 @@ def app_sections(lang: str, app: type | None = None) -> list[Section]:
     from tui.widgets.prediction_box import PredictionBox
 
     sections = [
-        Section(t("help-everywhere", lang), everywhere(app or TutorApp, Screen), "help-home"),
+        Section(t("help-everywhere", lang), everywhere(app, Screen), "help-home"),
         Section(
             t("help-lessons", lang),
             (own_bindings(LessonScreen), Source((OPEN_LAB,)), own_bindings(Figure)),
@@ -98,31 +98,28 @@ def app_sections(lang: str, app: type | None = None) -> list[Section]:
     return sections
 
 
-def exam_sections(lang: str, app: type | None = None) -> list[Section]:
+def exam_sections(lang: str, app: type) -> list[Section]:
     """The keys of a quiz taken in exam mode."""
     from textual.screen import Screen
 
-    from tui.app import TutorApp
     from tui.screens.exam import ExamScreen
     from tui.widgets.matrix_editor import MatrixEditor
 
     return [
         Section(
             t("help-exam", lang),
-            (own_bindings(ExamScreen), own_bindings(MatrixEditor), *everywhere(app or TutorApp, Screen)),
+            (own_bindings(ExamScreen), own_bindings(MatrixEditor), *everywhere(app, Screen)),
             "help-exam-note",
         )
     ]
 
 
 def everywhere(app: type, screen: type) -> tuple[Source, ...]:
-    """The app's own keys (the tutor's, then a subclass's), the command palette's and
-    Textual's focus keys."""
-    from tui.app import TutorApp
-
+    """The app's own keys (the tutor's, then a subclass's: the classes of the MRO that
+    are this project's), the command palette's and Textual's focus keys."""
     palette = Binding(app.COMMAND_PALETTE_BINDING, "command_palette")
     focus = tuple(binding for binding in screen.BINDINGS if binding.action.startswith("app.focus_"))
-    apps = tuple(own_bindings(cls) for cls in reversed(app.__mro__) if issubclass(cls, TutorApp))
+    apps = tuple(own_bindings(cls) for cls in reversed(app.__mro__) if cls.__module__.startswith("tui."))
     return (*apps, Source((palette,), app), Source(focus))
 
 
@@ -144,10 +141,7 @@ def rows(section: Section, lang: str, allowed: Callable[[str], bool] = lambda ac
 
 
 def help_page(
-    lang: str,
-    exam: bool = False,
-    allowed: Callable[[str], bool] = lambda action: True,
-    app: type | None = None,
+    lang: str, app: type, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True
 ) -> Group:
     """The help page: a table per section, its note below it. Rich tables, not Markdown:
     Textual's Markdown widget takes about a second to lay these tables out."""
@@ -172,9 +166,11 @@ def help_page(
     return Group(*parts)
 
 
-def help_text(lang: str, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True) -> str:
+def help_text(
+    lang: str, app: type, exam: bool = False, allowed: Callable[[str], bool] = lambda action: True
+) -> str:
     """The help page as plain text (what a reader sees), at the help screen's width."""
-    return plain(help_page(lang, exam, allowed))
+    return plain(help_page(lang, app, exam, allowed))
 
 
 def plain(page: Group) -> str:
@@ -205,7 +201,7 @@ class HelpScreen(ModalScreen[None]):
         app = self.app
         # The keys the app refuses here (an exam's language switch) are left out.
         page = help_page(
-            app.lang, self.exam, lambda action: app.check_action(action, ()) is not False, type(app)
+            app.lang, type(app), self.exam, lambda action: app.check_action(action, ()) is not False
         )
         with VerticalScroll():
             yield Static(page, id="help-page")

@@ -67,6 +67,17 @@ async def test_the_palette_shows_glossary_text_verbatim():
         assert any("换成 [MASK]、换成随机词" in hit for hit in hits), hits
 
 
+async def test_the_zh_palette_uses_chinese_colons():
+    """ "练习: 三个常见误区" in the Chinese palette (Polish: half-width punctuation in zh)."""
+    from tests.test_app_palette import palette_hits
+
+    app = TutorApp(lang="zh", still=True, load_engine=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        hits = await palette_hits(pilot, "theme")
+        assert any("练习：" in hit for hit in hits), hits
+        assert not any("练习:" in hit or "讲解:" in hit or "术语:" in hit for hit in hits), hits
+
+
 async def test_notifications_and_the_history_show_course_text_verbatim():
     from textual.widgets import DataTable
     from textual.widgets._data_table import default_cell_formatter

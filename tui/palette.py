@@ -26,7 +26,7 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
         searchable = [objective.id, *objective.title.values()]
         entries.append(
             (
-                f"{t('tab-lesson', lang)}: {title}",
+                t("part-line", lang, part=t("tab-lesson", lang)) + title,
                 searchable,
                 pick(objective.summary, lang),
                 (objective.id, None),
@@ -36,7 +36,7 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
             exercise_title = get(exercise_id).title
             entries.append(
                 (
-                    f"{t('tab-practice', lang)}: {pick(exercise_title, lang)}",
+                    t("part-line", lang, part=t("tab-practice", lang)) + pick(exercise_title, lang),
                     [exercise_id, *exercise_title.values()],
                     # the id (what `objectives-tutor exercise` takes) in English only: no
                     # English in the Chinese app, and the id still finds the exercise there
@@ -49,7 +49,7 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
     for term in TERMS:
         entries.append(
             (
-                f"{t('palette-term', lang)}: {pick(term.name, lang)}",
+                t("part-line", lang, part=t("palette-term", lang)) + pick(term.name, lang),
                 [
                     term.id,
                     *term.name.values(),

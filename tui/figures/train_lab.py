@@ -223,7 +223,7 @@ class TrainLabFigure(Figure):
         if result["unknown"]:
             text.append(t("probe-unknown", lang, tokens=shown(result["unknown"])) + "\n", style="yellow")
         for name, answer in result["models"].items():
-            text.append(f"{pick(OBJECTIVE_NAMES[name], lang)}: ", style=STYLES[name])
+            text.append(t("part-line", lang, part=pick(OBJECTIVE_NAMES[name], lang)), style=STYLES[name])
             text.append(joiner.join(answer["answer"]) or "∅")
             text.append(f"  ({pick(METHODS[answer['method']], lang)})\n", style="dim")
             if "scored" in answer:

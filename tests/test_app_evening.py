@@ -928,3 +928,18 @@ def test_the_toy_language_rules_in_chinese_use_chinese_punctuation(corpus):
     shown = "\n".join(rules_text(corpus, "zh").splitlines()[1:])  # the rules, not the example sentence
     assert ", " not in shown and "; " not in shown, shown
     assert "；" in shown
+
+
+def test_no_space_beside_chinese_punctuation_in_the_zh_ui():
+    """ "输入 ：" on the span figure (Polish). A token sequence, spaced on purpose, is exempt."""
+    import re
+
+    from tui.i18n import MESSAGES
+
+    spaced = {"fig-prefix-default"}  # tokens separated by spaces: "翻译成英文 ： 猫 在 睡觉"
+    found = {
+        key: text["zh"]
+        for key, text in MESSAGES.items()
+        if key not in spaced and re.search(r" [，。：；、！？）]|[，。；、！？][ ]", text["zh"])
+    }
+    assert not found, found

@@ -78,8 +78,8 @@ MESSAGES: dict[str, Bilingual] = {
         "共选中 {total} 个：[MASK] {mask} 个，随机词 {random} 个，保持不变 {keep} 个",
     ),
     "span-heading": L("Span corruption (T5): spans {spans}", "片段破坏（T5）：片段 {spans}"),
-    "span-inputs": L("inputs :", "输入 ："),
-    "span-targets": L("targets:", "目标 ："),
+    "span-inputs": L("inputs :", "输入："),
+    "span-targets": L("targets:", "目标："),
     "prefix-heading": L(
         "Prefix LM, prefix {prefix}: the prefix is read both ways, only the rest is predicted",
         "前缀语言模型，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",

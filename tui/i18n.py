@@ -222,6 +222,7 @@ MESSAGES: dict[str, Bilingual] = {
         "Enter moves to the next part and checks when all are filled.",
         "回车跳到下一项，全部填完后提交。",
     ),
+    "answer-help-line": L("{line} {keys}", "{line}{keys}"),
     "answer-keys": L("Esc, then: {keys}.", "按 Esc 后：{keys}。"),
     "answer-keys-direct": L("Keys: {keys}.", "按键：{keys}。"),
     "help-key-hint": L("h hint", "h 提示"),

@@ -45,8 +45,8 @@ def hints_offered(policy: str) -> bool:
 
 
 def solution_refusal(policy: str, tried: bool) -> str | None:
-    """Why the solution may not be shown now (an i18n key), or None when it may:
-    in exam practice, only once an answer was given."""
+    """Why the solution may not be shown now (a key of tui.i18n's MESSAGES), or None when
+    it may: in exam practice, only once an answer was given."""
     if policy == "never" and not tried:
         return "solution-locked"
     return None

@@ -323,7 +323,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         # end and "案" on the next, 60 columns).
         help_widget = self.query_one("#answer-help", Static)
         room = help_widget.content_region.width or max(20, self.app.size.width - 4)
-        joined = line + ("" if lang == "zh" else " ") + keys_line
+        joined = t("answer-help-line", lang, line=line, keys=keys_line)
         help_widget.update(joined if cell_len(joined) <= room else f"{line}\n{keys_line}")
 
     def on_resize(self) -> None:

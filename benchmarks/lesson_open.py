@@ -24,7 +24,18 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-LESSONS = ("clm", "mlm", "visibility", "span", "architecture", "prefix-lm", "train-lab", "misconceptions")
+LESSONS = (
+    "clm",
+    "packing",
+    "mlm",
+    "subwords",
+    "visibility",
+    "span",
+    "architecture",
+    "prefix-lm",
+    "train-lab",
+    "misconceptions",
+)
 
 CHILD = r"""
 import asyncio, json, os, sys, time

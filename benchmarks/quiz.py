@@ -1,17 +1,21 @@
 """Grading a class: 500 submissions × 10 questions, every variant regenerated
 from (salt, student, question) once per student and every answer graded again,
 then the gradebook and the report written, as ``objectives-tutor quiz grade``
-does. Target: under 2 s wall on a 2-core machine, idle and while it is busy.
+does; or, with ``--lab N``, N code-lab files (distinct, one in six an endless
+loop that runs out its time limit), each run in the lab's sandbox.
 
-Measured in one run, each several times, idle and then with one CPU-bound
-process per core competing (started and stopped here), so the ratios mean
+Measured in one run, each several times, alternating, idle and then with one
+CPU-bound process per core competing (started and stopped here; ``--as-is``
+skips that on a machine others already keep busy), so the ratios mean
 something on a shared machine:
-- grading in a process that has loaded the engine (``grade_class``), the fast
-  path (memo, forked workers) against the plain one (one process, no memo);
-- the whole command in a fresh process (interpreter, torch import, grading);
+- grading in a process that has loaded the engine (``grade_class``); with ``--lab``,
+  in this process against on the cores (what `quiz grade` does for lab files);
+- the whole command in a fresh process (interpreter, torch import, grading), and
+  with ``--against DIR`` the same command from another checkout (say, one before a
+  change), alternating with this one: the figure a teacher feels;
 - ``import torch`` alone, the floor of the whole command.
 
-    .venv/bin/python benchmarks/quiz.py [--students 500] [--runs 3] [--workers N]
+    .venv/bin/python benchmarks/quiz.py [--students 500 | --lab 24] [--runs 3] [--against DIR] [--as-is]
 """
 
 from __future__ import annotations
@@ -48,12 +52,39 @@ EXERCISES = (
 )
 
 
-def write_submissions(students: int, folder: pathlib.Path) -> None:
+def write_lab_submissions(students: int, folder: pathlib.Path) -> None:
+    """Every other file passes, the rest block the diagonal, one in six never returns; each
+    file distinct (a comment), so none is run only once for several students."""
+    from exercises.classroom.quiz import questions_for
+    from exercises.lab.tasks import BY_ID, solution
+
+    quiz = _quiz(lab=True)
+    right = solution(BY_ID["causal_mask"])
+    for number in range(students):
+        student = f"s{number:04d}"
+        text = right if number % 2 == 0 else right.replace("diagonal=1", "diagonal=0")
+        if number % 6 == 5:
+            text = "import torch\n\ndef causal_mask(n):\n    while True:\n        pass\n"
+        question = questions_for(quiz, student)[0]
+        answer = {
+            "exercise": question.exercise,
+            "seed": question.seed,
+            "parts": {"source": f"{text}\n# {student}\n"},
+        }
+        payload = {"kind": "submission", "quiz": quiz.id, "student": student, "answers": {"0": answer}}
+        payload |= {"started_at": time.time() - 700, "submitted_at": time.time() - 100}
+        (folder / f"{student}.submission.json").write_text(json.dumps(payload), encoding="utf-8")
+
+
+def write_submissions(students: int, folder: pathlib.Path, lab: bool = False) -> None:
     """Every other student answers right; the rest slip on every first part. Written by a
     child process, so the grading process starts as a teacher's does: no variant made yet."""
     from exercises.catalogue import get
     from exercises.classroom.quiz import questions_for, variant_fingerprint
 
+    if lab:
+        write_lab_submissions(students, folder)
+        return
     quiz = _quiz()
     for number in range(students):
         student = f"s{number:04d}"
@@ -83,9 +114,11 @@ def write_submissions(students: int, folder: pathlib.Path) -> None:
         (folder / f"{student}.submission.json").write_text(json.dumps(payload), encoding="utf-8")
 
 
-def _quiz():
+def _quiz(lab: bool = False):
     from exercises.classroom.quiz import Quiz
 
+    if lab:
+        return Quiz("quiz-bench-lab", "Lab benchmark", "bench-salt", ("lab:causal_mask",))
     return Quiz("quiz-bench", "Benchmark", "bench-salt", EXERCISES)
 
 
@@ -126,15 +159,19 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def grade_once(folder: pathlib.Path, workers: int | None, fast: bool = True) -> tuple[float, float, str]:
+def grade_once(folder: pathlib.Path, lab: bool, workers: int | None = None) -> tuple[float, float, str]:
     """One grading of the folder, engine loaded, caches empty: (wall s, CPU s, gradebook)."""
     from exercises.classroom.grading import grade_class
     from exercises.classroom.report import gradebook_csv, report_markdown
 
-    quiz = _quiz()
+    quiz = _quiz(lab)
     forget_variants()
+    if lab:  # each run starts the sandbox's fork server afresh, as a `quiz grade` does
+        from exercises.lab import sandbox
+
+        sandbox.shutdown()
     start_wall, start_cpu = time.perf_counter(), _cpu()
-    result = grade_class(quiz, sorted(folder.glob("*.json")), now=2e9, workers=workers, fast=fast)
+    result = grade_class(quiz, sorted(folder.glob("*.json")), now=2e9, workers=workers)
     gradebook = gradebook_csv(quiz, result.grades)
     (folder.parent / "grades.csv").write_text(gradebook, encoding="utf-8")
     (folder.parent / "report.md").write_text(report_markdown(quiz, result), encoding="utf-8")
@@ -143,7 +180,7 @@ def grade_once(folder: pathlib.Path, workers: int | None, fast: bool = True) -> 
     return time.perf_counter() - start_wall, _cpu() - start_cpu, gradebook
 
 
-def command_once(folder: pathlib.Path) -> float:
+def command_once(folder: pathlib.Path, checkout: pathlib.Path = ROOT, lab: bool = False) -> float:
     """``objectives-tutor quiz grade`` in a fresh process: wall seconds. Python may cache the
     project's compiled modules, as on a teacher's machine (pip compiles an installed package;
     an editable one caches on first run): a sandbox that sets PYTHONDONTWRITEBYTECODE would
@@ -151,16 +188,24 @@ def command_once(folder: pathlib.Path) -> float:
     from exercises.classroom.quiz import dump_toml
 
     quiz_file = folder.parent / "quiz.toml"
-    quiz_file.write_text(dump_toml(_quiz()), encoding="utf-8")
+    quiz_file.write_text(dump_toml(_quiz(lab)), encoding="utf-8")
     argv = [sys.executable, "-m", "tui.cli", "--lang", "en", "quiz", "grade", str(quiz_file), str(folder)]
     argv += ["--csv", str(folder.parent / "cmd.csv"), "--report", str(folder.parent / "cmd.md")]
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
+    done = subprocess.run(argv, cwd=checkout, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"quiz grade failed ({done.returncode}): {done.stderr[-500:]}")
     return wall
+
+
+def imports_from(checkout: pathlib.Path) -> str:
+    """Where `python -m tui.cli` run in ``checkout`` takes the project from (it must be there)."""
+    probe = "import exercises, pathlib; print(pathlib.Path(exercises.__file__).resolve().parent.parent)"
+    return subprocess.run(
+        [sys.executable, "-c", probe], cwd=checkout, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def import_torch_once() -> float:
@@ -173,80 +218,99 @@ def _spread(values: list[float]) -> str:
     return f"median {statistics.median(values):.2f} s (min {min(values):.2f}, max {max(values):.2f})"
 
 
+def _load(lab: bool) -> None:
+    """Torch and the engine (or the lab's checks), loaded as `quiz grade` has them by the
+    time it grades, so the in-process figure is grading alone."""
+    import torch
+
+    torch.set_num_threads(1)
+    if lab:
+        import exercises.lab.checks  # noqa: F401
+
+        return
+    from exercises.catalogue import get
+
+    for exercise_id in EXERCISES:
+        get(exercise_id).generate(0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=500)
+    parser.add_argument("--lab", type=int, metavar="N", help="N code-lab files instead of the text quiz")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--workers", type=int, help="grading processes (default: the cores, at most 4)")
+    parser.add_argument(
+        "--against", type=pathlib.Path, help="another checkout whose `quiz grade` to time too"
+    )
+    parser.add_argument(
+        "--as-is",
+        action="store_true",
+        help="only the machine as it is (no added load): on a machine others share, already busy",
+    )
     args = parser.parse_args(argv)
-    if args.students < 1 or args.runs < 1:
-        parser.error("--students and --runs must be at least 1")
-    from exercises.classroom.grading import _default_workers, _warm
+    lab = args.lab is not None
+    students = args.lab if lab else args.students
+    if students < 1 or args.runs < 1:
+        parser.error("--students, --lab and --runs must be at least 1")
+    if args.against is not None and imports_from(args.against) != str(args.against.resolve()):
+        parser.error(f"python run in {args.against} does not import the project from there")
+    _load(lab)
 
-    _warm(_quiz())  # torch and the engine, loaded as `quiz grade` has them before grading
-
+    commands = {"command": ROOT} | ({"against": args.against} if args.against else {})
     with tempfile.TemporaryDirectory() as name:
         folder = pathlib.Path(name) / "submissions"
         folder.mkdir()
         maker = multiprocessing.get_context("spawn").Process(
-            target=write_submissions, args=(args.students, folder)
+            target=write_submissions, args=(students, folder, lab)
         )
         maker.start()
         maker.join()
-        command_once(folder)  # compiles and caches the project's modules, as a first run does
+        for checkout in commands.values():
+            command_once(folder, checkout, lab)  # compiles and caches the modules, as a first run does
         load = os.getloadavg()[0]
         rows: dict[str, list[tuple[float, float]]] = {}
         books = set()
-        chosen: dict[str, list[int]] = {}
-        for condition in ("idle", "busy"):
+        conditions = ("idle",) if args.as_is else ("idle", "busy")
+        for condition in conditions:
             with Busy() if condition == "busy" else _Nothing():
-                for _ in range(args.runs):  # alternating, so drifting load hits both alike
-                    for path in ("fast", "plain"):
-                        if path == "fast":
-                            chosen.setdefault(condition, []).append(args.workers or _default_workers(False))
-                        wall, cpu, book = grade_once(folder, args.workers, fast=path == "fast")
+                for run in range(args.runs):  # alternating, so drifting load hits every path alike
+                    paths = [("here", 1), ("spread", None)] if lab else [("here", None)]
+                    for path, workers in paths if run % 2 == 0 else paths[::-1]:
+                        wall, cpu, book = grade_once(folder, lab, workers)
                         rows.setdefault(f"{condition} {path}", []).append((wall, cpu))
                         books.add(book)
-                    rows.setdefault(f"{condition} command", []).append((command_once(folder), 0.0))
+                    for label, checkout in commands.items() if run % 2 == 0 else list(commands.items())[::-1]:
+                        wall = command_once(folder, checkout, lab)
+                        rows.setdefault(f"{condition} {label}", []).append((wall, 0.0))
                     rows.setdefault(f"{condition} torch", []).append((import_torch_once(), 0.0))
         load_after = os.getloadavg()[0]
-    answers = args.students * len(EXERCISES)
-    print(f"{args.students} submissions × {len(EXERCISES)} questions = {answers} answers")
+    if lab:
+        print(f"{students} code-lab files (one in six an endless loop), each run in the sandbox")
+    else:
+        print(f"{students} submissions × {len(EXERCISES)} questions = {students * len(EXERCISES)} answers")
     print(f"cores: {os.cpu_count()}, load average (1 min) before {load:.2f}, after {load_after:.2f}")
-    print(f"gradebooks identical across every run and path: {len(books) == 1}")
+    print(f"gradebooks identical across every run: {len(books) == 1}")
     label = {
-        "fast": "grading, engine loaded, fast path",
-        "plain": "grading, engine loaded, plain path",
+        "here": "grading, engine loaded, this process",
+        "spread": "grading, engine loaded, on the cores",
         "command": "`quiz grade` in a fresh process",
+        "against": f"`quiz grade` from {args.against}",
         "torch": "`import torch` alone",
     }
     medians = {}
-    for condition in ("idle", "busy"):
-        print(f"{condition}: fast path's workers per run (free cores then): {chosen[condition]}")
-    for condition in ("idle", "busy"):
+    for condition in conditions:
         print(
             f"{condition}{' (yes >/dev/null once per core, in a session of its own)' if condition == 'busy' else ''}:"
         )
-        for path in ("fast", "plain", "command", "torch"):
+        for path in ("here", *(("spread",) if lab else ()), *commands, "torch"):
             values = rows[f"{condition} {path}"]
             walls = [wall for wall, _ in values]
             medians[condition, path] = statistics.median(walls)
             cpu = f", CPU {statistics.median(c for _, c in values):.2f} s" if values[0][1] else ""
-            print(f"  {label[path]:38s} {_spread(walls)}{cpu}")
-    for condition in ("idle", "busy"):
-        print(
-            f"{condition}: plain / fast {medians[condition, 'plain'] / medians[condition, 'fast']:.2f}×, "
-            f"command / fast {medians[condition, 'command'] / medians[condition, 'fast']:.2f}×"
-        )
-    print(
-        "busy / idle: fast {:.2f}×, command {:.2f}×".format(
-            medians["busy", "fast"] / medians["idle", "fast"],
-            medians["busy", "command"] / medians["idle", "command"],
-        )
-    )
-    for path in ("fast", "command"):
-        worst = max(medians["idle", path], medians["busy", path])
-        print(f"target under 2 s wall idle and busy, {label[path]}: {'PASS' if worst < 2 else 'MISS'}")
+            print(f"  {label[path]:42s} {_spread(walls)}{cpu}")
+        if args.against:
+            difference = medians[condition, "command"] - medians[condition, "against"]
+            print(f"  this checkout's command minus the other's: {difference:+.2f} s (medians)")
     return 0 if len(books) == 1 else 1
 
 

@@ -17,11 +17,11 @@ import torch
 
 from engine.clm import IGNORE_INDEX
 from engine.errors import InvalidInput
+from engine.settings import BERT_SPLIT, MASK_RATE
 
 # Fate codes, one per position.
 UNSELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
 FATE_NAMES = {MASKED: "mask", RANDOM: "random", KEPT: "keep"}
-BERT_SPLIT = (0.8, 0.1, 0.1)
 # IGNORE_INDEX as a 0-d tensor (only ever read): torch.where takes it as it is, where a Python number
 # is wrapped in a new tensor on every call; a 0-d tensor does not widen the ids' dtype, as a number does not.
 _IGNORE = torch.tensor(IGNORE_INDEX)
@@ -115,7 +115,7 @@ def mask_tokens(
     vocab_size: int,
     special_ids: Iterable[int],
     attention_mask: torch.Tensor | None = None,
-    p: float = 0.15,
+    p: float = MASK_RATE,
     split: tuple[float, float, float] = BERT_SPLIT,
     word_ids: torch.Tensor | None = None,
     selected: torch.Tensor | None = None,

@@ -22,8 +22,9 @@ import torch
 from engine.clm import IGNORE_INDEX, loss_side_pairs, shift_for_next_token
 from engine.errors import InvalidInput
 from engine.masks import causal_mask
-from engine.mlm import BERT_SPLIT, FATE_NAMES, KEPT, MASKED, RANDOM, mask_tokens
+from engine.mlm import FATE_NAMES, KEPT, MASKED, RANDOM, mask_tokens
 from engine.prefix_lm import prefix_lm_sample
+from engine.settings import BERT_SPLIT, MASK_RATE, MEAN_SPAN, NOISE_DENSITY
 from engine.spans import (
     SpanCorruption,
     check_spans,
@@ -125,7 +126,7 @@ def mlm_sample(
     text: str,
     *,
     seed: int = 0,
-    p: float = 0.15,
+    p: float = MASK_RATE,
     split: tuple[float, float, float] = BERT_SPLIT,
     positions: Sequence[int] | None = None,
     fates: Sequence[str] | None = None,
@@ -308,8 +309,8 @@ def span_sample(
     text: str,
     *,
     spans: Sequence[tuple[int, int]] | None = None,
-    density: float = 0.15,
-    mean_span: float = 3.0,
+    density: float = NOISE_DENSITY,
+    mean_span: float = MEAN_SPAN,
     seed: int = 0,
 ) -> SpanSample:
     """Span corruption of one sentence as T5 builds it: the given spans, or T5's random ones."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from engine.errors import InvalidInput
+from engine.settings import MEAN_SPAN, NOISE_DENSITY
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,8 @@ def _random_cuts(keys: torch.Tensor, segments: int) -> torch.Tensor:
 def random_spans_noise_mask(
     batch: int,
     length: int,
-    density: float = 0.15,
-    mean_span: float = 3.0,
+    density: float = NOISE_DENSITY,
+    mean_span: float = MEAN_SPAN,
     generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """(B, N) noise masks with exactly T5's noise-token and span counts (``span_counts``).
@@ -304,8 +305,8 @@ def noise_runs(noise: Sequence[bool]) -> list[tuple[int, int]]:
 def corrupt_random(
     ids: torch.Tensor,
     sentinel_ids: Sequence[int],
-    density: float = 0.15,
-    mean_span: float = 3.0,
+    density: float = NOISE_DENSITY,
+    mean_span: float = MEAN_SPAN,
     pad_id: int = 0,
     generator: torch.Generator | None = None,
     eos_id: int | None = None,

@@ -16,6 +16,7 @@ from engine.clm import causal_lm_loss, shift_for_next_token, uniform_baseline
 from engine.errors import InvalidInput
 from engine.masks import bidirectional_mask, causal_mask, visible_keys
 from engine.mlm import MASKED, MaskedLMBatch, mask_tokens
+from engine.settings import MASK_RATE
 from engine.spans import check_spans
 from engine.tokens import LESSON_SENTENCE, Vocab, sentinel, split_text
 
@@ -99,7 +100,7 @@ def clm_run(
 
 
 def mlm_run(
-    seed: int = 0, batch: int = 4, seq_len: int = 8, p: float = 0.15, vocab_size: int = 10000
+    seed: int = 0, batch: int = 4, seq_len: int = 8, p: float = MASK_RATE, vocab_size: int = 10000
 ) -> MaskedLMBatch:
     """The MLM data preparation of "Self-supervision and LM objectives": ids in [5, V), select with p, 80/10/10."""
     _check_size("batch", batch, 1)

@@ -30,6 +30,7 @@ from engine.errors import InvalidInput
 from engine.masks import prefix_mask
 from engine.mlm import mask_tokens
 from engine.prefix_lm import prefix_lm_sample
+from engine.settings import MASK_RATE, MEAN_SPAN, NOISE_DENSITY
 from engine.spans import corrupt_random, span_counts
 from engine.tiny_lm import ModelSettings, TinyLM
 from engine.tokens import EOS, MASK, Vocab, sentinel
@@ -51,9 +52,9 @@ class LabSettings:
     lr: float = 5e-3
     warmup: int = 30
     schedule: str = "constant"  # or "cosine" (decays to 10 % by the last step)
-    mask_p: float = 0.15
-    span_density: float = 0.15
-    span_mean: float = 3.0
+    mask_p: float = MASK_RATE
+    span_density: float = NOISE_DENSITY
+    span_mean: float = MEAN_SPAN
     context: int = 32
     width: int = 64
     layers: int = 2

@@ -38,6 +38,13 @@ OBJECTIVES: tuple[Objective, ...] = (
         "clm",
         ("clm-shift", "loss-sanity", "perplexity", "reflect-clm-generation"),
     ),
+    Objective(  # issue 24: how a corpus becomes the windows a causal LM trains on
+        "packing",
+        L("Packing documents into windows", "把文档打包成训练窗口"),
+        L("Concatenate, cut into windows, shift inside each", "首尾相连、切成窗口、窗口内错位"),
+        "packing",
+        ("packing-windows",),
+    ),
     Objective(
         "mlm",
         L("Masked LM", "掩码语言建模"),
@@ -52,6 +59,16 @@ OBJECTIVES: tuple[Objective, ...] = (
             "reflect-mlm-fill",
             "reflect-mask-rate",
         ),
+    ),
+    Objective(  # issue 24: what BERT really reads, and why whole words are masked together
+        "subwords",
+        L("Subwords and whole-word masking", "子词与整词掩码"),
+        L(
+            "WordPiece pieces, Chinese characters, masking whole words",
+            "WordPiece 子词、中文按字、整词一起遮",
+        ),
+        "subwords",
+        ("whole-word-masking",),
     ),
     Objective(
         "visibility",

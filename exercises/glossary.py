@@ -41,6 +41,30 @@ TERMS: tuple[Term, ...] = (
             "在普通 token 中选出一部分，按 BERT 的 80/10/10 规则加以破坏（换成 [MASK]、换成随机词、保持不变），再借助左右两侧预测原词。BERT 的目标。",
         ),
     ),
+    Term(  # issue 24
+        "subword",
+        L("Subword / WordPiece (##)", "子词 / WordPiece（##）"),
+        L(
+            "BERT's tokenizer keeps a fixed vocabulary: frequent words are one entry, rarer words are cut into pieces, and a piece that continues a word is written ##piece. Chinese BERT reads one character per token.",
+            "BERT 的分词器有固定的词表：常见词是一项，少见的词被切成几片，接着前一片的那一片写作 ##片。中文 BERT 一个字一个 token。",
+        ),
+    ),
+    Term(  # issue 24
+        "whole-word-masking",
+        L("Whole-word masking (wwm)", "整词掩码（wwm）"),
+        L(
+            "Masking that selects words, not pieces: every piece of a selected word is hidden together (for Chinese, every character of a word a segmenter found). Each piece keeps its own label and its own 80/10/10 fate.",
+            "按词而不是按片选的掩码：被选中的词的所有片一起遮住（中文则是分词器切出的词里的每个字）。每一片仍有自己的标签，也各自按 80/10/10 处理。",
+        ),
+    ),
+    Term(  # issue 24
+        "packing",
+        L("Packing (training windows)", "打包（训练窗口）"),
+        L(
+            "Documents, each followed by an end-of-document token (</s>), concatenated and cut into windows of L tokens: a document may run across windows, and the causal-LM labels shift inside each window, across document boundaries too.",
+            "把文档各自接上文档结束符（</s>）后首尾相连，再切成每段 L 个 token 的窗口：一篇文档可以跨越窗口，因果语言建模的标签在每个窗口内错一位，跨过文档边界也一样。",
+        ),
+    ),
     Term(
         "ignore-index",
         L("-100 / ignore_index", "-100 / ignore_index"),

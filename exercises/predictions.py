@@ -278,49 +278,43 @@ def _grade_positions(question: Question, answer: str) -> Verdict:
     given, expected = set(read), set(question.expected)
     if given == expected:
         return _right(question, tuple(read))
-    return _wrong(question, tuple(read), _position_codes(question, given, expected))
+    return _wrong(
+        question, tuple(read), _position_codes(question, given, expected, parsing.wrote_numbers(answer))
+    )
 
 
 def _context_length(question: Question) -> int | None:
     return question.context[1] if question.figure == "visibility" else None
 
 
-def _position_codes(question: Question, given: set[int], expected: set[int]) -> list[str]:
-    """The misconception a wrong set of positions shows, when one is recognisable."""
-    if scoring.is_one_based(given, expected):
+def _position_codes(question: Question, given: set[int], expected: set[int], counted: bool) -> list[str]:
+    """The misconception a wrong set of positions shows, by the rule of the exercise that
+    asks the same question (visibility, mlm-abcde): counting from 1 first (numbers only), as there."""
+    if counted and scoring.is_one_based(given, expected):
         return [scoring.ONE_BASED_CODE]
     if question.figure == "visibility":
+        from exercises.items.visibility import misconceptions
+
         kind, n, _prefix, row = question.context
-        causal = set(range(row + 1))
-        if given == expected - {row} and row in expected:
-            return ["causal-excludes-self"]
-        if kind == "causal" and given > expected:
-            return ["causal-sees-future"]
-        if kind == "bidirectional" and given == causal:
-            return ["bidirectional-as-causal"]
-        if kind == "prefix" and given == causal:
-            return ["prefix-ignored"]
-        if kind == "prefix" and given == set(range(n)):
-            return ["prefix-fully-bidirectional"]
+        return misconceptions(kind, n, row, given, expected)
     if question.figure == "mlm":
         from engine.samples import mlm_sample
+        from engine.tokens import is_special
+        from exercises.items.mlm_abcde import loss_misconceptions
 
         text, seed, p, wrapped = question.context
         fates = mlm_sample(text, seed=seed, p=p, add_cls_sep=wrapped).fates
-        codes = []
-        if given - expected:
-            codes.append("loss-includes-unselected")
-        missing = {fates[i] for i in expected - given}
-        if "random" in missing:
-            codes.append("loss-omits-random")
-        if "keep" in missing:
-            codes.append("loss-omits-kept")
-        return codes
+        content = {i for i, token in enumerate(question.tokens) if not is_special(token)}
+        return loss_misconceptions(given, expected, dict(enumerate(fates)), content)
     return []
 
 
 def _grade_position(question: Question, answer: str) -> Verdict:
-    """One position; the whole set of loss positions ("2到4") is read as where it begins."""
+    """One position; the whole set of loss positions ("2到4") is read as where it begins.
+    A start is the loss over it and every later position: prefix-lm-labels' rule names
+    what it shows (one place late, or the whole prefix)."""
+    from exercises.items.prefix_labels import loss_misconceptions
+
     read = parsing.positions(answer, question.tokens or None)
     if not read:
         return _unreadable(question)
@@ -332,17 +326,14 @@ def _grade_position(question: Question, answer: str) -> Verdict:
         return _unreadable(question)  # "2, 5": no single place where it begins
     if first == expected:
         return _right(question, (first,))
-    codes, note = [], None
-    prefix = question.row or 0
-    if first == prefix and prefix == expected + 1:
-        codes = ["labels-not-shifted"]
-        note = L(
-            f"Position {prefix} holds the first continuation token; it is predicted from position {expected}.",
-            f"位置 {prefix} 是续写的第一个 token；预测它的是位置 {expected}。",
-        )
-    elif first < expected:
-        codes = ["prefix-loss-everywhere"]
-    return _wrong(question, (first,), codes, note)
+    last = len(question.tokens) - 1  # the loss runs to the last position that predicts a token
+    has_prefix = question.context[1] > 0  # without one, no prefix position can be left out
+    codes = (
+        loss_misconceptions(set(range(first, last)), set(range(expected, last)))
+        if expected < last and has_prefix
+        else []
+    )
+    return _wrong(question, (first,), codes)
 
 
 def _grade_number(question: Question, answer: str) -> Verdict:
@@ -359,32 +350,27 @@ def _grade_number(question: Question, answer: str) -> Verdict:
     (expected,) = question.expected
     if given == expected:
         return _right(question, (given,))
+    from exercises.items.clm_shift import label_misconceptions
+
     ids = [int(token) for token in question.tokens]
     row = question.row or 0
-    codes = []
-    if given == ids[row]:
-        codes = ["labels-not-shifted"]
-    elif row > 0 and given == ids[row - 1]:
-        codes = ["shifted-wrong-way"]
+    named = [i for i in (row, row - 1) if i >= 0 and ids[i] == given]  # which input token was named
+    codes = label_misconceptions(named[0], row) if named else []
     return _wrong(question, (given,), codes)
 
 
 def _grade_tokens(question: Question, answer: str) -> Verdict:
-    from engine.tokens import sentinel
+    """The start of a T5 target, read and diagnosed as span-corruption reads its targets."""
+    from engine.tokens import EOS
+    from exercises.items.span import read_t5, sentinel_misconceptions
 
     expected = list(question.expected)
-    vocabulary = [*question.tokens, *(sentinel(i) for i in range(3)), "</s>"]
-    read = scoring.read_tokens(answer, expected, vocabulary)
-    if read is None:
+    read, _certain = read_t5(answer, expected, list(question.tokens))
+    if read and scoring.same_token(read[-1], EOS):
+        read = read[:-1]  # </s> after the start: the exercise takes it or leaves it too
+    if not read:
         return _unreadable(question)
     given = tuple(read)
     if len(read) == len(expected) and not scoring.mismatches(read, expected):
         return _right(question, given)
-    codes = []
-    span = expected[1:]
-    normalised = [parsing.normalise_token(token) for token in read]
-    if normalised[: len(span)] == [parsing.normalise_token(token) for token in span]:
-        codes = ["target-without-sentinels"]
-    elif normalised and normalised[0] == sentinel(1):
-        codes = ["sentinel-numbering-from-1"]
-    return _wrong(question, given, codes)
+    return _wrong(question, given, sentinel_misconceptions(read))

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from exercises.catalogue import EXERCISES
 from exercises.grading.diagnoses import DIAGNOSES
-from exercises.grading.model import Exercise, Variant
+from exercises.grading.model import Exercise, Variant, full_marks
 from exercises.grading.parsing import clean
 from exercises.items.banks import CHINESE_MATERIAL_NOTE
 from exercises.items.choice import ChoiceExercise, Question
@@ -265,7 +265,7 @@ def _reads_as_right(
     exercise: Exercise, variant: Variant, solution: dict[str, str], part: str, text: str
 ) -> bool:
     result = exercise.grade(variant, {**solution, part: text})
-    return result.parts[part].valid and result.parts[part].score >= 1.0
+    return result.parts[part].valid and full_marks(result.parts[part].score)
 
 
 def _check_variant(exercise: Exercise, seed: int) -> list[str]:
@@ -290,7 +290,7 @@ def _check_variant(exercise: Exercise, seed: int) -> list[str]:
         elif hint_states_answer(exercise, variant, hint):
             found.append(f"{where}: a hint states the answer")
     result = exercise.grade(variant, solution)
-    if exercise.graded and (result.score != 1.0 or not result.valid):
+    if exercise.graded and (not full_marks(result.score) or not result.valid):
         found.append(f"{where}: the engine's own solution scores {result.score} (valid={result.valid})")
     blank = exercise.grade(variant, {})
     if blank.valid and exercise.graded:

@@ -165,7 +165,9 @@ def _span_reused(variant: Variant) -> dict[str, str] | None:
     return {"inputs": " ".join(t.replace("<extra_id_1>", "<extra_id_0>") for t in variant.data["inputs"])}
 
 
-def _span_one_per_token(variant: Variant) -> dict[str, str]:
+def _span_one_per_token(variant: Variant) -> dict[str, str] | None:
+    if variant.data["kind"] == "touching" and all(end - start == 1 for start, end in variant.data["spans"]):
+        return None  # one token per touching piece: the same answer as the pieces split, that variant's story
     tokens = list(variant.data["tokens"])
     counter = 0
     for start, end in variant.data["merged"]:
@@ -274,6 +276,109 @@ LOSS_SANITY: list[tuple[str, Script]] = [
     ("false-alarm", lambda v, s: {"verdict": "B"} if v.data["verdict"] == "normal" else None),
 ]
 
+# issue 24: packing documents into windows
+
+
+def _packing_row(variant: Variant, label_at) -> dict[str, str] | None:
+    """The right label row with some positions changed by ``label_at(i, right)`` (None: leave)."""
+    data = variant.data
+    row = [data["labels"].get(str(i), "-100") for i in range(data["window"])]
+    changed = [label_at(i, token) for i, token in enumerate(row)]
+    if all(new is None for new in changed):
+        return None
+    return {
+        "labels": " ".join(token if new is None else new for token, new in zip(row, changed, strict=True))
+    }
+
+
+def _packing_without_separator(variant: Variant) -> dict[str, str]:
+    data = variant.data
+    plain = [t for d in data["documents"] for t in (d.split() if " " in d else list(d))]
+    window, ask = data["window"], data["ask"]
+    return {"window": " ".join(plain[ask * window : (ask + 1) * window])}
+
+
+def _packing_one_per_window(variant: Variant) -> dict[str, str] | None:
+    data = variant.data
+    if data["ask"] >= len(data["documents"]):
+        return None
+    document = data["documents"][data["ask"]]
+    own = [*(document.split() if " " in document else list(document)), "</s>"][: data["window"]]
+    answer = " ".join(own + ["[PAD]"] * (data["window"] - len(own)))
+    if own == data["tokens"] or answer == _packing_without_separator(variant)["window"]:
+        return None  # the same answer tells another story
+    return {"window": answer}
+
+
+def _separator_positions(variant: Variant) -> list[int]:
+    return [i for i, token in enumerate(variant.data["tokens"]) if token == "</s>"]
+
+
+def _packing_boundary_dropped(variant: Variant):
+    last = variant.data["window"] - 1
+    separators = [s for s in _separator_positions(variant) if s < last]
+    return _packing_row(variant, lambda i, token: "-100" if i in separators else None)
+
+
+def _packing_skips_separator(variant: Variant):
+    tokens, last = variant.data["tokens"], variant.data["window"] - 1
+    before = {s - 1: tokens[s + 1] for s in _separator_positions(variant) if s >= 1 and s + 1 <= last}
+    return _packing_row(variant, lambda i, token: before.get(i))
+
+
+def _packing_crosses_window(variant: Variant):
+    following, last = variant.data["following"], variant.data["window"] - 1
+    if following is None:
+        return None
+    return _packing_row(variant, lambda i, token: following if i == last else None)
+
+
+def _packing_copies(variant: Variant):
+    tokens, last = variant.data["tokens"], variant.data["window"] - 1
+    return _packing_row(variant, lambda i, token: tokens[i] if i < last else None)
+
+
+PACKING: list[tuple[str, Script]] = [
+    ("packing-no-separator", lambda v, s: _packing_without_separator(v)),
+    ("packing-one-document-per-window", lambda v, s: _packing_one_per_window(v)),
+    ("packing-boundary-label-dropped", lambda v, s: _packing_boundary_dropped(v)),
+    ("packing-label-skips-separator", lambda v, s: _packing_skips_separator(v)),
+    ("packing-label-crosses-window", lambda v, s: _packing_crosses_window(v)),
+    ("labels-not-shifted", lambda v, s: _packing_copies(v)),
+]
+
+
+# issue 24: whole-word masking
+
+
+def _wwm_named_only(variant: Variant) -> dict[str, str]:
+    named = variant.data["named"]
+    return {
+        "positions": ", ".join(map(str, named)),
+        "labels": ", ".join(f"{i}: {variant.data['tokens'][i]}" for i in named),
+    }
+
+
+def _wwm_whole_word_labels(variant: Variant) -> dict[str, str]:
+    tokens, words = variant.data["tokens"], variant.data["words"]
+
+    def word(i: int) -> str:
+        return "".join(t.removeprefix("##") for j, t in enumerate(tokens) if words[j] == words[i])
+
+    return {"labels": ", ".join(f"{i}: {word(i)}" for i in variant.data["selected"])}
+
+
+def _wwm_with_cls(variant: Variant) -> dict[str, str]:
+    return {"positions": ", ".join(map(str, [0, *variant.data["selected"]]))}
+
+
+WHOLE_WORD: list[tuple[str, Script]] = [
+    ("wwm-piece-only", lambda v, s: _wwm_named_only(v)),
+    ("wwm-label-whole-word", lambda v, s: _wwm_whole_word_labels(v)),
+    ("specials-selected", lambda v, s: _wwm_with_cls(v)),
+]
+
+
 SCRIPTS: dict[str, list[tuple[str, Script]]] = {
     "mlm-abcde": MLM_ABCDE,
     "clm-shift": CLM_SHIFT,
@@ -283,4 +388,6 @@ SCRIPTS: dict[str, list[tuple[str, Script]]] = {
     "mlm-eligible": ELIGIBLE,
     "expected-counts": EXPECTED_COUNTS,
     "loss-sanity": LOSS_SANITY,
+    "packing-windows": PACKING,
+    "whole-word-masking": WHOLE_WORD,
 }

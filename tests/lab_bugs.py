@@ -1,5 +1,9 @@
 """Classic wrong solutions of the code lab's tasks, as edits of the reference
-solutions, with the rule (and misconception) each must be failed with."""
+solutions, with the rule (and misconception, or convention note) each must be
+failed with. The later ones are the bugs the checks once let through (issue 20):
+inputs changed in place, draws outside the generator, a replacement that is not
+uniform, specials drawn, a fixed count per row, one fate per word, int32 ids, an
+empty span list, p rescaled; and the ones once given the wrong name."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ class Bug:
     new: str  # ... and what the buggy version writes instead
     rule: str
     diagnosis: str | None = None
+    note: str | None = None  # words the convention note must contain (None: no note)
 
 
 BUGS: tuple[Bug, ...] = (
@@ -39,6 +44,7 @@ BUGS: tuple[Bug, ...] = (
         "pool = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)], dtype=ids.dtype)",
         "pool = torch.arange(vocab_size)",
         "random-not-special",
+        "random-word-special",
     ),
     Bug(
         "label is [MASK]",
@@ -54,6 +60,7 @@ BUGS: tuple[Bug, ...] = (
         "selected = (torch.rand(ids.shape, generator=generator) < p) & ~special",
         "selected = (torch.rand(ids.shape) < p) & ~special",
         "reproducible",
+        "global-rng",
     ),
     Bug(
         "70/15/15 instead of 80/10/10",
@@ -61,7 +68,7 @@ BUGS: tuple[Bug, ...] = (
         "masked = selected & (fate < 0.8)",
         "masked = selected & (fate < 0.7)",
         "split-80-10-10",
-        "split-of-all-tokens",
+        "split-not-80-10-10",
     ),
     Bug(
         "a hard-coded 12 % selection rate at p = 0.15",
@@ -92,6 +99,7 @@ BUGS: tuple[Bug, ...] = (
         "allowed = (key <= query) | (key < prefix_len)",
         "allowed = (key <= query) | (key <= prefix_len)",
         "prefix-boundary",
+        "prefix-sees-continuation",
     ),
     Bug(
         "prefix ignored (plain causal)",
@@ -115,6 +123,7 @@ BUGS: tuple[Bug, ...] = (
         "if merged and merged[-1][1] == start:",
         "if False:",
         "one-sentinel-per-span",
+        "touching-spans-split",
     ),
     Bug(
         "closing sentinel always",
@@ -122,6 +131,7 @@ BUGS: tuple[Bug, ...] = (
         "if kept_from < len(tokens):",
         "if True:",
         "closing-sentinel",
+        "target-extra-final-sentinel",
     ),
     Bug(
         "no EOS",
@@ -129,6 +139,7 @@ BUGS: tuple[Bug, ...] = (
         "return torch.tensor(inputs + [eos_id]), torch.tensor(targets + [eos_id])",
         "return torch.tensor(inputs), torch.tensor(targets)",
         "eos-at-end",
+        "eos-missing",
     ),
     Bug(
         "shift the wrong way (data side)",
@@ -152,6 +163,7 @@ BUGS: tuple[Bug, ...] = (
         "    return F.cross_entropy(\n        shifted_logits.reshape(-1, shifted_logits.shape[-1]), shifted_labels.reshape(-1), ignore_index=-100\n    )",
         "    log_p = torch.log_softmax(shifted_logits, dim=-1)\n    return -log_p.gather(-1, shifted_labels.unsqueeze(-1)).mean()",
         "ignore-index",
+        "ignore-index-as-class",
     ),
     Bug(
         "mean over every position, -100 included",
@@ -159,6 +171,7 @@ BUGS: tuple[Bug, ...] = (
         "shifted_labels.reshape(-1), ignore_index=-100\n    )",
         "shifted_labels.reshape(-1), ignore_index=-100, reduction='sum'\n    ) / shifted_labels.numel()",
         "loss-equals-engine",
+        "mean-includes-ignored",
     ),
     Bug(
         "loss not shifted",
@@ -197,6 +210,7 @@ BUGS: tuple[Bug, ...] = (
         "selected[i] = bool(draws[start] < p)",
         "selected[i] = bool(draws[i] < p)",
         "whole-words",
+        "pieces-masked-separately",
     ),
     Bug(
         "padding blocks query rows too",
@@ -204,6 +218,7 @@ BUGS: tuple[Bug, ...] = (
         "return causal[None, :, :] | key_is_padding",
         "return causal[None, :, :] | key_is_padding | (attention_mask == 0)[:, :, None]",
         "padding-blocks-keys-only",
+        "padding-blocks-queries",
     ),
     Bug(
         "padding ignored",
@@ -211,6 +226,7 @@ BUGS: tuple[Bug, ...] = (
         "return causal[None, :, :] | key_is_padding",
         "return causal[None, :, :].expand(attention_mask.shape[0], length, length)",
         "padding-keys-blocked",
+        "padding-attended",
     ),
     Bug(
         "lesson's causal pair the wrong way",
@@ -227,6 +243,201 @@ BUGS: tuple[Bug, ...] = (
         'span_target = ["<extra_id_0>"] + tokens[start:end + 1] + ["<extra_id_1>"]',
         "span-sample",
         "span-end-inclusive",
+    ),
+    # -- the bugs the checks once accepted (issue 20) ------------------------------------------
+    Bug(
+        "ids changed in place (labels read first)",
+        "bert_mask",
+        "    input_ids = ids.clone()\n",
+        "    labels = torch.where(selected, ids, torch.full_like(ids, -100))\n    input_ids = ids\n",
+        "inputs-unchanged",
+        "inputs-modified-in-place",
+    ),
+    Bug(
+        "random words from the global RNG",
+        "bert_mask",
+        "draws = torch.randint(0, len(pool), (int(randomised.sum()),), generator=generator)",
+        "draws = torch.randint(0, len(pool), (int(randomised.sum()),))",
+        "reproducible",
+        "global-rng",
+    ),
+    Bug(
+        "random words from the first few of the pool",
+        "bert_mask",
+        "input_ids[randomised] = pool[draws]",
+        "input_ids[randomised] = pool[draws % 3]",
+        "random-uniform",
+        "random-word-not-uniform",
+    ),
+    Bug(
+        "round(p * eligible) selected per row",
+        "bert_mask",
+        "    selected = (torch.rand(ids.shape, generator=generator) < p) & ~special\n",
+        "    scores = torch.rand(ids.shape, generator=generator).masked_fill(special, 2.0)\n"
+        "    selected = torch.zeros_like(special)\n"
+        "    for row in range(ids.shape[0]):\n"
+        "        k = round(p * int((~special[row]).sum()))\n"
+        "        selected[row, scores[row].argsort()[:k]] = True\n",
+        "selection-rate-short-rows",
+        "selection-fixed-count",
+    ),
+    Bug(
+        "the random word never the original",
+        "bert_mask",
+        "    input_ids[randomised] = pool[draws]\n",
+        "    replacement, originals = pool[draws], ids[randomised]\n"
+        "    while len(pool) > 1 and bool((replacement == originals).any()):\n"
+        "        again = replacement == originals\n"
+        "        replacement[again] = pool[torch.randint(0, len(pool), (int(again.sum()),), generator=generator)]\n"
+        "    input_ids[randomised] = replacement\n",
+        "split-80-10-10",
+        "random-excludes-original",
+    ),
+    Bug(
+        "85/5/10 instead of 80/10/10",
+        "bert_mask",
+        "    masked = selected & (fate < 0.8)\n    randomised = selected & (fate >= 0.8) & (fate < 0.9)\n",
+        "    masked = selected & (fate < 0.85)\n    randomised = selected & (fate >= 0.85) & (fate < 0.9)\n",
+        "split-80-10-10",
+        "split-not-80-10-10",
+    ),
+    Bug(
+        "labels as int32",
+        "bert_mask",
+        "    return input_ids, labels\n",
+        "    return input_ids, labels.int()\n",
+        "ids-long",
+        "ids-not-long",
+    ),
+    Bug(
+        "random words may be specials (randint(0, 10000))",
+        "mask_content",
+        "torch.randint(5, 10000, (int(randomised.sum()),), generator=generator)",
+        "torch.randint(0, 10000, (int(randomised.sum()),), generator=generator)",
+        "random-not-special",
+        "random-word-special",
+    ),
+    Bug(
+        "p rescaled by (L + 2) / L",
+        "mask_content",
+        "selected = (torch.rand(ids.shape, generator=generator) < p) & ~special",
+        "selected = (torch.rand(ids.shape, generator=generator) < p * len(ids) / max(len(content), 1)) & ~special",
+        "selection-rate-short-rows",
+        "p-rescaled",
+    ),
+    Bug(
+        "one fate for all pieces of a word",
+        "whole_word_mask",
+        "            start = i\n",
+        "            start = i\n        fate[i] = fate[start]\n",
+        "fate-per-piece",
+        "word-one-fate",
+    ),
+    Bug(
+        "a generator of its own",
+        "whole_word_mask",
+        "    draws = torch.rand(ids.shape, generator=generator)\n",
+        "    generator = torch.Generator().manual_seed(0)\n    draws = torch.rand(ids.shape, generator=generator)\n",
+        "generator-used",
+        "generator-ignored",
+    ),
+    Bug(
+        "loss.item() returned",
+        "clm_loss",
+        "ignore_index=-100\n    )\n",
+        "ignore_index=-100\n    ).item()\n",
+        "loss-is-tensor",
+        "loss-not-tensor",
+    ),
+    Bug(
+        "labels written into (the loss still right)",
+        "clm_loss",
+        "    shifted_logits = logits[:, :-1, :]\n",
+        "    labels[:, 0] = -100  # never a label in the loss anyway\n    shifted_logits = logits[:, :-1, :]\n",
+        "inputs-unchanged",
+        "inputs-modified-in-place",
+    ),
+    Bug(
+        "span ids as int32",
+        "span_corrupt",
+        "return torch.tensor(inputs + [eos_id]), torch.tensor(targets + [eos_id])",
+        "return torch.tensor(inputs + [eos_id], dtype=torch.int32), torch.tensor(targets + [eos_id], dtype=torch.int32)",
+        "ids-long",
+        "ids-not-long",
+    ),
+    Bug(
+        "crashes on an empty span list",
+        "span_corrupt",
+        "    inputs += tokens[kept_from:]\n",
+        "    inputs += tokens[merged[-1][1] :]\n",
+        "runs",
+    ),
+    Bug(
+        "T5's own sentinel functions, ported literally",
+        "span_corrupt",
+        "    merged = []\n",
+        "    noise = [any(s <= i < e for s, e in spans) for i in range(len(ids))]\n"
+        "\n"
+        "    def to_sentinels(mask):\n"
+        "        out, count, previous = [], 0, False\n"
+        "        for token, hidden in zip(ids.tolist(), mask):\n"
+        "            if hidden and not previous:\n"
+        "                out.append(sentinel_ids[count])\n"
+        "                count += 1\n"
+        "            elif not hidden:\n"
+        "                out.append(token)\n"
+        "            previous = hidden\n"
+        "        return out\n"
+        "\n"
+        "    return (\n"
+        "        torch.tensor(to_sentinels(noise) + [eos_id]),\n"
+        "        torch.tensor(to_sentinels([not n for n in noise]) + [eos_id]),\n"
+        "    )\n"
+        "    merged = []\n",
+        "sentinel-before-span",
+        None,
+        "convention",
+    ),
+    Bug(
+        "the lesson's sample with </s> appended",
+        "three_samples",
+        'span_target = ["<extra_id_0>"] + tokens[start:end] + ["<extra_id_1>"]',
+        'span_target = ["<extra_id_0>"] + tokens[start:end] + ["<extra_id_1>", "</s>"]',
+        "span-sample",
+        None,
+        "no </s>",
+    ),
+    Bug(
+        "tuples instead of lists",
+        "three_samples",
+        "causal_inputs, causal_labels = tokens[:-1], tokens[1:]",
+        "causal_inputs, causal_labels = tuple(tokens[:-1]), tuple(tokens[1:])",
+        "shape",
+    ),
+    Bug(
+        "[MASK] written into the caller's tokens",
+        "three_samples",
+        "masked_inputs = list(tokens)",
+        "masked_inputs = tokens",
+        "inputs-unchanged",
+        "inputs-modified-in-place",
+    ),
+    Bug(
+        "hidden drawn before the projection",
+        "lesson_clm_run",
+        "    projection = torch.randn(hidden_dim, vocab_size, generator=g) / hidden_dim**0.5\n"
+        "    hidden = torch.randn(batch, seq_len, hidden_dim, generator=g)\n",
+        "    hidden = torch.randn(batch, seq_len, hidden_dim, generator=g)\n"
+        "    projection = torch.randn(hidden_dim, vocab_size, generator=g) / hidden_dim**0.5\n",
+        "same-draws",
+    ),
+    Bug(
+        "the lesson's global RNG for the random word",
+        "lesson_mlm_run",
+        "input_ids[i, j] = torch.randint(5, 10000, (1,), generator=g).item()",
+        "input_ids[i, j] = torch.randint(5, 10000, (1,)).item()",
+        "reproducible",
+        "global-rng",
     ),
 )
 

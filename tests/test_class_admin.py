@@ -195,8 +195,8 @@ def test_a_quiz_opened_taken_closed_and_graded_from_the_database(class_dir, tmp_
     )
     assert status == 0, err
     rows = {row["student_id"]: row for row in csv.DictReader(io.StringIO(book.read_text(encoding="utf-8")))}
-    assert (rows["s001"]["points"], rows["s001"]["status"]) == ("2", "graded")
-    assert (rows["s002"]["points"], rows["s002"]["status"]) == ("1", "graded")
+    assert (rows["s001"]["points"], rows["s001"]["status"]) == ("2", "submitted")
+    assert (rows["s002"]["points"], rows["s002"]["status"]) == ("1", "taken at close")
     assert rows["s003"]["status"] == "did not submit"
     assert "Week 1" in (tmp_path / "r.md").read_text(encoding="utf-8")
     assert run(["class", "quiz", "release", *where], capsys)[0] == 0

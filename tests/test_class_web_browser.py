@@ -231,7 +231,7 @@ def test_a_student_answers_reloads_finds_the_answers_submits_and_is_graded(class
     rows = list(csv.reader(io.StringIO(gradebook.read_text(encoding="utf-8-sig"))))
     header, body = rows[0], rows[1:]
     row = dict(zip(header, next(r for r in body if r[0] == "s1"), strict=True))
-    assert row["status"] == "graded" and row["submitted_at"]
+    assert row["status"] == "submitted" and row["submitted_at"]
     assert all(re.fullmatch(r"\d+\.\d\d", row[f"q{i} {e}"]) for i, e in enumerate(QUIZ_EXERCISES, 1))
 
 

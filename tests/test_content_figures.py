@@ -69,3 +69,74 @@ async def test_prefix_figure_opens_on_a_translation_with_the_prefix_at_the_arrow
         assert "Prefix LM, prefix 8" in text_of(app.screen.query_one("#prefix-title"))
         arrow_row = next(row for row in table.splitlines() if "→" in row)
         assert arrow_row.split()[-1] == "le"  # the last prefix position makes the first prediction
+
+
+async def test_subwords_figure_cuts_as_the_engine_and_masks_whole_words():
+    """At 80x24 in English: the course sentence's pieces, the vocabulary key retraining, and
+    the whole-word column hiding every piece of a word whose first piece was drawn."""
+    from engine.subwords import compare_masking, vocabulary_size
+
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "subwords")
+        pieces = text_of(app.screen.query_one("#sw-pieces"))
+        assert "cor ##p ##or ##a" in pieces and "300 entries" in pieces
+        compared = compare_masking(
+            app.screen.query_one("#sw-text").value, seed=figure.seed, p=figure.p, add_cls_sep=False
+        )
+        rows = [row.split() for row in text_of(app.screen.query_one("#sw-table")).splitlines()[1:]]
+        assert [row[1] for row in rows] == list(compared.pieces.pieces)
+        hidden = [row[0] for row in rows if row[-1] == "[MASK]"]
+        assert hidden == [str(i) for i, s in enumerate(compared.whole_word.selected) if s]
+        assert "✂" in text_of(app.screen.query_one("#sw-table"))  # per piece leaves a word half hidden
+        await pilot.press("minus", "minus")
+        assert f"{vocabulary_size(200)} entries" in text_of(app.screen.query_one("#sw-pieces"))
+
+
+async def test_subwords_figure_reads_chinese_one_character_per_token():
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_figure(app, pilot, "subwords")
+        app.screen.query_one("#sw-text").value = "整词 掩码 把 一个 词"
+        await pilot.pause()
+        rows = [row.split() for row in text_of(app.screen.query_one("#sw-table")).splitlines()[1:]]
+        assert [row[1] for row in rows] == list("整词掩码把一个词")
+        assert [row[2] for row in rows] == ["0", "0", "1", "1", "2", "3", "3", "4"]
+        assert "5 个词 → 8 个子词" in text_of(app.screen.query_one("#sw-pieces"))
+
+
+async def test_packing_figure_shows_the_engines_windows_and_bands_a_long_one():
+    """At 80x24 in Chinese: the lesson's corpus in windows of 6 with their labels; the
+    window key, the padding key, the shuffle key; L = 16 does not fit 80 columns and is
+    shown in bands, no token cut."""
+    from engine.packing import pack_text
+
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_figure(app, pilot, "packing")
+        text = app.screen.query_one("#pk-text").value
+        table = text_of(app.screen.query_one("#pk-table")).splitlines()
+        packed = pack_text(text, 6)
+        for number, (tokens, labels) in enumerate(zip(packed.windows, packed.labels, strict=True)):
+            row = next(line for line in table if line.startswith(f"窗口 {number}"))
+            assert row.split()[2:] == tokens
+            label_row = table[table.index(row) + 1].split()[1:]
+            assert label_row == [label or "-100" for label in labels]
+        assert "丢掉：3 个 token（公 园 </s>）" in text_of(app.screen.query_one("#pk-note"))
+        await pilot.press("d", *["plus"] * 10)
+        head = text_of(app.screen.query_one("#pk-head"))
+        assert "L = 16" in head
+        table = text_of(app.screen.query_one("#pk-table"))
+        assert "…" not in table and "[PAD]" in table and "</s>" in table
+        assert max(len(line) for line in table.splitlines()) <= 80
+        assert sum(line.startswith("窗口 0") for line in table.splitlines()) == 2  # two bands
+        await pilot.press(
+            "minus", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "minus"
+        )
+        await pilot.press("r")
+        shuffled = pack_text(text, 6, seed=1, drop_last=False)
+        assert "已打乱（种子 1）" in text_of(app.screen.query_one("#pk-head"))
+        first = next(
+            line for line in text_of(app.screen.query_one("#pk-table")).splitlines() if "窗口 0" in line
+        )
+        assert first.split()[2:] == shuffled.windows[0]

@@ -13,7 +13,16 @@ from textual.widgets import RadioSet
 from exercises.catalogue import get
 from exercises.classroom.exam import ExamSession
 from exercises.classroom.grading import grade_class
-from exercises.classroom.identity import Student, dump_teacher_file, new_pin, sign
+from exercises.classroom.identity import (
+    QUIZ_PIN_BODY,
+    Student,
+    TeacherFile,
+    dump_teacher_file,
+    lock_quiz,
+    new_pin,
+    new_release_secret,
+    sign,
+)
 from exercises.classroom.quiz import Quiz, dump_toml, questions_for, variant_fingerprint
 from exercises.classroom.report import gradebook_csv, report_markdown
 from tests.pilot import engine_ready
@@ -87,15 +96,20 @@ async def take(session, answers: dict[int, dict[str, str]], lang="en") -> str:
 
 
 async def test_a_class_round_trip_with_roster_signatures_a_forger_a_conflict_lateness_and_release(tmp_path):
-    quiz = replace(QUIZ, signed=True, results="after-release", created_at=time.time() - 7200)
-    roster = [
-        Student(f"s{n}", name, new_pin(f"s{n}"))
-        for n, name in enumerate(["Ann", "李明", "Cat", "Dan", "Eve", "Fay"], 1)
-    ]
+    secret, check = new_release_secret()
+    quiz = replace(QUIZ, results="after-release", created_at=time.time() - 7200, release_check=check)
+    quiz, roster = lock_quiz(  # what `quiz new --roster` does: a PIN check per student in the handout
+        quiz,
+        [
+            Student(f"s{n}", name, new_pin(f"s{n}", QUIZ_PIN_BODY))
+            for n, name in enumerate(["Ann", "李明", "Cat", "Dan", "Eve", "Fay"], 1)
+        ],
+    )
     ann, li, cat, dan, eve, _fay = roster
     quiz_file = tmp_path / "quiz.toml"
     quiz_file.write_text(dump_toml(quiz), encoding="utf-8")
-    (tmp_path / "quiz.teacher.toml").write_text(dump_teacher_file(quiz, roster), encoding="utf-8")
+    teacher = dump_teacher_file(quiz, TeacherFile(roster, secret))
+    (tmp_path / "quiz.teacher.toml").write_text(teacher, encoding="utf-8")
     inbox = tmp_path / "inbox"
 
     # Ann answers everything right in English; results wait for the release
@@ -140,7 +154,7 @@ async def test_a_class_round_trip_with_roster_signatures_a_forger_a_conflict_lat
         str(q.index): {"exercise": q.exercise, "seed": q.seed, "parts": li_solution[q.index]}
         for q in questions_for(quiz, li.id)
     }
-    forged["signature"] = sign(forged, eve.pin)
+    forged["signature"] = sign(forged, eve.key)
     (inbox / "li-fixed.json").write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
     forged["signature"] = None
     (inbox / "li-unsigned.json").write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
@@ -150,9 +164,9 @@ async def test_a_class_round_trip_with_roster_signatures_a_forger_a_conflict_lat
     assert main([*argv, "--csv", str(book), "--report", str(report)]) == 1  # rejected files and a conflict
     rows = {row[0]: row for row in csv.reader(io.StringIO(book.read_text(encoding="utf-8")))}
     assert list(rows)[1:] == ["s1", "s2", "s3", "s4", "s5", "s6"]
-    assert rows["s1"][:7] == ["s1", "Ann", "4", "4", "100.0", "graded", ""]
-    assert rows["s2"][1] == "李明" and rows["s2"][5] == "graded" and float(rows["s2"][2]) < 2
-    assert rows["s3"][5] == "graded" and rows["s3"][6] == "late" and rows["s3"][2] == "1"
+    assert rows["s1"][:7] == ["s1", "Ann", "4", "4", "100.0", "submitted", ""]
+    assert rows["s2"][1] == "李明" and rows["s2"][5] == "submitted" and float(rows["s2"][2]) < 2
+    assert rows["s3"][5] == "submitted" and rows["s3"][6] == "late" and rows["s3"][2] == "1"
     assert rows["s4"][5] == "conflict" and rows["s4"][2] == ""
     assert rows["s5"][5] == rows["s6"][5] == "did not submit"
     text = report.read_text(encoding="utf-8")

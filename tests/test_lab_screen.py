@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from exercises.lab.record import LabRecord
 from exercises.lab.tasks import BY_ID, TASKS, solution
 from exercises.lab.workspace import init
@@ -14,7 +17,7 @@ from tui.app import TutorApp
 from tui.screens.lab import LabLink, LabScreen
 
 
-def _text(widget) -> str:
+def _text(widget, width: int = 120) -> str:
     import io
 
     from rich.console import Console
@@ -22,7 +25,7 @@ def _text(widget) -> str:
     content = widget.content
     if isinstance(content, str):
         return content
-    console = Console(width=120, record=True, file=io.StringIO())
+    console = Console(width=width, record=True, file=io.StringIO())
     console.print(content)
     return console.export_text()
 
@@ -143,3 +146,108 @@ async def test_init_from_the_screen_and_the_lesson_link(tmp_path, monkeypatch):
         await pilot.press("f8")  # the key works from the lesson too, on that lesson's first task
         await pilot.pause()
         assert isinstance(app.screen, LabScreen) and app.screen.current is BY_ID["bert_mask"]
+
+
+# Text a learner's code can put on the screen: error messages, printed output, values.
+# Markup-looking text among it ([bold], [enforce fail at ...], [/], :smile:, [link=...]).
+LEARNER_TEXT = (
+    st.text(
+        alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs")).filter(
+            lambda c: c not in "\u3000"
+        ),
+        min_size=1,
+        max_size=30,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
+MARKUP_LIKE = st.sampled_from(
+    [
+        "[bold]x[/bold]",
+        "[enforce fail at alloc.cpp:72]",
+        "[/]",
+        ":smile:",
+        "[link=http://x]y[/link]",
+        "[red",
+        "\\[x]",
+    ]
+)
+
+
+async def test_the_learners_text_is_plain_text_in_the_lab_screen(tmp_path):
+    """Whatever the learner's code raised or printed, and whatever values the table
+    shows, the lab screen shows verbatim: never read as markup (issue 20: an error's
+    `[enforce fail at ...]` vanished and `[bold]` rendered)."""
+    from exercises.lab.checks.core import SHAPE, Failure, LabResult
+    from exercises.text import L
+
+    init(tmp_path)
+    app = TutorApp(lang="en", load_engine=False, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(app, pilot, tmp_path)
+        widget = screen.query_one("#lab-result")
+
+        @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(texts=st.lists(st.one_of(LEARNER_TEXT, MARKUP_LIKE), min_size=6, max_size=6))
+        def shows_verbatim(texts):
+            message, where, yours, required, printed, note = texts
+            failure = Failure(SHAPE, where, yours, L(required, required), None, L(note, note))
+            screen.results[screen.current.id] = LabResult(
+                screen.current.id, "fail", failure=failure, message=L(message, message), printed=printed
+            )
+            screen._show()
+            shown = _text(widget, width=1000)
+            for text in texts:
+                assert text in shown, (text, shown)
+
+        shows_verbatim()
+
+
+async def test_done_counts_the_files_that_pass_now(tmp_path):
+    """The header's count and the marks follow the files as they are: a failure after a
+    pass takes the task back out; another folder's files count for nothing here."""
+    other = tmp_path / "other"
+    init(other)
+    task = BY_ID["causal_mask"]
+    (other / task.file_name).write_text(solution(task))
+    from exercises.lab.checks import run_check
+
+    assert LabRecord().record(run_check(task, other / task.file_name))
+    work = tmp_path / "work"
+    init(work)
+    app = TutorApp(lang="en", load_engine=False, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(app, pilot, work)
+        assert "0 of 13 done" in _text(screen.query_one("#lab-top"))  # the starter is not the passing file
+        _select(screen, "causal_mask")
+        (work / task.file_name).write_text(solution(task))
+        await pilot.press("c")
+        await _until(pilot, lambda: "causal_mask" in screen.results and not screen.checking)
+        assert "1 of 13 done" in _text(screen.query_one("#lab-top"))
+        bug = next(b for b in BUGS if b.task == "causal_mask")
+        (work / task.file_name).write_text(buggy_source(solution(task), bug))
+        await pilot.press("c")
+        await _until(pilot, lambda: not screen.checking and not screen.results["causal_mask"].passed)
+        assert "0 of 13 done" in _text(screen.query_one("#lab-top"))
+        assert "✗ 10 causal_mask" in str(screen.query_one("#lab-tasks").get_option_at_index(9).prompt)
+
+
+async def test_a_save_right_after_i_wrote_the_files_is_checked(tmp_path):
+    """The watcher starts on the folder `i` just created: the first save is checked
+    without reopening the screen."""
+    folder = tmp_path / "new-lab"
+    app = TutorApp(lang="en", load_engine=False, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(app, pilot, folder, watch=True)
+        assert not folder.exists()
+        await pilot.press("i")
+        await pilot.pause()
+        task = BY_ID["causal_mask"]
+        for _ in range(40):  # the watcher starts in a thread: save until it has seen one
+            (folder / task.file_name).write_text(solution(task) + "\n")
+            await asyncio.sleep(0.25)
+            await pilot.pause()
+            if "causal_mask" in screen.results or "causal_mask" in screen.checking:
+                break
+        await _until(pilot, lambda: "causal_mask" in screen.results, seconds=40)
+        assert screen.results["causal_mask"].passed

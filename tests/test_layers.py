@@ -100,6 +100,8 @@ TORCH_FREE_COMMANDS = [
     ["train", "--objectives", "xyz"],
     ["probe", " "],
     ["exercise", "mask-matrix", "--rubric"],
+    ["exercise", "whole-word-masking", "--rubric"],  # issue 24: its module reads engine.subwords
+    ["exercise", "packing-windows", "--rubric"],
     ["check", "no-such-exercise", "--answer", "a=b"],
     ["show", "mask", "causal", "--n", "abc"],
     ["--lang", "zh", "exercise"],
@@ -145,7 +147,8 @@ def test_no_commands_help_imports_torch():
 
 # One interpreter imports tui.cli (as `objectives-tutor` does first), checks that this
 # loaded no torch, then forks a child per command: each child starts from that state, runs
-# main(argv) and reports whether torch got imported. As honest as a fresh process per
+# main(argv) and reports which of the engine's heavy libraries got imported (torch, and
+# tokenizers since issue 24). As honest as a fresh process per
 # command (the same imports precede main in both), for one interpreter's start-up instead
 # of one per command. Each child has its own progress folder.
 FORKING_PROBE = """
@@ -167,7 +170,8 @@ def run(index, argv):
         except BaseException as error:
             os.write(write, ("ERROR " + repr(error)).encode())
             os._exit(1)
-        os.write(write, str("torch" in sys.modules).encode())
+        heavy = [name for name in ("torch", "tokenizers") if name in sys.modules]
+        os.write(write, (" ".join(heavy) or "none").encode())
         os._exit(0)
     os.close(write)
     with os.fdopen(read) as pipe:
@@ -176,18 +180,19 @@ def run(index, argv):
     return said
 
 commands = json.loads(sys.stdin.read())
-report = {"before": "torch" in sys.modules, "after": [run(i, argv) for i, argv in enumerate(commands)]}
+before = "torch" in sys.modules or "tokenizers" in sys.modules
+report = {"before": before, "after": [run(i, argv) for i, argv in enumerate(commands)]}
 print(json.dumps(report))
 """
 
 
 @pytest.fixture(scope="module")
 def torch_after(tmp_path_factory):
-    """argv (joined) -> did running it import torch? For every command below, in one probe."""
+    """argv (joined) -> the heavy libraries running it imported ("none", "torch", "torch tokenizers"),
+    for every command below, in one probe."""
     tmp = tmp_path_factory.mktemp("commands")
-    commands = [
-        [arg.replace("{tmp}", str(tmp)) for arg in argv] for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]
-    ]
+    probed = [*TORCH_FREE_COMMANDS, TORCH_USER, TOKENIZERS_USER]
+    commands = [[arg.replace("{tmp}", str(tmp)) for arg in argv] for argv in probed]
     result = subprocess.run(
         [sys.executable, "-c", FORKING_PROBE, str(tmp)],
         input=json.dumps(commands),
@@ -197,21 +202,25 @@ def torch_after(tmp_path_factory):
         cwd=ROOT,
     )
     report = json.loads(result.stdout)
-    assert report["before"] is False, "importing tui.cli loaded torch"
-    said = dict(
-        zip((" ".join(argv) for argv in [*TORCH_FREE_COMMANDS, TORCH_USER]), report["after"], strict=True)
-    )
+    assert report["before"] is False, "importing tui.cli loaded torch or tokenizers"
+    said = dict(zip((" ".join(argv) for argv in probed), report["after"], strict=True))
     assert not [line for line in said.values() if line.startswith("ERROR")], said
     return said
 
 
 TORCH_USER = ["show", "mask", "causal", "--n", "3"]  # the engine computes: the probe must see torch
+TOKENIZERS_USER = ["exercise", "whole-word-masking", "--seed", "3"]  # trains the WordPiece tokenizer
 
 
 @pytest.mark.parametrize("argv", TORCH_FREE_COMMANDS, ids=" ".join)
 def test_commands_that_compute_nothing_import_no_torch(argv, torch_after):
-    assert torch_after[" ".join(argv)] == "False"
+    assert torch_after[" ".join(argv)] == "none"
 
 
 def test_the_probe_sees_torch_where_the_engine_computes(torch_after):
-    assert torch_after[" ".join(TORCH_USER)] == "True"
+    assert "torch" in torch_after[" ".join(TORCH_USER)].split()
+
+
+def test_the_probe_sees_tokenizers_where_the_subwords_are_cut(torch_after):
+    """The whole-word exercise trains the tokenizer: tokenizers is loaded, and the probe says so."""
+    assert "tokenizers" in torch_after[" ".join(TOKENIZERS_USER)].split()

@@ -26,7 +26,10 @@ def places(pattern: str) -> list[str]:
         (r"^def pick\(", "exercises/text.py"),
         (r"^def emit_json\(", "tui/render.py"),
         (r"stdout\.write\(json\.dumps\(", "tui/render.py"),  # every command prints JSON through emit_json
-        (r"^BERT_SPLIT = ", "engine/mlm.py"),
+        (r"^BERT_SPLIT = ", "engine/settings.py"),
+        (r"^MASK_RATE = ", "engine/settings.py"),  # BERT's 15 %, beside its split
+        (r"^NOISE_DENSITY = ", "engine/settings.py"),  # T5's 15 %
+        (r"^def full_marks\(", "exercises/grading/model.py"),  # the one definition of "right"
         (r"^INTERVALS_DAYS = ", "exercises/learner/review.py"),
         (r"^MAX_POSITIONS = ", "tui/widgets/mask_view.py"),
     ],
@@ -39,7 +42,9 @@ def test_stated_once(pattern, home):
 @pytest.mark.parametrize(
     ("pattern", "allowed"),
     [
-        (r"\b0\.8\b.*\b0\.1\b", {"engine/mlm.py"}),  # the 80/10/10 split typed again
+        (r"\b0\.8\b.*\b0\.1\b", {"engine/settings.py"}),  # the 80/10/10 split typed again
+        # "right" decided again by hand: a score compared with 1 (full_marks says it, with its tolerance)
+        (r"score\)? *(>=|==|!=|<) *1(\.0)?\b|\bs >= 1\b|1\.0 - 1e-9", set()),
         # ... or written into a sentence (a concept question about the rule itself may name it;
         # the code lab's reference solutions are code a learner writes, literals included)
         (r"[\"'].*\b80 ?%.*10 ?%", {"exercises/items/concepts.py"}),
@@ -50,6 +55,23 @@ def test_stated_once(pattern, home):
 )
 def test_no_second_copy(pattern, allowed):
     assert [place for place in places(pattern) if place.split(":")[0] not in allowed] == []
+
+
+def test_the_masking_rate_is_written_once():
+    """0.15 as a number in code (BERT's rate, T5's density) is engine.settings' alone; in
+    strings and comments (a lesson's "mask_prob 0.15", a docstring) it is text. The training
+    lab's measured accuracies are no rate (a cell happens to read 0.15)."""
+    import io
+    import tokenize
+
+    found = [
+        f"{path.relative_to(ROOT)}:{token.start[0]}"
+        for path in SOURCES
+        if path.relative_to(ROOT).as_posix() not in ("engine/settings.py", "exercises/items/trainlab.py")
+        for token in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+        if token.type == tokenize.NUMBER and token.string in ("0.15", ".15", "15e-2")
+    ]
+    assert found == []
 
 
 def test_the_review_text_follows_the_schedule():

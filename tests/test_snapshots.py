@@ -140,6 +140,21 @@ def test_visibility_figure_at_64_row_40(snap_compare, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_subwords_figure(snap_compare, lang):
+    """The course's WordPiece cut of the lesson sentence, masked per piece and per word."""
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("subwords", ("f6",)))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_packing_figure_in_bands(snap_compare, lang):
+    """L = 16, the tail padded: a window wider than 80 columns, shown in two bands."""
+    keys = ("f6", "d", *(["plus"] * 10))
+    app = TutorApp(lang=lang, still=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("packing", keys))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_glossary(snap_compare, lang):
     app = TutorApp(lang=lang, still=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_opening("mlm", ("f9",)))

@@ -149,9 +149,22 @@ class TutorApp(App[None]):
 
         for module in ("tui.screens.lesson", "tui.screens.glossary", "tui.screens.pages"):
             importlib.import_module(module)
-        for figure in ("clm", "mlm", "prefix", "samples", "span", "visibility", "train_lab"):
+        for figure in (
+            "clm",
+            "mlm",
+            "packing",
+            "prefix",
+            "samples",
+            "span",
+            "subwords",
+            "visibility",
+            "train_lab",
+        ):
             importlib.import_module(f"tui.figures.{figure}")
         highlight("x = 1\nprint(x)\n", language=None)  # the lexer guess loads Pygments' lexers
+        from engine.subwords import vocabulary_size
+
+        vocabulary_size(), vocabulary_size(0)  # the subwords figure's first redraw: trained ahead
 
     def _from_import_thread(self, callback, *args) -> None:
         # RuntimeError: the app ended while the engine was loading: nobody to tell.

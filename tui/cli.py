@@ -189,8 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument(
         "--p",
         type=PROBABILITY,
-        default=0.15,
-        help=f"mlm: selection probability, {PROBABILITY.limits} (default 0.15)",
+        help=f"mlm: selection probability, {PROBABILITY.limits} (default 0.15, BERT's)",
     )
     sample.add_argument(
         "--positions",
@@ -212,14 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument(
         "--density",
         type=PROBABILITY,
-        default=0.15,
-        help=f"span without --spans: noise density, {PROBABILITY.limits} (default 0.15)",
+        help=f"span without --spans: noise density, {PROBABILITY.limits} (default 0.15, T5's)",
     )
     sample.add_argument(
         "--mean-span",
         type=MEAN_SPAN,
-        default=3.0,
-        help=f"span without --spans: mean span length, {MEAN_SPAN.limits} (default 3)",
+        help=f"span without --spans: mean span length, {MEAN_SPAN.limits} (default 3, T5's)",
     )
     sample.add_argument(
         "--prefix",
@@ -248,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"sequence length, default (limits): {textbook_run.sizes_help('seq_len')}",
     )
     textbook.add_argument(
-        "--p", type=PROBABILITY, help=f"mlm: mask probability, {PROBABILITY.limits} (default 0.15)"
+        "--p", type=PROBABILITY, help=f"mlm: mask probability, {PROBABILITY.limits} (default 0.15, BERT's)"
     )
     textbook.add_argument(
         "--text",

@@ -282,6 +282,70 @@ MESSAGES: dict[str, Bilingual] = {
         "Not this sentence: the same rule over a batch of {batch}×{length} random ids (same seed and p)",
         "不是上面这句：同一规则用在 {batch}×{length} 个随机 id 组成的批次上（种子和 p 同上）",
     ),
+    # issue 24: subwords and whole-word masking
+    "fig-sw-keys": L(
+        "-/+ vocabulary · [ ] p · r resample · type a sentence (space Chinese words)",
+        "-/+ 词表大小 · [ ] 调 p · r 重新抽样 · 可输入句子（中文词之间加空格）",
+    ),
+    "fig-sw-vocab": L(
+        "WordPiece trained on the course's text: {size} entries (characters alone: {chars})",
+        "在本课文本上训练的 WordPiece：词表 {size} 项（只有单字符时 {chars} 项）",
+    ),
+    "fig-sw-count": L(
+        "{words} words → {pieces} pieces · underlined: cut into pieces (## continues a word)",
+        "{words} 个词 → {pieces} 个子词 · 下划线：被切开的词（## 接着前一片）",
+    ),
+    "fig-sw-piece": L("piece", "子词"),
+    "fig-sw-word": L("word", "词"),
+    "fig-sw-per-piece": L("per piece (BERT)", "按片遮（BERT）"),
+    "fig-sw-whole-word": L("whole word (wwm)", "整词遮（wwm）"),
+    "fig-sw-settings": L(
+        "p = {p:.2f} · seed {seed} · the same draws both ways: a word is chosen by its first piece's draw",
+        "p = {p:.2f} · 种子 {seed} · 两种遮法用同一组随机数：一个词由它第一片的随机数决定",
+    ),
+    "fig-sw-half": L(
+        "✂ per piece, a word is half hidden: {pieces}. Its visible pieces give the answer away.",
+        "✂ 按片遮时有个词只遮了一半：{pieces}。露出的那几片就把答案泄露了。",
+    ),
+    "fig-sw-labels": L(
+        "The label at every selected position is its own piece: the model still predicts pieces.",
+        "每个被选中位置的标签都是它自己那一片：模型预测的仍是一片一片。",
+    ),
+    "fig-sw-kept": L("(kept)", "（不变）"),
+    "fig-sw-random": L("(random)", "（随机）"),
+    # issue 24: packing documents into windows
+    "fig-pk-keys": L(
+        "-/+ window L · r shuffle · o in order · d drop/pad tail · docs split by |",
+        "-/+ 窗口长度 L · r 打乱 · o 原顺序 · d 丢掉/补齐尾巴 · 文档之间用 | 隔开",
+    ),
+    "fig-pk-default": L("the cat sat | dogs bark at night | birds sing", "猫在睡觉 | 下雨了 | 我们去公园"),
+    "fig-pk-head": L(
+        "L = {window} · documents: {documents} · tokens with </s>: {tokens} · windows: {windows} · {order}",
+        "L = {window} · {documents} 篇文档，连同 </s> 共 {tokens} 个 token · {windows} 个窗口 · {order}",
+    ),
+    "fig-pk-in-order": L("in the order typed", "按输入顺序"),
+    "fig-pk-shuffled": L("shuffled (seed {seed})", "已打乱（种子 {seed}）"),
+    "fig-pk-window": L("window {n}", "窗口 {n}"),
+    "fig-pk-labels": L("  label", "  标签"),
+    "fig-pk-crossing": L(
+        "Documents that run on into the next window: {documents}.", "延续到下一个窗口的文档：{documents}。"
+    ),
+    "fig-pk-boundary": L(
+        "Underlined: a label from the next document ({separator} predicts its first token).",
+        "带下划线的标签来自下一篇文档（{separator} 要预测它的第一个 token）。",
+    ),
+    "fig-pk-dropped": L(
+        "Dropped, shorter than a window: {n} token(s) ({tokens}), as Hugging Face's group_texts does.",
+        "不足一个窗口而丢掉：{n} 个 token（{tokens}），和 Hugging Face 的 group_texts 一样。",
+    ),
+    "fig-pk-padded": L(
+        "The last window is filled with {n} [PAD] instead: no label where [PAD] is read or predicted.",
+        "最后一个窗口改用 {n} 个 [PAD] 补齐：读到或要预测 [PAD] 的位置都没有标签。",
+    ),
+    "fig-pk-last": L(
+        "Each window is one row of the batch: its last position has nothing after it, so its label is -100.",
+        "每个窗口是批次里的一行：最后一个位置后面没有 token，所以标签是 -100。",
+    ),
     "fig-mlm-counts": L(
         "selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
         "选中 {total} 个 → [MASK] {mask} 个（{mp}），随机词 {random} 个（{rp}），不变 {keep} 个（{kp}）",
@@ -414,8 +478,21 @@ MESSAGES: dict[str, Bilingual] = {
         "{count} students with a PIN each -> {path} (keep it; give each student only their own PIN)",
         "{count} 名学生，各有一个 PIN -> {path}（请保管好；每个学生只拿到自己的 PIN）",
     ),
+    "quiz-release-file": L(
+        "the release secret -> {path} (keep it: quiz release needs it)",
+        "发布密钥 -> {path}（请保管好：quiz release 需要它）",
+    ),
+    "quiz-pin-checks": L(
+        "making a PIN check for each of {count} students (a few seconds)…",
+        "正在为 {count} 名学生逐一生成 PIN 校验（需要几秒钟）……",
+    ),
     "quiz-pin-needed": L(
-        "this quiz is signed: give your PIN with --pin", "这份测验需要签名：请用 --pin 给出你的 PIN"
+        "this quiz is signed and there is no terminal to ask for your PIN: set {env}",
+        "这份测验需要签名，但没有终端可以输入 PIN：请设置环境变量 {env}",
+    ),
+    "quiz-pin-flag": L(
+        "--pin would show your PIN to every account on this computer (ps lists command lines): leave it out and type the PIN when asked, or set {env}",
+        "--pin 会让这台电脑上的所有账户看到你的 PIN（ps 会列出命令行）：请去掉它，在提示时输入 PIN，或设置环境变量 {env}",
     ),
     "quiz-pin-prompt": L("Your PIN (from your teacher): ", "你的 PIN（老师发给你的）："),
     "quiz-unverified": L(
@@ -437,16 +514,21 @@ MESSAGES: dict[str, Bilingual] = {
     "quiz-col-student": L("student", "学生"),
     "quiz-col-points": L("points", "得分"),
     "quiz-col-notes": L("notes", "备注"),
-    "quiz-status-did-not-submit": L("did not submit", "未提交"),
-    "quiz-status-conflict": L("conflict", "冲突"),
     "quiz-grade-summary": L(
-        "{graded} graded, {missing} did not submit, {conflicts} conflicts, {rejected} rejected",
-        "已评分 {graded}，未提交 {missing}，冲突 {conflicts}，拒收 {rejected}",
+        "{statuses}; {rejected} files rejected, {conflicts} conflicts",
+        "{statuses}；拒收文件 {rejected} 份，冲突 {conflicts} 起",
+    ),
+    "quiz-format-bad": L(
+        "--format must be one of {formats}, not {value}", "--format 只能是 {formats} 之一，而不是 {value}"
     ),
     "quiz-no-folder": L("{path} is not a folder", "{path} 不是文件夹"),
     "quiz-released": L(
         "results released: {path} (students opening the quiz now see their results)",
         "成绩已发布：{path}（学生现在打开测验即可看到成绩）",
+    ),
+    "quiz-release-needs-teacher": L(
+        "no teacher file {path}: quiz release needs its release secret (give the file with --teacher)",
+        "没有教师文件 {path}：quiz release 需要其中的发布密钥（用 --teacher 给出该文件）",
     ),
     "exam-enter-parts": L(
         "Enter: next box, then next question · PgDn/PgUp: question · Ctrl+S: submit",
@@ -482,11 +564,12 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-status-not-started": L("not written yet", "还没有写"),
     "lab-status-invalid": L("cannot be run", "无法运行"),
     "lab-status-stopped": L("stopped", "已被终止"),
-    "lab-rule": L("Rule {code}", "规则 {code}"),
+    "lab-rule-text": L("Rule {code}: {text}", "规则 {code}：{text}"),
     "lab-input": L("input (smallest found)", "输入（找到的最小例子）"),
     "lab-yours": L("your output", "你的输出"),
     "lab-required": L("the rule requires", "规则要求"),
     "lab-misconception": L("Misconception {code}: {text}", "常见误区 {code}：{text}"),
+    "lab-convention": L("Convention: {text}", "约定：{text}"),
     "lab-exact": L("Identical to the engine's output, draw for draw.", "与引擎的输出逐次抽样完全一致。"),
     "lab-not-exact": L(
         "Right, with another draw order than the engine's (that is allowed).",
@@ -499,19 +582,19 @@ MESSAGES: dict[str, Bilingual] = {
         "kept {n} existing files untouched (init never overwrites)", "保留了 {n} 个已有文件（init 从不覆盖）"
     ),
     "lab-init-next": L(
-        "next: open {file} in your editor, then run `objectives-tutor lab watch {dir}`",
-        "下一步：用编辑器打开 {file}，然后运行 `objectives-tutor lab watch {dir}`",
+        "next: open {file} in your editor, then run `objectives-tutor lab watch --dir {dir}`",
+        "下一步：用编辑器打开 {file}，然后运行 `objectives-tutor lab watch --dir {dir}`",
     ),
     "lab-no-workspace": L(
-        "no lab files in {dir}: run `objectives-tutor lab init {dir}` first",
-        "{dir} 中没有实验文件：请先运行 `objectives-tutor lab init {dir}`",
+        "no lab files in {dir}: run `objectives-tutor lab init --dir {dir}` first",
+        "{dir} 中没有实验文件：请先运行 `objectives-tutor lab init --dir {dir}`",
     ),
     "lab-unknown-task": L(
         "unknown task {task!r}; the tasks are {ids}", "没有名为 {task!r} 的题目；题目有 {ids}"
     ),
     "lab-missing-file": L(
-        "{file} is not in {dir}; `objectives-tutor lab init {dir}` writes the missing files",
-        "{dir} 中没有 {file}；`objectives-tutor lab init {dir}` 会补上缺少的文件",
+        "{file} is not in {dir}; `objectives-tutor lab init --dir {dir}` writes the missing files",
+        "{dir} 中没有 {file}；`objectives-tutor lab init --dir {dir}` 会补上缺少的文件",
     ),
     "lab-watching": L(
         "watching {dir}: save a file to check it again (Ctrl+C stops)",
@@ -726,6 +809,12 @@ MESSAGES: dict[str, Bilingual] = {
     "key-kind-prefix": L("Prefix-LM mask", "前缀语言模型掩码"),
     "key-prefix": L("Prefix length − / +", "前缀长度 − / +"),
     "key-random-cut": L("Cut the text at random (as T5)", "随机切分文本（同 T5）"),
+    # issue 24: the subwords and packing figures' controls
+    "key-vocab": L("Vocabulary size − / +", "词表大小 − / +"),
+    "key-window": L("Window length L − / +", "窗口长度 L − / +"),
+    "key-shuffle": L("Shuffle the documents", "打乱文档顺序"),
+    "key-in-order": L("Documents in the order typed", "按输入顺序排列文档"),
+    "key-drop": L("Drop or pad the last, short window", "丢掉或补齐最后不足的窗口"),
     "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
     "key-train": L("Train", "训练"),
     "key-cancel": L("Cancel", "取消"),
@@ -793,7 +882,14 @@ MESSAGES: dict[str, Bilingual] = {
     "probe-too-long": L(
         "the prompt is too long (at most {limit} characters)", "提示太长（最多 {limit} 个字符）"
     ),
-    "lab-unknown-action": L("unknown action {action}; use {actions}", "未知操作 {action}；可用 {actions}"),
+    "lab-unknown-action": L(
+        "unknown action {action}; use {actions} (a folder: --dir DIR)",
+        "未知操作 {action}；可用 {actions}（指定文件夹：--dir 文件夹）",
+    ),
+    "lab-did-you-mean": L(" (did you mean {action}?)", "（是不是想输入 {action}？）"),
+    "lab-two-folders": L(
+        "two folders given ({a} and --dir {b}): name one", "给了两个文件夹（{a} 和 --dir {b}）：只能指定一个"
+    ),
     "lab-name-the-task": L(
         "name the task, e.g. `lab {action} bert_mask`", "请指明题目，例如 `lab {action} bert_mask`"
     ),
@@ -1104,6 +1200,21 @@ ERRORS: dict[str, Bilingual] = {
     "span-out-of-range": L(
         "span {start}:{end} is empty or outside the sequence of {n} tokens (need 0 <= start < end <= {n})",
         "片段 {start}:{end} 为空或超出了 {n} 个 token 的序列（需要 0 <= 起点 < 终点 <= {n}）",
+    ),
+    "window-out-of-range": L(
+        "the window length must be between {low} and {high}, got {window}",
+        "窗口长度必须在 {low} 到 {high} 之间，收到 {window}",
+    ),
+    "corpus-too-long": L(
+        "the documents hold {n} tokens with their separators; at most {limit} are packed",
+        "这些文档连同分隔符共 {n} 个 token；最多打包 {limit} 个",
+    ),
+    "vocab-out-of-range": L(
+        "the vocabulary size must be in [0, 100000], got {size}",
+        "词表大小必须在 [0, 100000] 之间，收到 {size}",
+    ),
+    "text-too-long": L(
+        "the text has {n} characters; at most {limit} are read", "文本有 {n} 个字符；最多读取 {limit} 个"
     ),
     "spans-overlap": L("spans {first} and {second} overlap", "片段 {first} 与 {second} 重叠"),
     "too-many-spans": L(

@@ -6,6 +6,7 @@ the times are the server's (a late save was refused, so nothing is flagged late)
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from exercises.classdb.model import ClassStoreError, OpenQuiz
@@ -39,7 +40,15 @@ def pick_quiz(store: ClassStore, number: int | None = None) -> OpenQuiz:
 def grade_from_store(store: ClassStore, number: int | None = None, workers: int | None = None):
     """(Quiz, ClassResult) for one quiz of the class: every roster student, in roster
     order; an exam that cannot be graded is one rejected entry, the rest are graded."""
-    from exercises.classroom.grading import MISSING, ClassResult, QuestionGrade, StudentGrade, grade_all
+    from exercises.classroom.grading import (
+        MISSING,
+        REJECTED,
+        ClassResult,
+        QuestionGrade,
+        StudentGrade,
+        grade_all,
+        handed_in_status,
+    )
     from exercises.classroom.quiz import ClassroomError, questions_for
     from exercises.classroom.submission import SubmissionError
 
@@ -58,18 +67,27 @@ def grade_from_store(store: ClassStore, number: int | None = None, workers: int 
         shown = store.questions(opened.quiz_id, student.id)
         submissions.append(exam_submission(quiz, exam, shown))
     result = ClassResult()
-    graded = {}
+    graded, refused = {}, {}
     for submission, outcome in zip(submissions, grade_all(quiz, submissions, workers), strict=True):
         if isinstance(outcome, SubmissionError):
             result.reject(f"{submission.student} ({store.where})", outcome)
+            refused[submission.student] = outcome
             continue
-        graded[submission.student] = outcome
+        exam = exams[submission.student]  # handed in by the student, or taken at the close / time-up
+        still_open = exam.status(time.time()) == "in-progress"
+        status = handed_in_status(exam.submitted_at is not None, exam.extension > 0, still_open)
+        graded[submission.student] = replace(outcome, status=status)
     empty = tuple(
         QuestionGrade(q.index, q.exercise, q.seed, 0.0, 0.0, False, False) for q in questions_for(quiz, "")
     )
     for student in roster:
         if student.id in graded:
             result.grades.append(replace(graded[student.id], name=student.name))
+        elif student.id in refused:
+            why = refused[student.id].text
+            result.grades.append(
+                StudentGrade(student.id, empty, quiz.maximum, student.name, REJECTED, why=why)
+            )
         else:
             result.grades.append(StudentGrade(student.id, empty, quiz.maximum, student.name, MISSING))
     return quiz, result

@@ -11,15 +11,15 @@ first plausible time on record, never from now."""
 from __future__ import annotations
 
 import ast
-import json
 import os
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exercises.classroom.grading import StudentGrade, grade_submission, release_stem
-from exercises.classroom.identity import check_student_id, file_stem, pin_matches_id, sign
+from exercises.classroom.grading import StudentGrade, grade_submission
+from exercises.classroom.identity import PinError, check_student_id, file_stem, sign, signing_key
+from exercises.classroom.private import open_private, write_json_privately
 from exercises.classroom.quiz import (
     CLOCK_SKEW,
     ClassroomError,
@@ -29,22 +29,13 @@ from exercises.classroom.quiz import (
     question_fingerprint,
     questions_for,
 )
+from exercises.classroom.release import is_released, release_stem
 from exercises.classroom.submission import SubmissionError, parse_submission, read_json
 from exercises.text import Bilingual, L, cannot
 
 
 class ExamError(ClassroomError):
     """The quiz cannot be opened (locked, not open yet, closed, a PIN that does not fit)."""
-
-
-def _write_atomically(path: Path, payload: dict) -> None:
-    """Write then rename: a crash mid-write leaves the previous file, never half of one."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, ensure_ascii=False, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 def _when(epoch: float) -> str:
@@ -121,7 +112,7 @@ class _Lock:
     process ends, even by kill -9, so a crash never locks a student out."""
 
     def __init__(self, path: Path) -> None:
-        self.handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the session
+        self.handle = open_private(path)  # held for the session
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not Unix: no lock, said in the README
@@ -154,7 +145,7 @@ class ExamSession:
     timeline: dict[str, list[dict]] = field(default_factory=dict)
     started_at: float = field(default_factory=time.time)
     submitted_at: float | None = None
-    pin: str | None = None
+    key: str | None = None  # the signing key, from the PIN the handout's check accepted
     notice: Bilingual | None = None  # a one-line report (an autosave kept aside, say)
     lock: _Lock | None = field(default=None, repr=False)
 
@@ -166,14 +157,13 @@ class ExamSession:
         ExamError when the quiz cannot be opened here and now."""
         now = time.time() if now is None else now
         check_student_id(student)
-        if pin is not None and not pin_matches_id(student, pin):
-            raise ExamError(
-                L(
-                    f"this PIN does not belong to student id {student!r}: check both",
-                    f"这个 PIN 与学号 {student!r} 不匹配：请检查两者",
-                )
-            )
-        session = cls(quiz, student, Path(folder), started_at=now, pin=pin)
+        key = None
+        if quiz.signed:  # every wrong PIN is refused here, before the clock starts
+            try:
+                key = signing_key(quiz, student, pin or "")
+            except PinError as error:
+                raise ExamError(error.text) from None
+        session = cls(quiz, student, Path(folder), started_at=now, key=key)
         session.folder.mkdir(parents=True, exist_ok=True)
         session.lock = _Lock(session.path("lock"))
         opened = False
@@ -349,6 +339,7 @@ class ExamSession:
             "format": 2,
             "quiz": self.quiz.id,
             "quiz_hash": self.quiz.question_hash,
+            "rules": self.quiz.rules_hash,
             "student": self.student,
             "answers": {
                 str(index): {
@@ -367,12 +358,12 @@ class ExamSession:
             "engine_version": _torch_version(),
             "signature": None,
         }
-        if self.pin is not None:
-            payload["signature"] = sign(payload, self.pin)
+        if self.key is not None:
+            payload["signature"] = sign(payload, self.key)
         return payload
 
     def _autosave(self) -> None:
-        _write_atomically(self.autosave_path, self._payload("autosave"))
+        write_json_privately(self.autosave_path, self._payload("autosave"))
 
     def submit(self) -> Path:
         """Write the signed submission (answers, the questions answered, times; no scores).
@@ -381,7 +372,7 @@ class ExamSession:
             return self.submission_path
         if self.submitted_at is None:
             self.submitted_at = time.time()
-        _write_atomically(self.submission_path, self._payload("submission"))
+        write_json_privately(self.submission_path, self._payload("submission"))
         self._autosave()
         return self.submission_path
 
@@ -390,10 +381,11 @@ class ExamSession:
         return self.folder / release_stem(self.quiz)
 
     def results_visible(self) -> bool:
-        """Results show after submitting, or only once the teacher has run ``quiz release``."""
+        """Results show after submitting, or only once the teacher has run ``quiz release``
+        (a release file carrying the teacher's secret, not any file of that name)."""
         if self.submitted_at is None:
             return False
-        return self.quiz.results == "after-submit" or self.release_path.exists()
+        return self.quiz.results == "after-submit" or is_released(self.quiz, self.folder)
 
     def results(self) -> StudentGrade:
         return grade_submission(self.quiz, parse_submission(self._payload("submission")))

@@ -4,15 +4,18 @@ believed. One bad file is one rejected file; the rest are always graded.
 
 Identity (with a roster): a submission must name a roster student and carry an
 HMAC keyed by that student's PIN; two valid submissions for one student are a
-conflict, reported with both files and graded neither. Time: submissions are
-flagged (late, outside the window, implausible clock), never silently dropped."""
+conflict, reported with both files and graded neither; a file that fails a check
+makes its student ``rejected`` (never "did not submit": the teacher looks at it).
+Time: submissions are flagged (late, outside the window, implausible clock, an
+edited handout), never silently dropped.
+
+Where grading runs (the calling process; the cores, for code-lab files) is
+exercises/classroom/schedule.py's business; this module holds the rules."""
 
 from __future__ import annotations
 
 import functools
-import gc
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +30,7 @@ from exercises.classroom.quiz import (
     questions_for,
     variant_fingerprint,
 )
+from exercises.classroom.schedule import spread
 from exercises.classroom.submission import (
     Answer,
     Submission,
@@ -38,11 +42,38 @@ from exercises.classroom.submission import (
 )
 from exercises.text import Bilingual, L
 
-GRADED, MISSING, CONFLICT = "graded", "did not submit", "conflict"
+# A gradebook row's status. Graded: handed in by the student (submitted), taken from what
+# was saved when the time ran out or the teacher closed the quiz (taken at close, class
+# server), either with extra time granted (extended), or graded while the quiz is still
+# open and the student still answering (in progress: a provisional grade). Not graded:
+# rejected (a file failed a check), did not submit, conflict (two different valid
+# submissions).
+SUBMITTED, AT_CLOSE, EXTENDED, IN_PROGRESS = "submitted", "taken at close", "extended", "in progress"
+REJECTED, MISSING, CONFLICT = "rejected", "did not submit", "conflict"
+GRADED_STATUSES = (SUBMITTED, AT_CLOSE, EXTENDED, IN_PROGRESS)
+STATUSES = (*GRADED_STATUSES, REJECTED, MISSING, CONFLICT)
 LAB_FILE_LABEL = L("Your file", "你的文件")
-FLAGS = ("late", "before-open", "after-close", "clock-implausible", "no-times", "quiz-edited", "unisolated")
-PARALLEL_FROM = 60  # students; fewer are graded in this process
-RUNNABLE_NOW = "/proc/loadavg"  # Linux: its 4th field counts the tasks ready to run right now
+FLAGS = (
+    "late",
+    "before-open",
+    "after-close",
+    "clock-implausible",
+    "no-times",
+    "quiz-edited",
+    "handout-edited",
+    "unisolated",
+)
+
+
+def handed_in_status(by_the_student: bool, extended: bool, still_open: bool = False) -> str:
+    """A graded exam's status: still being answered outranks all (the grade will change);
+    then extra time granted (the gradebook's reader needs to know the clock differed);
+    else whether the student handed it in or it was taken at the close."""
+    if still_open:
+        return IN_PROGRESS
+    if extended:
+        return EXTENDED
+    return SUBMITTED if by_the_student else AT_CLOSE
 
 
 @dataclass(frozen=True)
@@ -66,11 +97,16 @@ class StudentGrade:
     questions: tuple[QuestionGrade, ...]
     maximum: float = 0.0
     name: str = ""
-    status: str = GRADED
+    status: str = SUBMITTED
     flags: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     started_at: float | None = None
     submitted_at: float | None = None
+    why: Bilingual | None = None  # rejected: what the (first) rejected file got wrong
+
+    @property
+    def graded(self) -> bool:
+        return self.status in GRADED_STATUSES
 
     @functools.cached_property  # the gradebook and the report ask for it many times per student
     def total(self) -> float:
@@ -96,6 +132,7 @@ def grade_submission(quiz: Quiz, submission: Submission, memo: dict | None = Non
         )
     current = questions_for(quiz, submission.student)
     edited = submission.quiz_hash is not None and submission.quiz_hash != quiz.question_hash
+    handout = submission.rules is not None and submission.rules != quiz.rules_hash
     placed = _place_answers(current, submission, edited)
     graded = []
     for question in current:
@@ -108,7 +145,7 @@ def grade_submission(quiz: Quiz, submission: Submission, memo: dict | None = Non
         submission.student,
         tuple(graded),
         quiz.maximum,
-        flags=("quiz-edited",) if edited else (),
+        flags=(("quiz-edited",) if edited else ()) + (("handout-edited",) if handout else ()),
         started_at=submission.started_at,
         submitted_at=submission.submitted_at,
     )
@@ -281,13 +318,20 @@ class ClassResult:
 
     @property
     def graded(self) -> list[StudentGrade]:
-        return [grade for grade in self.grades if grade.status == GRADED]
+        return [grade for grade in self.grades if grade.graded]
 
 
-def _grade_many(
-    quiz: Quiz, submissions: Sequence[Submission], share: bool = True
+def grade_all(
+    quiz: Quiz, submissions: Sequence[Submission], workers: int | None = None
 ) -> list[StudentGrade | SubmissionError]:
-    memo = _MEMO if share else None
+    """Each submission's grade, or why it cannot be graded, in order: here, or for a quiz
+    with code-lab files on the machine's cores (schedule.py)."""
+    return spread(grade_here, quiz, submissions, workers)
+
+
+def grade_here(quiz: Quiz, submissions: Sequence[Submission]) -> list[StudentGrade | SubmissionError]:
+    """grade_all in this process (one memo for them all)."""
+    memo: dict = {}
     out: list[StudentGrade | SubmissionError] = []
     for submission in submissions:
         try:
@@ -295,176 +339,6 @@ def _grade_many(
         except SubmissionError as error:
             out.append(error)
     return out
-
-
-_MEMO: dict = {}  # one grading run's results by (question, answer); forked workers start from it
-
-
-def _warm(quiz: Quiz) -> None:
-    """Load, once and before forking, what grading will need: torch (one thread: many tiny
-    tensors, where a thread pool costs more than it gives, 50x on a busy machine), each
-    exercise's engine modules, and the lab's checks. Forked workers inherit all of it
-    instead of importing it once each."""
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover - the engine always has torch
-        pass
-    from exercises.catalogue import get
-
-    for exercise_id in dict.fromkeys(quiz.exercises):
-        if is_lab(exercise_id):
-            import exercises.lab.checks  # noqa: F401
-        else:
-            get(exercise_id).generate(0)
-
-
-def grade_all(
-    quiz: Quiz, submissions: Sequence[Submission], workers: int | None = None, fast: bool = True
-) -> list[StudentGrade | SubmissionError]:
-    """Grade every submission, in order. ``fast`` (the default): remembered results for
-    answers already graded, and a large class (or any lab task) spread over the
-    machine's cores by forked workers, each regenerating only its own students'
-    variants. ``fast=False`` is the plain reference a test compares it with."""
-    with _Grader(quiz, workers, fast, len(submissions)) as grader:
-        for submission in submissions:
-            grader.add(submission)
-        return grader.results()
-
-
-class _Grader:
-    """Grading fed one submission at a time, while the rest are still being read: with
-    workers, every CHUNK submissions go to the pool at once, so reading the files (JSON,
-    shapes, signatures) overlaps grading instead of coming before it."""
-
-    CHUNK = 16  # small: a core slowed by other work takes fewer chunks
-
-    def __init__(self, quiz: Quiz, workers: int | None, fast: bool, expected: int | None) -> None:
-        _warm(quiz)
-        _MEMO.clear()
-        self.quiz, self.fast = quiz, fast
-        self.pending: list[Submission] = []
-        self.futures: list = []
-        labs = any(is_lab(exercise_id) for exercise_id in quiz.exercises)
-        workers = workers if workers is not None else _default_workers(labs)
-        small = expected is not None and expected < (2 if labs else PARALLEL_FROM)
-        self.pool = None
-        if fast and workers >= 2 and not small and "fork" in _start_methods():
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            context = multiprocessing.get_context("fork")  # after _warm: workers inherit torch
-            self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_forked_worker)
-
-    def __enter__(self) -> _Grader:
-        self.collecting = gc.isenabled()
-        if self.fast:
-            # No cyclic garbage collection while grading: a class's grading makes none (0 objects
-            # found after 500 students), yet each full collection walked the ~200,000 objects of
-            # torch and the app: 0.2–0.4 s of CPU a class. Frozen, they are not walked at all,
-            # nor copied into forked workers (forked at the first chunk) by the collector.
-            gc.freeze()
-            gc.disable()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-        if self.fast:
-            gc.unfreeze()
-            if self.collecting:
-                gc.enable()
-
-    def add(self, submission: Submission) -> None:
-        if self.pool is None:
-            self.pending.append(submission)
-            return
-        self.pending.append(
-            replace(submission, payload={"app_version": submission.payload.get("app_version")})
-        )
-        if len(self.pending) >= self.CHUNK:
-            self._send()
-
-    def _send(self) -> None:
-        """The pending chunk to the pool; once a worker has died the pool takes no more, and the
-        chunk waits (future None) to be graded here by ``results``."""
-        from concurrent.futures.process import BrokenProcessPool
-
-        if self.pending:
-            try:
-                future = self.pool.submit(_grade_many, self.quiz, self.pending)
-            except BrokenProcessPool:
-                future = None
-            self.futures.append((future, self.pending))
-            self.pending = []
-
-    def results(self) -> list[StudentGrade | SubmissionError]:
-        """Every submission's grade (or why it cannot be graded), in the order added. A
-        worker that died (killed, out of memory) costs time, never grades: its chunks, and
-        those the broken pool refused, are graded here."""
-        from concurrent.futures.process import BrokenProcessPool
-
-        if self.pool is None:
-            return _grade_many(self.quiz, self.pending, share=self.fast)
-        self._send()
-        out: list[StudentGrade | SubmissionError] = []
-        for future, chunk in self.futures:
-            try:
-                graded = None if future is None else future.result()
-            except BrokenProcessPool:
-                graded = None
-            out.extend(graded if graded is not None else _grade_many(self.quiz, chunk, share=self.fast))
-        return out
-
-
-def _default_workers(labs: bool) -> int:
-    """The cores that are free now (at most 4). A core another program keeps busy gives a
-    worker no time of its own (the kernel shares the CPU fairly between sessions), only the
-    cost of a fork: on this 2-core machine under load, one process grades 500 students in
-    less CPU and less time than two. Lab files wait on their sandboxes (an endless loop
-    runs out its time limit), so they always use every core."""
-    cores = len(os.sched_getaffinity(0))
-    if labs:
-        return min(cores, 4)
-    free = cores - busy_elsewhere()
-    return max(1, min(cores, 4, int(free + 0.5)))
-
-
-def busy_elsewhere(samples: int = 3, gap: float = 0.004) -> float:
-    """How many cores other programs keep busy now: the tasks ready to run at this instant
-    (the kernel's count in /proc/loadavg), less this process, the least of a few reads so a
-    passing process does not count. Not the 1-minute load average: it lags by a minute, and
-    a teacher grading twice in a row would find the first grading's own load in it."""
-    import time
-
-    counts = []
-    for _ in range(samples):
-        try:
-            with open(RUNNABLE_NOW, encoding="ascii") as handle:
-                counts.append(int(handle.read().split()[3].partition("/")[0]) - 1)
-        except (OSError, ValueError, IndexError):  # not Linux: the load average is all there is
-            return os.getloadavg()[0]
-        time.sleep(gap)
-    return float(max(0, min(counts)))
-
-
-def _forked_worker() -> None:
-    """A forked worker runs lab files through a fork server of its own: the parent's (if it
-    started one) answers on a socket only the parent may use. Stopped when the worker ends."""
-    import sys
-    from multiprocessing.util import Finalize
-
-    sandbox = sys.modules.get("exercises.lab.sandbox")
-    if sandbox is not None:
-        sandbox._zygote = None  # forget, do not stop: it is the parent's
-        Finalize(None, sandbox.shutdown, exitpriority=10)
-
-
-def _start_methods() -> list[str]:
-    import multiprocessing
-
-    return multiprocessing.get_all_start_methods()
 
 
 def lab_files_unisolated(quiz: Quiz, unisolated: bool) -> bool:
@@ -500,25 +374,20 @@ def grade_class(
     grace_minutes: float = 1.0,
     now: float | None = None,
     workers: int | None = None,
-    fast: bool = True,
     unisolated: bool = False,
 ) -> ClassResult:
     """Read, check, and grade every file; see the module's docstring for the rules.
     ``unisolated``: the teacher accepts running lab files where the OS cannot isolate them
     (``lab_files_unisolated``)."""
-    result = ClassResult()
-    paths = list(paths)
 
-    def received():  # read lazily: grading starts while later files are still being read
+    def received():
         for path in paths:
             try:
                 yield str(path), read_json(Path(path))
             except SubmissionError as error:
-                result.reject(str(path), error)
+                yield str(path), error
 
-    return grade_payloads(
-        quiz, received(), roster, grace_minutes, now, workers, fast, result, len(paths), unisolated
-    )
+    return grade_payloads(quiz, received(), roster, grace_minutes, now, workers, unisolated)
 
 
 def grade_payloads(
@@ -528,40 +397,45 @@ def grade_payloads(
     grace_minutes: float = 1.0,
     now: float | None = None,
     workers: int | None = None,
-    fast: bool = True,
-    result: ClassResult | None = None,
-    expected: int | None = None,
     unisolated: bool = False,
 ) -> ClassResult:
     """Grade submissions already in memory: (where it came from, the decoded JSON) pairs,
-    e.g. rows of a class database. The same checks as files get (shape, quiz, roster,
-    signature, conflicts, times); ``where`` names the submission in the report.
+    e.g. rows of a class database; a SubmissionError in place of the JSON is a file that
+    could not be read. The same checks as files get (shape, quiz, roster, signature,
+    conflicts, times); ``where`` names the submission in the report.
 
-    Each student's first valid submission is sent to grading at once; a later different
-    one makes a conflict, and the grade already made for that student is dropped.
+    Each student's first valid submission is graded; a later different one makes a
+    conflict, and that student's grade is dropped.
 
     Where the machine cannot isolate lab files, ClassroomError before anything runs,
     unless ``unisolated``; then each row with a lab file run is flagged ``unisolated``."""
     flag_labs = lab_files_unisolated(quiz, unisolated)
-    result = result if result is not None else ClassResult()
-    if expected is None and isinstance(received, Sequence):
-        expected = len(received)
+    result = ClassResult()
     by_id = {student.id: student for student in roster} if roster is not None else None
+    stems = {file_stem(student.id): student.id for student in roster or ()}
     claims: dict[str, list[tuple[str, Submission]]] = {}
-    with _Grader(quiz, workers, fast, expected) as grader:
-        for where, payload in received:
-            try:
-                submission = _claim(quiz, where, payload, by_id, result)
-            except SubmissionError as error:
-                result.reject(where, error)
-                continue
-            if submission is None:
-                continue
-            claims.setdefault(submission.student, []).append((where, submission))
-            if len(claims[submission.student]) == 1:
-                grader.add(submission)
-        first = [found[0][1] for found in claims.values()]
-        outcomes = dict(zip((s.student for s in first), grader.results(), strict=True))
+    refused: dict[str, list[tuple[str, SubmissionError]]] = {}  # student -> their rejected files
+
+    def reject(where: str, error: SubmissionError, student: str | None) -> None:
+        result.reject(where, error)
+        if student is not None:
+            refused.setdefault(student, []).append((where, error))
+
+    for where, payload in received:
+        if _not_a_submission(where, payload):  # even unreadable: a touched release file is no rejection
+            result.skipped.append(where)
+            continue
+        if isinstance(payload, SubmissionError):
+            reject(where, payload, _claimant(where, None, by_id, stems))
+            continue
+        try:
+            submission = _claim(quiz, where, payload, by_id)
+        except SubmissionError as error:
+            reject(where, error, _claimant(where, payload, by_id, stems))
+            continue
+        claims.setdefault(submission.student, []).append((where, submission))
+    first = [found[0][1] for found in claims.values()]
+    outcomes = dict(zip((s.student for s in first), grade_all(quiz, first, workers), strict=True))
     conflicted: dict[str, tuple[str, ...]] = {}
     for student, found in claims.items():
         if len(found) > 1 and len({signed_bytes(submission.payload) for _, submission in found}) > 1:
@@ -575,7 +449,7 @@ def grade_payloads(
             continue
         if isinstance(outcome, SubmissionError):
             for where in files[submission.student]:
-                result.reject(where, outcome)
+                reject(where, outcome, submission.student)
             continue
         flags = outcome.flags + time_flags(quiz, submission, grace_minutes, now)
         if flag_labs and any(is_lab(q.exercise) and q.answered for q in outcome.questions):
@@ -584,29 +458,47 @@ def grade_payloads(
     empty = tuple(_unanswered(q) for q in questions_for(quiz, ""))
     names = {student.id: student.name for student in roster or ()}
     order = [student.id for student in roster or ()]
-    order += sorted(set(graded) - set(order)) + sorted(set(conflicted) - set(order) - set(graded))
+    order += sorted((set(graded) | set(conflicted) | set(refused)) - set(order))
     for student in order:
+        name = names.get(student, "")
         if student in graded:
-            result.grades.append(replace(graded[student], name=names.get(student, "")))
+            result.grades.append(replace(graded[student], name=name))
         elif student in conflicted:
             result.grades.append(
-                StudentGrade(
-                    student, empty, quiz.maximum, names.get(student, ""), CONFLICT, files=conflicted[student]
-                )
+                StudentGrade(student, empty, quiz.maximum, name, CONFLICT, files=conflicted[student])
+            )
+        elif student in refused:
+            where = tuple(dict.fromkeys(place for place, _ in refused[student]))
+            why = refused[student][0][1].text
+            result.grades.append(
+                StudentGrade(student, empty, quiz.maximum, name, REJECTED, files=where, why=why)
             )
         else:
-            result.grades.append(StudentGrade(student, empty, quiz.maximum, names.get(student, ""), MISSING))
+            result.grades.append(StudentGrade(student, empty, quiz.maximum, name, MISSING))
     return result
 
 
-def _claim(
-    quiz: Quiz, where: str, payload: object, by_id: dict[str, Student] | None, result: ClassResult
-) -> Submission | None:
-    """The submission in ``payload``, checked (shape, quiz, roster, signature); None for
-    an autosave or a release file (noted as skipped). SubmissionError says why not."""
-    if is_autosave(Path(where), payload) or where.endswith(".release.json"):
-        result.skipped.append(where)
-        return None
+def _claimant(
+    where: str, payload: object, by_id: dict[str, Student] | None, stems: dict[str, str]
+) -> str | None:
+    """Whose row a rejected file belongs to: the student it names (a roster student, when
+    there is a roster), else the roster student whose file name it has; None if neither
+    (junk that names nobody adds no row)."""
+    named = payload.get("student") if isinstance(payload, dict) else None
+    readable = isinstance(named, str) and 0 < len(named) <= 200 and named == named.strip()
+    if readable and (by_id is None or named in by_id):
+        return named
+    return stems.get(Path(where).name.split(".", 1)[0])
+
+
+def _not_a_submission(where: str, payload: object) -> bool:
+    """An autosave or a release file, by its name (or an autosave by its kind)."""
+    return is_autosave(Path(where), payload) or where.endswith(".release.json")
+
+
+def _claim(quiz: Quiz, where: str, payload: object, by_id: dict[str, Student] | None) -> Submission:
+    """The submission in ``payload``, checked (shape, quiz, roster, signature).
+    SubmissionError says why not."""
     submission = parse_submission(payload)
     if submission.quiz != quiz.id:
         raise _error(
@@ -617,14 +509,9 @@ def _claim(
         student = by_id.get(submission.student)
         if student is None:
             raise _error("its student id is not on the roster", "它的学号不在名单上")
-        if not verify(payload, student.pin):
+        if not verify(payload, student):
             raise _error(
                 f"its signature does not match {submission.student}'s PIN: forged, edited, or signed with another PIN",
                 f"签名与 {submission.student} 的 PIN 不符：伪造、被改动或用了别人的 PIN",
             )
     return submission
-
-
-def release_stem(quiz: Quiz) -> str:
-    """The name of the file ``quiz release`` writes beside the submissions."""
-    return f"{file_stem(quiz.id)}.release.json"

@@ -53,6 +53,8 @@ class Quiz:
     results: str = "after-submit"  # or "after-release"
     created_at: float | None = None
     signed: bool = False  # made with a roster: submissions must carry a PIN's signature
+    pins: tuple[tuple[str, str], ...] = ()  # (pin_slot, scrypt check) per roster student
+    release_check: str | None = None  # the hash of the teacher's release secret
 
     def points_of(self, index: int) -> float:
         return 1.0 if self.points is None else float(self.points[index])
@@ -68,6 +70,25 @@ class Quiz:
         """What decides the questions a student sees (id, salt, exercises in order):
         a submission records it, so a quiz edited after hand-out is detected."""
         canonical = json.dumps([self.id, self.salt, list(self.exercises)], ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    @property
+    def rules_hash(self) -> str:
+        """What decides when and how a student sees results and runs out of time: a
+        submission records it, so a handout edited by a student (results shown at once,
+        a longer clock) is flagged, even though the student's own copy obeyed the edit."""
+        canonical = json.dumps(
+            [
+                self.results,
+                self.release_check,
+                self.time_limit_minutes,
+                self.opens_at,
+                self.closes_at,
+                self.max_points,
+                self.points,
+                self.pins,
+            ]
+        )
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
@@ -244,10 +265,20 @@ def dump_toml(quiz: Quiz) -> str:
         lines.append(f"closes_at = {iso_time(quiz.closes_at)}")
     if quiz.max_points is not None:
         lines.append(f"max_points = {quiz.max_points:g}")
+    if quiz.release_check is not None:
+        lines.append(f"release_check = {_toml_string(quiz.release_check)}  # quiz release reveals its secret")
     for index, exercise in enumerate(quiz.exercises):
         lines += ["", "[[questions]]", f"exercise = {_toml_string(exercise)}"]
         if quiz.points is not None:
             lines.append(f"points = {quiz.points_of(index):g}")
+    if quiz.pins:
+        lines += [
+            "",
+            "# One line per student: a slow salted hash (scrypt) of their PIN, so that",
+            "# `quiz take` refuses a wrong PIN before the quiz starts. Not the PIN itself.",
+            "[pins]",
+            *(f"{_toml_string(slot)} = {_toml_string(check)}" for slot, check in quiz.pins),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -262,8 +293,11 @@ TOP_KEYS = (
     "closes_at",
     "max_points",
     "signed",
+    "release_check",
     "questions",
+    "pins",
 )
+MAX_PIN_CHECKS = 100_000
 QUESTION_KEYS = ("exercise", "points")
 
 
@@ -389,6 +423,28 @@ def loads(text: str) -> Quiz:
                 f"{where.key('signed')}signed 只能是 true 或 false",
             )
         )
+    pins = data.get("pins", {})
+    if (
+        not isinstance(pins, dict)
+        or len(pins) > MAX_PIN_CHECKS
+        or not all(
+            isinstance(check, str) and len(slot) <= 64 and len(check) <= 300 for slot, check in pins.items()
+        )
+    ):
+        raise QuizFileError(
+            L(
+                f"{where.key('pins')}[pins] must map student slots to PIN checks (text)",
+                f"{where.key('pins')}[pins] 必须把学生槽位映射到 PIN 校验（文本）",
+            )
+        )
+    release_check = data.get("release_check")
+    if release_check is not None and (not isinstance(release_check, str) or len(release_check) > 128):
+        raise QuizFileError(
+            L(
+                f"{where.key('release_check')}release_check must be text",
+                f"{where.key('release_check')}release_check 必须是文本",
+            )
+        )
     questions = data.get("questions")
     if not isinstance(questions, list) or not all(isinstance(q, dict) for q in questions):
         raise QuizFileError(
@@ -436,6 +492,8 @@ def loads(text: str) -> Quiz:
         results,
         times.get("created_at"),
         signed,
+        tuple(sorted(pins.items())),
+        release_check,
     )
 
 

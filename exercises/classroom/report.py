@@ -1,6 +1,7 @@
-"""What the teacher reads: the gradebook (CSV, for a spreadsheet or an LMS) and
-the class report (Markdown): per question the mean, how many got it right, a
-discrimination index, option counts and the misconceptions seen, with who."""
+"""What the teacher reads: the gradebook (CSV: plain for a spreadsheet, or in the
+columns Canvas or Moodle import) and the class report (Markdown): the score
+distribution, per question the mean, how many got it right, a discrimination
+index, option counts and the misconceptions seen, with who."""
 
 from __future__ import annotations
 
@@ -9,21 +10,55 @@ import io
 from collections import Counter
 from collections.abc import Sequence
 
-from exercises.classroom.grading import CONFLICT, GRADED, MISSING, ClassResult, QuestionGrade, StudentGrade
+from exercises.classroom.grading import (
+    AT_CLOSE,
+    CONFLICT,
+    EXTENDED,
+    IN_PROGRESS,
+    MISSING,
+    REJECTED,
+    SUBMITTED,
+    ClassResult,
+    QuestionGrade,
+    StudentGrade,
+)
+from exercises.classroom.histogram import (
+    LEGEND,
+    answer_bins,
+    answer_counts,
+    bar_lines,
+    score_bins,
+    stacked_bar,
+)
 from exercises.classroom.quiz import Quiz, is_lab, iso_time, question_title
 from exercises.classroom.safe import csv_cell, markdown
+from exercises.grading.model import full_marks
 from exercises.text import L, pick
 
 LMS_COLUMNS = ("student_id", "name", "points", "max", "percent")
+FORMATS = ("plain", "canvas", "moodle")
+# Canvas's gradebook importer (app/models/gradebook_importer.rb): a header that starts
+# Student, ID, then SIS User ID and SIS Login ID, and ends its student columns with
+# Section; every later column is an assignment (an unknown title makes a new one), so
+# nothing else may follow; an optional "Points Possible" row sets the maximum.
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+# Moodle's CSV grade import maps columns by hand: ID number -> useridnumber ("Identify
+# user by"), the quiz's column -> a grade item, Feedback -> its feedback; the rest are
+# ignored. A grade of "-" (or empty) is no grade.
+MOODLE_COLUMNS = ("ID number", "Full name")
 SHOWN_CODES = 5
 SHOWN_NAMES = 5
 UPPER_LOWER = 0.27
 
 STATUS = {
-    GRADED: L("graded", "已评分"),
+    SUBMITTED: L("submitted", "已提交"),
+    AT_CLOSE: L("taken at close", "截止时收卷"),
+    EXTENDED: L("extended", "已延时"),
+    IN_PROGRESS: L("in progress", "作答中"),
+    REJECTED: L("rejected", "被拒收"),
     MISSING: L("did not submit", "未提交"),
     CONFLICT: L("conflict", "冲突"),
-}
+}  # one per grading.STATUSES
 FLAG_TEXT = {
     "late": L("late (after start + time limit + grace)", "迟交（超过开始时间 + 时限 + 宽限）"),
     "before-open": L("started before the quiz opened", "在测验开放前开始"),
@@ -33,6 +68,10 @@ FLAG_TEXT = {
     ),
     "no-times": L("no start or submit time", "没有开始或提交时间"),
     "quiz-edited": L("answered an earlier version of the quiz", "作答的是修改前的测验"),
+    "handout-edited": L(
+        "the student's copy of the quiz file had other rules (results, times): edited",
+        "学生手中的测验文件规则（成绩发布、时间）与原件不同：被改动过",
+    ),
     "unisolated": L(
         "lab file run without the OS's isolation (--run-student-code-unisolated)",
         "实验文件在没有系统隔离的情况下运行（--run-student-code-unisolated）",
@@ -43,6 +82,13 @@ WORDS = {
         "{graded} graded · {missing} did not submit · {conflicts} conflicts · {rejected} files rejected · {skipped} autosaves skipped",
         "已评分 {graded} · 未提交 {missing} · 冲突 {conflicts} · 被拒收文件 {rejected} · 跳过自动保存 {skipped}",
     ),
+    "distribution": L("Score distribution", "分数分布"),
+    "distribution-note": L(
+        "Percent of the maximum ({maximum:g} points), {graded} graded students:",
+        "得分占满分（{maximum:g} 分）的百分比，已评分 {graded} 人：",
+    ),
+    "per-question": L("Each question at a glance", "各题一览"),
+    "answers": L("Answers:", "作答情况："),
     "mean": L(
         "Class mean: {percent:.1f}% ({points:.2f} of {maximum:g} points)",
         "班级平均：{percent:.1f}%（{points:.2f} / {maximum:g} 分）",
@@ -58,7 +104,7 @@ WORDS = {
     ),
     "question": L("Question {n}: {exercise} (worth {points:g})", "第 {n} 题：{exercise}（{points:g} 分）"),
     "no-answer": L("no answer", "未作答"),
-    "options": L("Options picked", "各选项人数"),
+    "options": L("Options picked: ", "各选项人数："),
     "no-misconceptions": L("No misconception seen.", "没有发现误区。"),
     "students": L("students", "学生"),
     "more-names": L("+{n} more (quiz grade --all)", "另有 {n} 人（quiz grade --all）"),
@@ -72,6 +118,10 @@ WORDS = {
     "rejected": L("Rejected files", "被拒收的文件"),
     "skipped": L("Autosave files skipped (not submissions)", "跳过的自动保存文件（不是提交）"),
     "missing": L("Did not submit", "未提交"),
+    "rejected-students": L(
+        "Rejected (each has a file that failed a check: look at it before grading by hand)",
+        "被拒收（每人都有未通过检查的文件：请先查看再决定）",
+    ),
     "none": L("none", "无"),
     "lab-passed": L(
         "Files that pass every rule: {passed} of {files} handed in ({total} students graded)",
@@ -93,12 +143,19 @@ def _iso(epoch: float | None) -> str:
     return "" if epoch is None else iso_time(float(int(epoch)))
 
 
-def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
-    """One row per student (every roster student, did-not-submit included). The first
-    five columns are what an LMS imports; points and percent are empty unless graded."""
+def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade], fmt: str = "plain", lang: str = "en") -> str:
+    """The gradebook in ``fmt`` (FORMATS): every roster student, in roster order, with a
+    status: submitted, taken at close, extended, rejected, did not submit, conflict."""
+    rows = {"plain": _plain_rows, "canvas": _canvas_rows, "moodle": _moodle_rows}[fmt](quiz, grades, lang)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
+def _plain_rows(quiz: Quiz, grades: Sequence[StudentGrade], lang: str) -> list[list[str]]:
+    """The first five columns are what a spreadsheet or an LMS mapping needs; points and
+    percent are empty unless graded; ``why`` says what a rejected file got wrong."""
+    rows = [
         [
             *LMS_COLUMNS,
             "status",
@@ -108,11 +165,12 @@ def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
             "started_at",
             "submitted_at",
             "files",
+            "why",
         ]
-    )
+    ]
     for grade in grades:
-        graded = grade.status == GRADED
-        writer.writerow(
+        graded = grade.graded
+        rows.append(
             [
                 csv_cell(grade.student),
                 csv_cell(grade.name),
@@ -126,9 +184,53 @@ def gradebook_csv(quiz: Quiz, grades: Sequence[StudentGrade]) -> str:
                 _iso(grade.started_at),
                 _iso(grade.submitted_at),
                 csv_cell(" ".join(grade.files)),
+                csv_cell(pick(grade.why, lang)) if grade.why else "",
             ]
         )
-    return out.getvalue()
+    return rows
+
+
+def _canvas_rows(quiz: Quiz, grades: Sequence[StudentGrade], lang: str) -> list[list[str]]:
+    """Canvas: the roster id as SIS User ID and SIS Login ID (Canvas tries each, then the
+    name); points, or empty (no change) when not graded; the status cannot travel here
+    (another column would become an assignment): it is in the plain gradebook."""
+    title = csv_cell(quiz.title)
+    rows = [[*CANVAS_COLUMNS, title], ["Points Possible", "", "", "", "", points_text(quiz.maximum)]]
+    for grade in grades:
+        student = csv_cell(grade.student)
+        rows.append(
+            [
+                csv_cell(grade.name or grade.student),
+                "",
+                student,
+                student,
+                "",
+                points_text(grade.total) if grade.graded else "",
+            ]
+        )
+    return rows
+
+
+def _moodle_rows(quiz: Quiz, grades: Sequence[StudentGrade], lang: str) -> list[list[str]]:
+    """Moodle: ID number to identify the user, the points (or "-": no grade), feedback
+    that says the status in words (Moodle shows it to the student: the flags, which
+    are the teacher's to weigh, stay in the plain gradebook), and the status."""
+    title = csv_cell(f"{quiz.title} ({points_text(quiz.maximum)})")
+    rows = [[*MOODLE_COLUMNS, title, "Feedback", "status"]]
+    for grade in grades:
+        words = [pick(STATUS[grade.status], lang)]
+        if grade.why:
+            words.append(pick(grade.why, lang))
+        rows.append(
+            [
+                csv_cell(grade.student),
+                csv_cell(grade.name),
+                points_text(grade.total) if grade.graded else "-",
+                csv_cell("; ".join(words)),
+                grade.status,
+            ]
+        )
+    return rows
 
 
 def _lab_indexes(quiz: Quiz) -> list[int]:
@@ -140,7 +242,7 @@ def lab_outcome(question: QuestionGrade) -> str:
     (time or memory), "invalid" (Python cannot read it), or "" when no file was handed in."""
     if not question.answered:
         return ""
-    return "pass" if question.score >= 1.0 else question.rule or "fail"
+    return "pass" if full_marks(question.score) else question.rule or "fail"
 
 
 def discrimination(scores_by_student: Sequence[tuple[float, float]]) -> float | None:
@@ -189,6 +291,7 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
 
     graded = result.graded
     missing = [g.student for g in result.grades if g.status == MISSING]
+    rejected = [g.student for g in result.grades if g.status == REJECTED]
     lines = [f"# {markdown(quiz.title)} ({markdown(quiz.id)})", ""]
     lines.append(
         w(
@@ -211,6 +314,19 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
                 maximum=quiz.maximum,
             )
         )
+    lines += [
+        "",
+        " · ".join(f"{pick(STATUS[status], lang)} {count}" for status, count in status_counts(result)),
+    ]
+    if graded:
+        lines += [
+            "",
+            "## " + w("distribution"),
+            "",
+            w("distribution-note", maximum=quiz.maximum, graded=len(graded)),
+        ]
+        lines += ["", "```text", *bar_lines(score_bins(g.percent for g in graded)), "```"]
+        lines += ["", "## " + w("per-question"), "", "```text", *question_bars(quiz, graded, lang), "```"]
     flagged: dict[str, list[str]] = {}
     for grade in graded:
         for flag in grade.flags:
@@ -229,7 +345,7 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
         exercise = None if lab else get(exercise_id)
         worth = quiz.points_of(index)
         answers = [(g, g.questions[index]) for g in graded]
-        right = sum(1 for _, q in answers if q.score >= 1.0 - 1e-9)
+        right = sum(1 for _, q in answers if full_marks(q.score))
         mean = sum(q.points for _, q in answers) / len(answers) if answers else 0.0
         index_d = discrimination([(g.total, q.score) for g, q in answers])
         shown_d = "–" if index_d is None else f"{index_d:+.2f}"
@@ -248,14 +364,22 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
             ),
             "",
         ]
+        if answers:
+            counts = answer_counts((q.score, q.answered) for _, q in answers)
+            sections += [
+                w("answers"),
+                "",
+                "```text",
+                *bar_lines(answer_bins(counts, lang), 40),
+                "```",
+                "",
+            ]
         if lab:
             sections += _lab_rules([(g, q) for g, q in answers], show_all, lang)
         if exercise is not None and exercise.kind == "choice":
             picked = Counter(q.choice or "–" for _, q in answers)
             letters = sorted(k for k in picked if k != "–") + (["–"] if "–" in picked else [])
-            sections.append(
-                w("options") + ": " + " · ".join(f"{markdown(k, 3)} {picked[k]}" for k in letters)
-            )
+            sections.append(w("options") + " · ".join(f"{markdown(k, 3)} {picked[k]}" for k in letters))
             sections.append("")
         who: dict[str, list[str]] = {}
         for grade, question in answers:
@@ -289,6 +413,32 @@ def report_markdown(quiz: Quiz, result: ClassResult, lang: str = "en", show_all:
     if result.skipped:
         lines += ["", "## " + w("skipped"), ""]
         lines += [f"- {markdown(path, 120)}" for path in result.skipped]
+    if rejected:
+        lines += [
+            "",
+            "## " + w("rejected-students") + f" ({len(rejected)})",
+            "",
+            _names(rejected, True, lang),
+        ]
     if missing:
         lines += ["", "## " + w("missing") + f" ({len(missing)})", "", _names(missing, show_all, lang)]
     return "\n".join(lines) + "\n"
+
+
+def status_counts(result: ClassResult) -> list[tuple[str, int]]:
+    """How many students have each status, in STATUS order, those with none left out."""
+    found = Counter(grade.status for grade in result.grades)
+    return [(status, found[status]) for status in STATUS if found[status]]
+
+
+def question_bars(quiz: Quiz, graded: Sequence[StudentGrade], lang: str) -> list[str]:
+    """The legend, then one line per question: its number and exercise, a stacked bar of
+    right / partly / wrong / not answered over the graded students, and the four counts.
+    At most 80 columns (the exercise id is cut to 18)."""
+    lines = [pick(LEGEND, lang)]
+    for index, exercise_id in enumerate(quiz.exercises):
+        counts = answer_counts((g.questions[index].score, g.questions[index].answered) for g in graded)
+        name = exercise_id if len(exercise_id) <= 18 else exercise_id[:17] + "…"
+        numbers = " ".join(f"{count:>3}" for count in counts)
+        lines.append(f"q{index + 1:<3}{name:<18} │{stacked_bar(counts, 32)}│ {numbers}")
+    return lines

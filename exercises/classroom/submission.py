@@ -2,7 +2,7 @@
 (autosaves): the same shape, checked field by field, bounded in size, so that a
 bad file is one rejected file with its reason and never an exception upstream.
 
-A submission's fields (docs/formats.md): kind, format, quiz, quiz_hash,
+A submission's fields (docs/formats.md): kind, format, quiz, quiz_hash, rules,
 student, answers {"0": {exercise, seed, parts {part: text}}}, timeline
 {"0": [{at, part, length}]}, started_at, submitted_at, app_version,
 engine_version, signature."""
@@ -55,6 +55,7 @@ class Submission:
     quiz_hash: str | None = None
     signature: str | None = None
     kind: str = "submission"
+    rules: str | None = None  # the handout's rules_hash as the student's copy had it
     payload: dict = field(default_factory=dict, compare=False, repr=False)  # as read, for the signature
 
 
@@ -162,8 +163,8 @@ def parse_submission(payload: object, kind: str = "submission") -> Submission:
                 f"'{key}' 必须是以秒计的时间，而不是 {_short(value)}",
             )
         times[key] = None if value is None else float(value)
-    quiz_hash, signature = payload.get("quiz_hash"), payload.get("signature")
-    for name, value in (("quiz_hash", quiz_hash), ("signature", signature)):
+    quiz_hash, signature, rules = payload.get("quiz_hash"), payload.get("signature"), payload.get("rules")
+    for name, value in (("quiz_hash", quiz_hash), ("signature", signature), ("rules", rules)):
         if value is not None and (not isinstance(value, str) or len(value) > 128):
             raise _error(f"'{name}' must be text", f"'{name}' 必须是文本")
     return Submission(
@@ -176,6 +177,7 @@ def parse_submission(payload: object, kind: str = "submission") -> Submission:
         quiz_hash,
         signature,
         kind,
+        rules,
         payload,
     )
 

@@ -63,6 +63,59 @@ DIAGNOSES: dict[str, Bilingual] = {
         "Padding is not text: it is never selected and never enters the loss.",
         "填充不是文本：它从不被选中，也不参与损失。",
     ),
+    # Masked LM as code (the code lab)
+    "random-word-special": L(
+        "The random 10 % puts an ordinary word of the vocabulary in the token's place: never [MASK], [CLS], [SEP], [PAD] or another special, which would teach the model that specials turn up inside text.",
+        "10% 的随机替换放进去的是词表里的普通词：永远不是 [MASK]、[CLS]、[SEP]、[PAD] 或其他特殊符号，否则模型会以为特殊符号会出现在正文里。",
+    ),
+    "random-word-not-uniform": L(
+        "The random word is drawn uniformly from the whole non-special vocabulary: every ordinary id is equally likely (index a pool of all non-special ids with randint(0, len(pool))), not only the first few.",
+        "随机词从全部非特殊词表中均匀抽取：每个普通 id 的机会相同（用 randint(0, len(pool)) 去索引由全部非特殊 id 组成的池子），而不是只抽前面几个。",
+    ),
+    "random-excludes-original": L(
+        "BERT draws the random word from the whole non-special vocabulary and does not draw again when it gets the original back: the input then looks unchanged and the label is still the original. Redrawing until the word differs changes the shares.",
+        "BERT 从全部非特殊词表里抽随机词，抽回原词时也不重抽：这时输入看起来没变，标签仍是原词。一直重抽到不同为止，会改变各部分的比例。",
+    ),
+    "split-not-80-10-10": L(
+        "Each selected token's fate is one uniform draw u: u < 0.8 gives [MASK], 0.8 <= u < 0.9 a random word, and the rest stay unchanged; the label is the original in all three cases.",
+        "每个被选中 token 的命运由一次均匀抽样 u 决定：u < 0.8 换成 [MASK]，0.8 <= u < 0.9 换成随机词，其余保持不变；三种情况下标签都是原词。",
+    ),
+    "split-rest-not-halved": L(
+        "After the [MASK] share the rest is halved: Hugging Face draws bernoulli(0.5) among the tokens not masked to pick the random ones. A probability of 0.1 there makes the random share a tenth of the rest, not half of it.",
+        "分出 [MASK] 之后，剩下的对半分：Hugging Face 在没被换成 [MASK] 的 token 里用 bernoulli(0.5) 挑出随机替换的那些。在那里写 0.1，随机词就只占剩下部分的十分之一，而不是一半。",
+    ),
+    "selection-fixed-count": L(
+        "Each eligible token is selected on its own with probability p (a coin per token), not a fixed round(p × n) per row: with p = 0.15 a row of 3 tokens would then never be masked, and every row would show the same count.",
+        "每个可选 token 各自以概率 p 被选中（每个 token 抛一次硬币），而不是每行固定选 round(p × n) 个：那样 p = 0.15 时只有 3 个 token 的行永远不会被掩码，而且每行选中的个数都一样。",
+    ),
+    "p-rescaled": L(
+        "p is the probability for each content token itself: leaving [CLS] and [SEP] out needs no correction of p such as p × (L + 2) / L.",
+        "p 就是每个内容 token 自己被选中的概率：把 [CLS] 和 [SEP] 排除在外，并不需要把 p 修正成 p × (L + 2) / L 之类的值。",
+    ),
+    "word-one-fate": L(
+        "Whole-word masking decides selection per word, but each selected piece then gets its own fate, as in Hugging Face's collator: one piece of a word may become [MASK] while another stays.",
+        "整词掩码按词决定是否选中，但被选中的每个子词仍各自决定命运，和 Hugging Face 的 collator 一样：同一个词里可以一个子词变成 [MASK]，另一个保持不变。",
+    ),
+    "pieces-masked-separately": L(
+        "Whole-word masking selects words, not pieces: draw once per word and give the decision to every piece; otherwise the model guesses a hidden piece from the rest of its own word.",
+        "整词掩码选的是词，不是子词：每个词只抽一次，再把结果给它的每个子词；否则模型能从同一个词的其余子词猜出被遮住的那个。",
+    ),
+    "global-rng": L(
+        "Every draw takes generator=generator: torch.rand, randint and bernoulli without it (and Python's random, numpy) use a global state the caller's seed does not control, so the same seed gives another result each time.",
+        "每次抽样都要传 generator=generator：不传时 torch.rand、randint、bernoulli（还有 Python 的 random、numpy）用的是全局状态，调用者的种子管不到它，于是同一个种子每次结果都不同。",
+    ),
+    "generator-ignored": L(
+        "The draws must come from the generator passed in: a generator made inside the function (torch.Generator().manual_seed(0)) gives the same masks whatever seed the caller chose.",
+        "抽样必须来自传入的 generator：在函数里自己新建的生成器（torch.Generator().manual_seed(0)）不管调用者选什么种子，都给出同样的掩码。",
+    ),
+    "inputs-modified-in-place": L(
+        "Writing with x[m] = v or an in-place method (masked_fill_, +=, append) changes the caller's own tensor or list, which the caller still needs (the labels are the original ids): copy first (ids.clone(), list(tokens)) and change the copy.",
+        "用 x[m] = v 或原地方法（masked_fill_、+=、append）写入，会改掉调用者自己的张量或列表，而调用者之后还要用它（标签就是原始 id）：先复制（ids.clone()、list(tokens)），再改副本。",
+    ),
+    "ids-not-long": L(
+        "Token ids and labels are LongTensors (int64): cross_entropy rejects int32 targets. torch.tensor of Python ints is already long; convert with .long() where needed.",
+        "token id 和标签都是 LongTensor（int64）：cross_entropy 不接受 int32 的目标。用 Python 整数调用 torch.tensor 得到的本来就是 long，需要时用 .long() 转换。",
+    ),
     # Causal LM
     "labels-not-shifted": L(
         "In causal LM the prediction at position t is scored against token t+1 (the lessons call the labels the inputs shifted right by one); scoring it against token t teaches the model to copy its input.",
@@ -72,9 +125,51 @@ DIAGNOSES: dict[str, Bilingual] = {
         "Inputs are the tokens without the last one; labels are the tokens without the first one, not the other way round.",
         "输入是去掉最后一个 token 的序列；标签是去掉第一个 token 的序列，不要反过来。",
     ),
+    # Packing (issue 24)
+    "packing-no-separator": L(
+        "Each document is followed by its end-of-document token (</s>) before the next begins: the separator takes a position in the stream, so every window after it shifts.",
+        "每篇文档后面都跟着一个文档结束符（</s>），然后下一篇才开始：分隔符在流里占一个位置，它后面的窗口都要跟着错开。",
+    ),
+    "packing-one-document-per-window": L(
+        "Packing does not start each document in a fresh window: the documents are concatenated into one stream and cut every L tokens, so a document runs on into the next window and a window can hold parts of two or three documents.",
+        "打包不会让每篇文档另起一个窗口：文档先首尾相连成一条流，再每 L 个 token 切一刀，所以一篇文档会延续到下一个窗口，一个窗口里也可能有两三篇文档的片段。",
+    ),
+    "packing-boundary-label-dropped": L(
+        "GPT-style packing keeps the labels at a document boundary: the last token of a document is trained to predict the separator, and the separator to predict the first token of the next document.",
+        "GPT 式打包在文档交界处照样有标签：文档的最后一个 token 学习预测分隔符，分隔符学习预测下一篇文档的第一个 token。",
+    ),
+    "packing-label-skips-separator": L(
+        "The separator is a token of the window: the position before it is trained to predict the separator itself, not the next document's first token.",
+        "分隔符是窗口里的一个 token：它前面那个位置要预测的就是分隔符本身，而不是下一篇文档的第一个 token。",
+    ),
+    "packing-label-crosses-window": L(
+        "A window is one row of the batch, read on its own: its last position has no next token in that row, so its label is -100 (Hugging Face's group_texts; nanoGPT instead reads L + 1 tokens so the last position has one).",
+        "一个窗口是批次里独立的一行：它的最后一个位置在这一行里没有下一个 token，所以标签是 -100（Hugging Face 的 group_texts 如此；nanoGPT 则多读一个 token，让最后一个位置也有标签）。",
+    ),
+    # Whole-word masking (issue 24)
+    "wwm-piece-only": L(
+        "Whole-word masking selects words, not pieces: when one piece of a word is selected, every piece of that word is masked with it (for Chinese, every character of the segmented word).",
+        "整词掩码按词选，不按片选：一个词只要有一片被选中，这个词的所有片都一起被遮住（中文则是分词后这个词的每个字）。",
+    ),
+    "wwm-label-whole-word": L(
+        "The model still predicts each piece at its own position: the label at a piece is that piece (a piece such as ##or, or one Chinese character), not the whole word.",
+        "模型仍然在每个位置上各自预测一片：某个位置的标签就是那一片（如 ##or，或一个汉字），而不是整个词。",
+    ),
     "inputs-keep-last": L(
         "The last token is never an input in the lesson's layout: nothing comes after it to predict.",
         "按讲义的排法，最后一个 token 不作输入：它后面没有要预测的词。",
+    ),
+    "loss-not-tensor": L(
+        "loss.item() and float(loss) give a plain number, cut off from the model: loss.backward() needs the tensor itself, so return it (and call .item() only to print it).",
+        "loss.item() 和 float(loss) 得到的是普通数字，已经和模型断开：loss.backward() 需要张量本身，所以要返回它（.item() 只在打印时用）。",
+    ),
+    "mean-includes-ignored": L(
+        "ignore_index keeps the -100 positions out of the mean as well as out of the sum: the loss is divided by the number of real labels, not by every position.",
+        "ignore_index 让 -100 的位置既不进入求和，也不进入平均：损失除以真实标签的个数，而不是所有位置的个数。",
+    ),
+    "ignore-index-as-class": L(
+        "-100 is not a class: cross_entropy(..., ignore_index=-100) skips those positions. Computing the loss by hand, leave them out of both the sum and the count.",
+        "-100 不是一个类别：cross_entropy(..., ignore_index=-100) 会跳过这些位置。手写损失时，要把它们同时排除在求和与计数之外。",
     ),
     # Visibility and masks
     "causal-excludes-self": L(
@@ -96,6 +191,10 @@ DIAGNOSES: dict[str, Bilingual] = {
     "prefix-fully-bidirectional": L(
         "Only the prefix is bidirectional; after it, positions are causal again and may not see the future.",
         "只有前缀是双向的；前缀之后的位置仍是因果的，不能看未来。",
+    ),
+    "prefix-sees-continuation": L(
+        "Prefix positions may not look at the continuation: position prefix_len is the first one generated, so the prefix (k < prefix_len) is read both ways but keys from prefix_len on stay hidden from it.",
+        "前缀中的位置不能看续写部分：位置 prefix_len 是第一个要生成的位置，所以前缀（k < prefix_len）内部双向可见，但从 prefix_len 开始的键对前缀仍是遮住的。",
     ),
     "mask-transposed": L(
         "Rows are query positions and columns key positions: the blocked cells lie above the diagonal (column > row).",
@@ -134,9 +233,17 @@ DIAGNOSES: dict[str, Bilingual] = {
         "The hidden span is removed from the input and replaced by one sentinel.",
         "被遮盖的片段要从输入中删掉，换成一个哨兵。",
     ),
+    "t5-as-bart": L(
+        "That is BART's text infilling: one [MASK] per span in the input, the whole text as the target. T5 replaces each span with its own numbered sentinel (<extra_id_0>, ...) and its target lists only the hidden spans, each after its sentinel.",
+        "这是 BART 的文本填充：输入里每个片段换成一个 [MASK]，目标是整段原文。T5 把每个片段换成各自带编号的哨兵（<extra_id_0>……），目标只列出被遮住的片段，每段前面写上它的哨兵。",
+    ),
     "one-sentinel-per-token": L(
         "A whole span is replaced by ONE sentinel, not one per token: that is what makes it span corruption.",
         "整个片段只换成“一个”哨兵，而不是每个 token 一个：这正是片段破坏的意思。",
+    ),
+    "eos-missing": L(
+        "T5 ends both the inputs and the targets with </s> (eos_id): that is how the decoder learns where its answer stops.",
+        "T5 的 inputs 和 targets 都以 </s>（eos_id）结尾：解码器由此学会答案在哪里结束。",
     ),
     # Counting
     "forgot-batch": L(
@@ -230,6 +337,10 @@ DIAGNOSES: dict[str, Bilingual] = {
         "The shift by one is done once: in the data (data-side, logit t meets label t) or in the loss (loss-side, labels = input_ids, logit t meets label t+1). Doing both pairs position t with token t+2.",
         "错开一位只做一次：要么在数据里（数据端，logit t 对标签 t），要么在损失里（损失端，标签 = input_ids，logit t 对标签 t+1）。两处都错开，位置 t 就对上了 token t+2。",
     ),
+    "wrong-layout": L(
+        "Both layouts are right, but the question names one. Data-side: inputs tokens[:-1], labels tokens[1:], logit t meets label t. Loss-side: inputs and labels are all n tokens (labels = input_ids), and the loss pairs logit t with label t+1. This answer is in the other layout.",
+        "两种排法都对，但题目指定了其中一种。数据端：输入 tokens[:-1]，标签 tokens[1:]，logit t 对标签 t。损失端：输入和标签都是全部 n 个 token（标签 = input_ids），损失把 logit t 和标签 t+1 配对。这个答案用的是另一种排法。",
+    ),
     "target-extra-final-sentinel": L(
         "The last span runs to the end of the text: no kept text follows it, so T5's target ends with that span (then </s>), with no closing sentinel.",
         "最后一个片段一直到文本末尾：后面没有保留的文本，所以 T5 的目标序列以这个片段结尾（再接 </s>），不再加收尾的哨兵。",
@@ -289,9 +400,13 @@ DIAGNOSES: dict[str, Bilingual] = {
         "Padding is not text: the attention mask keeps every position from attending to it.",
         "填充不是文本：注意力掩码让所有位置都不去看它。",
     ),
+    "padding-blocks-queries": L(
+        "Padding hides keys (columns), not queries (rows): a padding position's own output is simply not used, and blocking its whole row leaves softmax nothing to attend to (NaN).",
+        "填充遮住的是键（列），不是查询（行）：填充位置自己的输出本来就不会被使用，而把它整行遮住会让 softmax 无处可看（得到 NaN）。",
+    ),
     "loss-on-every-token": L(
-        "The loss mask is not the attention mask: in masked LM only the selected positions have a label; every other label is -100.",
-        "损失掩码不是注意力掩码：掩码语言建模里只有被选中的位置有标签，其余标签都是 -100。",
+        "In masked LM only the selected positions have a label and enter the loss; every other label is -100. (The loss mask is not the attention mask, which lets every position read every real token.)",
+        "掩码语言建模里只有被选中的位置有标签、参与损失；其余标签都是 -100。（损失掩码不是注意力掩码：注意力掩码让每个位置都能看到所有真实的 token。）",
     ),
     # BART vs T5
     "bart-target-is-span": L(

@@ -14,6 +14,13 @@ from typing import Any
 from exercises.text import Bilingual, L, pick
 
 POOL_PROBE = 500  # seeds looked at to count a generated exercise's distinct questions
+FULL_MARKS = 1.0
+
+
+def full_marks(score: float | None) -> bool:
+    """Is this score (of an answer, a part or a question) full marks? The one definition of
+    "right" that every grader, screen and report uses (a float sum may land a hair short)."""
+    return score is not None and score >= FULL_MARKS - 1e-9
 
 
 class UnknownPart(ValueError):
@@ -86,6 +93,7 @@ class Parsed:
     value: Any
     message: Bilingual | None = None  # why it could not be read, with the expected format
     certain: bool = True  # False: another reading fits as well, so no misconception is named
+    note: Bilingual | None = None  # how it was read, when that needs saying (a layout, a notation)
 
     @property
     def valid(self) -> bool:
@@ -97,6 +105,11 @@ class PartResult:
     score: float
     valid: bool
     feedback: Bilingual
+
+    @property
+    def mark(self) -> str:
+        """The part in one glyph, the same on every screen: ? unread, ✓ right, ~ partly, ✗ wrong."""
+        return "?" if not self.valid else "✓" if full_marks(self.score) else "~" if self.score > 0 else "✗"
 
 
 @dataclass
@@ -112,7 +125,12 @@ class GradeResult:
 
     @property
     def correct(self) -> bool:
-        return self.graded and self.valid and self.score is not None and self.score >= 1.0 - 1e-9
+        return self.graded and self.valid and full_marks(self.score)
+
+    @property
+    def mark(self) -> str:
+        """The answer in one glyph, the same on every screen: ✓ right, ✗ read but not right, ? unread."""
+        return "✓" if self.correct else "✗" if self.valid else "?"
 
     def to_json(self, lang: str) -> dict[str, Any]:
         from exercises.grading.diagnoses import explain
@@ -270,6 +288,9 @@ class Exercise(ABC):
             else:
                 invalid[part.name] = PartResult(0.0, False, result.message or _unreadable(part))
         results, diagnoses = self.grade_parts(variant, parsed, answer) if parsed else ({}, [])
+        for name, reading in parsed.items():
+            if reading.note is not None:
+                results[name] = _with_note(results[name], reading.note)
         results.update(invalid)
         ordered = {part.name: results[part.name] for part in self.parts}
         score = sum(part.score for part in ordered.values()) / len(ordered)
@@ -317,13 +338,26 @@ def _unreadable(part: Part) -> Bilingual:
     )
 
 
+def _with_note(result: PartResult, note: Bilingual) -> PartResult:
+    """A part's feedback, then how its answer was read."""
+    return PartResult(
+        result.score,
+        result.valid,
+        L(f"{result.feedback['en']} {note['en']}", result.feedback["zh"] + note["zh"]),
+    )
+
+
 def _overall(score: float, valid: bool, diagnoses: list[str]) -> Bilingual:
+    """The answer's head line, then each misconception it shows. An answer with a part that
+    could not be read is still scored on the parts that were (a quiz counts the unread part
+    0; a learner sees what is right so far): the head says so, with the score."""
     if not valid:
         head = L(
-            "Some parts could not be read, so they were not graded: see the expected format.",
-            "有的部分无法读懂，因此没有评分：请看格式示例。",
+            f"Some parts could not be read: see the expected format. Score so far {score:.0%} "
+            "(a part not read counts 0 until it is rewritten).",
+            f"有的部分无法读懂：请看格式示例。目前得分 {score:.0%}（读不懂的部分在改写之前记 0 分）。",
         )
-    elif score >= 1.0 - 1e-9:
+    elif full_marks(score):
         head = L("All correct.", "全部正确。")
     else:
         head = L(f"Score {score:.0%}.", f"得分 {score:.0%}。")

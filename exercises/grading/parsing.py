@@ -13,7 +13,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from engine.tokens import is_special, split_text
+from engine.tokens import EOS, is_special, split_text
+from exercises.text import L
 
 MAX_ANSWER_CHARS = 20_000  # a pasted novel is not an answer; read only its start
 
@@ -86,7 +87,38 @@ def _clean(text: str) -> str:
         text = _SPECIAL.sub(_spell_special, text)
     if "<" in text or _EXTRA_ID.search(text):
         text = _SENTINEL.sub(_spell_sentinel, text)
+    if "(" in text or ":" in text or "=" in text:
+        text = unwrap_printed(text.strip())
     return text.strip()
+
+
+# What the lessons' code prints, pasted as an answer: "tensor([1, 4])", "array([[0, 1], [0, 0]])",
+# "tensor(9.2103, grad_fn=<NllLossBackward0>)", "np.float64(9.21)", with or without the name it
+# was printed under ("mask = tensor(...)", "causal labels : [...]"). A name has no digits, so
+# "位置 1: B" and "1: B" keep their positions.
+_PRINTED_NAME = r"(?:[A-Za-z_\u4e00-\u9fff][A-Za-z_ .\u4e00-\u9fff]{0,40}?\s*[:=]\s*)"
+_PRINTED_HEAD = re.compile(
+    _PRINTED_NAME + r"?(?:(?:torch|np|numpy)\.)?(?:tensor|array|float64|float32|float16|int64|int32|bool_)\(",
+    re.IGNORECASE,
+)
+_PRINTED_KEYWORDS = re.compile(r",\s*(?:dtype|device|requires_grad|grad_fn|layout)\s*=")
+_NAMED_VALUE = re.compile(_PRINTED_NAME + r"(?=[\[{(])")
+
+
+def unwrap_printed(text: str) -> str:
+    """The value inside a pasted print of a tensor, an array or a named list; other text as it is."""
+    head = _PRINTED_HEAD.match(text)
+    if head and text.endswith(")"):
+        inner = text[head.end() : -1]
+        keywords = _PRINTED_KEYWORDS.search(inner)
+        return inner[: keywords.start()] if keywords else inner
+    named = _NAMED_VALUE.match(text)
+    if named and text[-1:] == _CLOSER[text[named.end()]]:  # the whole value in its brackets
+        return text[named.end() :]
+    return text
+
+
+_CLOSER = {"[": "]", "{": "}", "(": ")"}
 
 
 def _spell_special(match: re.Match[str]) -> str:
@@ -131,7 +163,11 @@ def _bracketed(match: re.Match[str]) -> str:
 
 
 _SEPARATORS = re.compile(r"[\s,;|]+")
-_SEPARATORS_AND_WORDS = re.compile(r"[\s,;|]+|(?<=\S)(?:和|与|及|以及)(?=\S)|\s+and\s+")
+# Conjunctions between names: "B和E", "B 和 E" (spaced, as many type it), "B and E", "B & E".
+_SEPARATORS_AND_WORDS = re.compile(
+    r"[\s,;|]+(?:(?:和|与|及|以及|跟|还有|and|&)[\s,;|]+)?|(?<=\S)(?:和|与|及|以及|跟|&)(?=\S)",
+    re.IGNORECASE,
+)
 
 
 def _split_pieces(pieces: list[str]) -> list[str]:
@@ -184,12 +220,15 @@ _RANGE = re.compile(
     re.IGNORECASE,
 )
 MAX_RANGE = 10_000
-_NONE_WORDS = re.compile(r"\b(?:none|nothing|no positions?)\b|^(?:无|没有|都不|一个也没有)$", re.IGNORECASE)
+# "-" alone is how the figures print an empty set of positions (the engine's own answer reads back)
+_NONE_WORDS = re.compile(
+    r"\b(?:none|nothing|no positions?)\b|^(?:无|没有|都不|一个也没有|-|–|—)$", re.IGNORECASE
+)
 _ALL_WORDS = re.compile(  # the whole answer says "all": "all positions", "全部都能看到" (not "all but the last")
     r"(?:it\s+(?:sees|can\s+see)\s+)?(?:all|every|each|everything)(?:\s+(?:of\s+them|one|the))?"
     r"(?:\s+(?:positions?|tokens?|keys?))?"
     r"|(?:能看到|可以看到|看得到|能看|可以看)?(?:所有|全部|每个|每一个|整个序列|整句|全)的?(?:位置|token|词|键)?"
-    r"(?:都)?(?:能看到|可以看到|看得到|能看|可以看|可见|都行)?"
+    r"(?:都)?(?:要)?(?:能看到|可以看到|看得到|能看|可以看|可见|都行|参与(?:损失|计算)?|计算(?:损失)?|算)?"
     r"|(?:全)?都(?:能看到|可以看到|看得到|可见)",
     re.IGNORECASE,
 )
@@ -304,6 +343,12 @@ def _all_except(cleaned: str, tokens: Sequence[str] | None, n: int | None) -> li
     return sorted((base or set(range(length))) - left_out)
 
 
+def wrote_numbers(text: str) -> bool:
+    """Did the learner count (write a number), rather than name tokens ("B 和 E") or say
+    "all"? Only counted positions can be counted from 1."""
+    return isinstance(text, str) and bool(_NUMBER.search(clean(text[:MAX_ANSWER_CHARS])))
+
+
 def positions(text: str, tokens: Sequence[str] | None = None, n: int | None = None) -> list[int] | None:
     """Positions written as numbers or ranges ("1, 4", "0到6", "0 到 6 的所有位置"),
     as tokens where each names one position ("B, E" for 1 and 4 when B and E occur
@@ -360,6 +405,12 @@ _SPOKEN_POSITION = re.compile(
 _TOKEN_AT_POSITION = re.compile(
     r"([^\s,;:()]{1,40})\s*\(\s*(?:位置|第|position|pos\.?)?\s*(\d{1,9})\s*(?:位)?\s*\)", re.IGNORECASE
 )
+_TOKEN_AT_WORDS = re.compile(  # "B at 1", "E at position 4", "B 在位置 1", "B在1": the token, then where
+    r"(?<![^\s,;])([^\s,;:()]{1,40}?)\s*(?:\s(?:at|@)\s+(?:the\s+)?|在|位于)"
+    r"\s*(?:position\s*|pos\.?\s*|位置\s*|第\s*)?(\d{1,9})\s*(?:号位?|位|个)?(?:位置)?(?:上)?(?![\d:])",
+    re.IGNORECASE,
+)
+_AT_HINT = re.compile(r"\sat\s|@|在|位于", re.IGNORECASE)  # what every _TOKEN_AT_WORDS match holds
 _SPOKEN_HINT = re.compile(r"位置|第|pos", re.IGNORECASE)  # what every _SPOKEN_POSITION match holds
 _SPACED_SPECIAL = re.compile(r"\[\s*([A-Z]+)\s*\]")
 _LABEL_ROW_MARK = re.compile(r"(?<![\w:])-100(?![\w:])")
@@ -375,6 +426,8 @@ def mapping(text: str) -> dict[int, str] | None:
     # Each rewrite below runs only where its pattern's own literal is in the text (the same result, sooner).
     if "(" in cleaned:
         cleaned = _TOKEN_AT_POSITION.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
+    if _AT_HINT.search(cleaned):
+        cleaned = _TOKEN_AT_WORDS.sub(lambda m: f" {m.group(2)}: {m.group(1)} ", cleaned)
     if _SPOKEN_HINT.search(cleaned):
         cleaned = _SPOKEN_POSITION.sub(lambda m: f" {m.group(1) or m.group(2)}: ", cleaned)
     if "[" in cleaned:
@@ -410,11 +463,40 @@ def label_row(text: str, length: int) -> dict[int, str] | None:
     return None
 
 
-def labels(text: str, length: int) -> dict[int, str] | None:
-    """Labels at positions, either way the lessons write them: a label row of
-    ``length`` entries with -100 off the loss, or position: token pairs."""
+def full_row(text: str, length: int, like: Sequence[Sequence[str]] = ()) -> dict[int, str] | None:
+    """A label on every one of ``length`` positions ("A B C D E"): a row with no -100 in it, as
+    a learner who takes the loss everywhere writes it. It is read only as a labelling of the
+    sequence: at least half its entries are the token that one of the ``like`` rows (the
+    sequence, the model's inputs) holds at that place. Any other ``length`` pieces ("答案是 B"
+    on four tokens, a pasted matrix, "0:，A,，2:，C") are no row of labels and read as nothing.
+    A number is never a label: "1 2 3 4" are positions, and "-101 -101 labels from" is a
+    slip of -100 (unreadable), not a label on the prefix."""
+    rows = [[_row_key(token) for token in row] for row in like if len(row) == length]
+    if not rows:
+        return None
+    for candidate in list_candidates(list_text(text)):
+        if len(candidate) != length or any(re.fullmatch(r"-?\d+", token) for token in candidate):
+            continue
+        keys = [_row_key(token) for token in candidate]
+        if any(2 * sum(map(str.__eq__, keys, row)) >= length for row in rows):
+            return dict(enumerate(candidate))
+    return None
+
+
+def _row_key(token: str) -> str:
+    return normalise_token(token).casefold()
+
+
+def labels(text: str, length: int, like: tuple[tuple[str, ...], ...] = ()) -> dict[int, str] | None:
+    """Labels at positions, every way the lessons and learners write them: a label row of
+    ``length`` entries with -100 off the loss, position: token pairs ("1: B", "B at 1"), or a
+    row of ``length`` labels with none off the loss that labels the sequence (``full_row``:
+    ``like`` holds the rows it may resemble)."""
     row = label_row(text, length)
-    return row if row is not None else mapping(text)
+    if row is not None:
+        return row
+    pairs = mapping(text)
+    return pairs if pairs is not None else full_row(text, length, like)
 
 
 def bare_tokens(text: str, count: int | None = None) -> list[str] | None:
@@ -426,13 +508,25 @@ def bare_tokens(text: str, count: int | None = None) -> list[str] | None:
     return candidates[0] if candidates else None
 
 
-_CELL_WORDS = {"1": 1, "0": 0, "t": 1, "f": 0, "true": 1, "false": 0, "x": 1, ".": 0, "■": 1, "□": 0}
+_CELL_WORDS = {
+    **{"1": 1, "0": 0, "t": 1, "f": 0, "true": 1, "false": 0, "x": 1, ".": 0, "■": 1, "□": 0},
+    **{"1.": 1, "0.": 0, "1.0": 1, "0.0": 0, "-inf": 1},  # float masks as torch prints them; -inf blocks
+}
+_ROW_IN_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 
 
 def matrix(text: str, n: int) -> list[list[int]] | None:
     """An n×n 0/1 matrix: rows on lines or separated by ; or /, cells by spaces,
-    commas, or nothing ("0111"). True/False, T/F and x/. also read."""
-    cleaned = clean(text).replace("[", " ").replace("]", " ")
+    commas, or nothing ("0111"). True/False, T/F and x/. also read, and the matrix
+    pasted as torch or numpy print it (``tensor([[False,  True], ...])``, ``[[0 1]
+    [0 0]]``, an additive mask of 0. and -inf): one row per inner bracket."""
+    cleaned = clean(text)
+    if "[" in cleaned and re.search(r"\[\s*\[", cleaned):  # nested brackets: a printed matrix
+        rows = [_cells(row) for row in _ROW_IN_BRACKETS.findall(cleaned)]
+        if len(rows) != n or any(row is None or len(row) != n for row in rows):
+            return None
+        return rows  # type: ignore[return-value]
+    cleaned = cleaned.replace("[", " ").replace("]", " ")
     rows_text = [row for row in re.split(r"[\n;/|]+", cleaned) if row.strip()]
     if len(rows_text) == 1 and n > 1:
         pieces = [piece for piece in re.split(r"[\s,]+", rows_text[0]) if piece]
@@ -459,6 +553,31 @@ def _cells(row: str) -> list[int] | None:
             return None
         cells.append(_CELL_WORDS[word])
     return cells or None
+
+
+# T5's special tokens as learners write them.
+_EOS_FORMS = re.compile(r"<\s*[/\\]\s*s\s*>|\[\s*eos\s*\]|<\s*eos\s*>|(?<![\w<])eos(?![\w>])", re.IGNORECASE)
+_BRACKETED_SENTINEL = re.compile(r"[\[(]\s*(<extra_id_\d+>)\s*[\])]")
+_PAPER_SENTINEL = re.compile(r"<\s*([XYZxyz])\s*>")  # the T5 paper's Figure 2 writes <X>, <Y>, <Z>
+PAPER_NOTE = L(
+    "(The T5 paper writes its sentinels <X>, <Y>, <Z>; its code, and this course, <extra_id_0>, "
+    "<extra_id_1>, <extra_id_2>: read that way.)",
+    "（T5 论文把哨兵写作 <X>、<Y>、<Z>；它的代码和本课程写作 <extra_id_0>、<extra_id_1>、<extra_id_2>：已按此读。）",
+)
+
+
+def t5_text(text: str) -> str:
+    """An answer in T5's tokens, its special tokens spelt the one way: </S>, <eos>, EOS, [EOS]
+    for </s>; a sentinel in brackets ("【extra_id_0】" reads as "[ <extra_id_0> ]") for the
+    sentinel; the T5 paper's <X>, <Y>, <Z> for <extra_id_0>, <extra_id_1>, <extra_id_2>."""
+    cleaned = _EOS_FORMS.sub(f" {EOS} ", clean(text))
+    cleaned = _PAPER_SENTINEL.sub(lambda m: f" <extra_id_{'xyz'.index(m.group(1).lower())}> ", cleaned)
+    return _BRACKETED_SENTINEL.sub(r" \1 ", cleaned)
+
+
+def in_papers_notation(text: str) -> bool:
+    """Does the answer write T5's sentinels as the paper does (<X>, <Y>, <Z>)?"""
+    return isinstance(text, str) and "<" in clean(text) and bool(_PAPER_SENTINEL.search(clean(text)))
 
 
 _PLAIN_DECIMAL = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,15})?")
@@ -563,6 +682,24 @@ def number(text: str, near: float | None = None, symbols: Mapping[str, float] | 
     if all(close(value, first) for value in values):  # type: ignore[arg-type]
         return values[-1]
     return None
+
+
+_WRITTEN_DECIMAL = re.compile(r"^-?\d{1,30}(?:([.,])(\d{1,30}))?\s*(?:个|nats?|nat|%)?$", re.IGNORECASE)
+
+
+def decimals_written(text: str) -> int | None:
+    """How many decimals the number a learner wrote has ("8.5" -> 1, "约 8.52" -> 2, "9" -> 0);
+    None when the answer is not a plain number ("ln 5000" is exact). "8,5" has one (a decimal
+    comma), "1,228" none (a thousands comma)."""
+    if not isinstance(text, str):
+        return None
+    cleaned = without_trailing_punctuation(clean(text[:400])).replace("，", ",")
+    sides = [side.strip() for side in _APPROX.split(cleaned) if side.strip()]
+    match = _WRITTEN_DECIMAL.match(sides[-1]) if sides else None
+    if not match:
+        return None
+    separator, digits = match.groups()
+    return 0 if digits is None or (separator == "," and len(digits) == 3) else len(digits)
 
 
 def close(a: float, b: float) -> bool:
@@ -735,11 +872,24 @@ class _Expression:
         raise ValueError(f"unexpected {value}")
 
 
-_CHOICE_ALONE = re.compile(
-    r"^(?:(?:选|选择|答案|答|answer|option|choice|i choose|i pick)\s*(?:是|为|is)?\s*[:：]?\s*)?"
-    r"[(（\[]?\s*([A-Fa-f])\s*[)）\].。:：]?$",  # "B", "(b)", "【B】", "B."
+# A choice said in words around its letter: "选项B。", "我选 B 吧", "答案应该是（B）", "B 是对的",
+# "the answer is B", "I'd pick (b)". The words below carry no choice of their own; once they are
+# gone, what is left must be one letter. A negation anywhere ("不是B", "not B") names no option.
+_CHOICE_WORDS_ZH = re.compile(
+    r"我的|我们|我|选择|选项|选|正确|答案|答|应该|应当|应|就是|肯定|当然|觉得|认为|是|为|的|吧|呢|啊|呀|哦|了|对|个|项"
+)
+_CHOICE_WORDS_EN = re.compile(
+    # (an apostrophe reads as a space: "I'd" is "i d", "it's" is "it s")
+    r"\b(?:i(?:\s+(?:d|ll|m))?|it(?:\s+s)?|that(?:\s+s)?|my|me|we|go|going|with|choose|chose|pick|picked|"
+    r"select|selected|answer|option|choice|letter|the|is|its|would|will|say|think|guess|correct|right|"
+    r"final|be|should|must|probably|definitely|surely|maybe|perhaps|one)\b",
     re.IGNORECASE,
 )
+_CHOICE_NEGATION = re.compile(
+    r"不|没|非|否|错|别|除|\b(?:not|no|never|wrong|incorrect|except|neither|nor)\b|n\s*t\b", re.IGNORECASE
+)
+_BECAUSE = re.compile(r"[\s,，;；:：]+(?:because|since|因为|由于)", re.IGNORECASE)
+_LETTER_AND_TEXT = re.compile(r"^[(（]?([A-Fa-f])[)）.:：、,，]\s*(.+)$")
 _SQUASH = re.compile(r"[\s\W_]+", re.UNICODE)
 
 
@@ -747,37 +897,60 @@ def _squashed(text: str) -> str:
     return _SQUASH.sub("", clean(text).lower())
 
 
+def _letter_said(cleaned: str) -> int | None:
+    """The 0-based letter a choice said in words names, or None (a negation, another word)."""
+    if len(cleaned) > 80 or _CHOICE_NEGATION.search(cleaned):
+        return None
+    rest = _CHOICE_WORDS_ZH.sub("", _CHOICE_WORDS_EN.sub(" ", cleaned.lower()))
+    rest = _SQUASH.sub("", rest)
+    return ord(rest) - ord("a") if len(rest) == 1 and "a" <= rest <= "f" else None
+
+
+def _negations(text: str) -> int:
+    return len(_CHOICE_NEGATION.findall(text))
+
+
 def choice(text: str, options: int, option_texts: Sequence[str] | None = None) -> int | None:
-    """A multiple-choice answer -> the 0-based option index: a letter ("B", "(b)",
-    "选 B", "答案：Ｂ", "B. 仅解码器"), a number as printed ("2"), or the option's own
-    text typed out ("decoder-only"); None when it names no single option."""
+    """A multiple-choice answer -> the 0-based option index: a letter, alone or said in words
+    ("B", "(b)", "选项B。", "答案是 B", "I'd pick B", "B, because ..."), a number as printed
+    ("2"), or an option's whole text typed out, alone or with its letter ("B. 仅编码器")
+    or with words around it ("I choose <the text>"). A piece of an option's text is no
+    option ("inf" inside "…appears in fine-tuning…"). None when it names no single option."""
     cleaned = without_trailing_punctuation(clean(text))
-    alone = _CHOICE_ALONE.match(cleaned)
-    if alone:
-        index = ord(alone.group(1).upper()) - ord("A")
-        return index if index < options else None
+    if not cleaned:
+        return None
+    because = _BECAUSE.search(cleaned)
+    said = _letter_said(cleaned[: because.start()] if because else cleaned)
+    if said is not None:
+        return said if said < options else None
     if option_texts:
-        typed = _squashed(cleaned)
-        written = [_squashed(option) for option in option_texts]
-        leading = re.match(r"^[(（]?([A-Fa-f])[)）.:：]\s*(.+)$", cleaned)
-        if leading:  # "B) encoder-only" or "B. 仅编码器": the letter and its text must agree
-            index = ord(leading.group(1).upper()) - ord("A")
-            rest = _squashed(leading.group(2))
-            if index < options and rest and (rest in written[index] or written[index] in rest):
-                return index
-        if typed:
-            exact = [i for i, option in enumerate(written) if option == typed]
-            if len(exact) == 1:
-                return exact[0]
-            inside = [i for i, option in enumerate(written) if len(typed) >= 2 and typed in option]
-            if len(inside) == 1:
-                return inside[0]
-            around = [i for i, option in enumerate(written) if option and option in typed]
-            if len(around) == 1:
-                return around[0]
+        found = _option_named(cleaned, options, option_texts)
+        if found is not None:
+            return found
     numbers = integers(cleaned)
     if numbers and len(numbers) == 1 and re.fullmatch(r"[(（]?\d+[)）.]?", cleaned):
         return numbers[0] - 1 if 1 <= numbers[0] <= options else None
+    return None
+
+
+def _option_named(cleaned: str, options: int, option_texts: Sequence[str]) -> int | None:
+    """The option whose whole text the answer types (with its own letter, or words around it)."""
+    typed = _squashed(cleaned)
+    written = [_squashed(option) for option in option_texts]
+    leading = _LETTER_AND_TEXT.match(cleaned)
+    if leading:  # "B) encoder-only" or "B. 仅编码器": the letter and its text must agree
+        index = ord(leading.group(1).upper()) - ord("A")
+        rest = _squashed(leading.group(2))
+        if index < options and rest and (rest in written[index] or written[index] in rest):
+            return index
+    if not typed:
+        return None
+    exact = [i for i, option in enumerate(written) if option == typed]
+    if len(exact) == 1:
+        return exact[0]
+    around = [i for i, option in enumerate(written) if option and option in typed]
+    if len(around) == 1 and _negations(cleaned) <= _negations(option_texts[around[0]]):
+        return around[0]  # "I choose <the option's text>", never "not <the option's text>"
     return None
 
 

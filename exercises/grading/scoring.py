@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
-from exercises.grading.model import Parsed, PartResult
+from exercises.grading.model import Parsed, PartResult, full_marks
 from exercises.grading.parsing import (
     by_separators,
+    decimals_written,
     list_candidates,
     list_text,
     normalise_token,
@@ -84,7 +86,7 @@ def grade_token_parts(
             continue
         given, want = parsed[name].value, expected[name]
         score = sequence_score(given, want)
-        if score == 1.0:
+        if full_marks(score):
             results[name] = right()
             continue
         if parsed[name].certain:
@@ -106,12 +108,15 @@ def grade_position_set(
     expected: set[int],
     diagnose: Callable[[set[int]], list[str]],
     rule: Bilingual | None = None,
+    counted: bool = True,
 ) -> tuple[PartResult, list[str]]:
     """A set of positions: right, counted from 1 (the flat half and that story
-    only), or the overlap with what the exercise's own ``diagnose`` names."""
+    only), or the overlap with what the exercise's own ``diagnose`` names. ``counted``:
+    the learner wrote numbers; positions named by their tokens ("B 和 E") were not
+    counted at all, so they cannot have been counted from 1."""
     if given == expected:
         return right(), []
-    if is_one_based(given, expected):
+    if counted and is_one_based(given, expected):
         return counted_from_one()
     note = with_rule(set_difference_note(given, expected), rule)
     return PartResult(jaccard(given, expected), True, note), diagnose(given)
@@ -174,7 +179,7 @@ def grade_label_map(
 
 def label_result(found: LabelComparison, rule: Bilingual | None = None) -> PartResult:
     """Full marks, or which labels are wrong, missing or extra (never what they should be)."""
-    if found.score == 1.0:
+    if full_marks(found.score):
         return right()
     notes_en, notes_zh = [], []
     if found.wrong:
@@ -350,3 +355,34 @@ def mismatches(given: Sequence[str], expected: Sequence[str]) -> list[int]:
 
 def close_enough(value: float, expected: float, relative: float = 0.01, absolute: float = 0.011) -> bool:
     return abs(value - expected) <= max(absolute, relative * abs(expected))
+
+
+# ---------------------------------------------------------------- precision
+
+
+def precision_slip(text: str, value: float, expected: float, asked: int) -> bool:
+    """Is ``value`` right to the decimals the learner wrote (rounded or cut), fewer than the
+    ``asked`` ones? Then the answer is told the precision, never a misconception: "8.5" for
+    ln 5000 = 8.517 is not a wrong idea (issue 23, 6)."""
+    written = decimals_written(text)
+    if written is None or written >= asked:
+        return False
+    scale = 10**written
+    return any(
+        abs(value - near) < 1e-9 for near in (round(expected, written), math.trunc(expected * scale) / scale)
+    )
+
+
+_DECIMALS_ZH = {1: "一", 2: "两", 3: "三"}
+
+
+def fewer_decimals(asked: int) -> PartResult:
+    """Half credit for a number right to fewer decimals than asked, and the precision wanted."""
+    return PartResult(
+        HALF,
+        True,
+        L(
+            f"Right as far as it goes: {asked} decimals, please.",
+            f"就你写的位数而言是对的：请保留{_DECIMALS_ZH.get(asked, asked)}位小数。",
+        ),
+    )

@@ -10,6 +10,7 @@ import itertools
 from collections.abc import Mapping
 
 from engine.tokens import MASK
+from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     grade_token_parts,
@@ -100,7 +101,7 @@ class BartVsT5(Exercise):
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         data = variant.data
         vocabulary = [*data["tokens"], MASK, *data["t5_inputs"], *data["t5_targets"]]
-        tokens, certain = read_tokens_certain(text, data[part], vocabulary)
+        tokens, certain = read_tokens_certain(parsing.t5_text(text), data[part], vocabulary)
         if tokens is not None:  # BART's tokenizer wraps a text in <s> … </s>: written or not, both are right
             tokens = [token for token in tokens if token not in BOUNDARIES] or tokens
         return Parsed(tokens, certain=certain)
@@ -134,8 +135,10 @@ def _diagnose(part: str, given: list[str], data: dict) -> list[str]:
         if masks == 0 and len(given) >= len(data["tokens"]):
             return ["span-kept-in-input"]
         return []
-    if len(given) < len(data["tokens"]) and len(given) <= hidden + len(data["spans"]) + 1:
-        return ["bart-target-is-span"]
+    hidden_tokens = [token for start, end in data["spans"] for token in data["tokens"][start:end]]
+    written = [token for token in given if not same_token(token, MASK)]
+    if len(written) == len(hidden_tokens) and all(map(same_token, written, hidden_tokens)):
+        return ["bart-target-is-span"]  # only the hidden tokens: T5's target without its sentinels
     return []
 
 

@@ -26,7 +26,7 @@ import itertools
 import re
 from collections.abc import Mapping
 
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, full_marks
 from exercises.grading.scoring import (
     grade_token_parts,
     jaccard,
@@ -40,6 +40,7 @@ from exercises.text import L
 ID = "clm-shift"
 LAYOUTS = ("data", "loss")
 COPYING = "labels-not-shifted"  # the misconception this exercise targets
+WRONG_LAYOUT = "wrong-layout"  # the whole answer in the layout the question did not ask for
 CAP = 0.5
 
 RUBRIC = Rubric(
@@ -54,7 +55,7 @@ RUBRIC = Rubric(
             "三部分各占三分之一：输入和标签按对的位置比例计分，配对按与正确配对的重合度计分。",
         ),
     ),
-    caps=((COPYING, CAP),),
+    caps=((COPYING, CAP), (WRONG_LAYOUT, CAP)),
 )
 
 
@@ -220,23 +221,53 @@ class ClmShift(Exercise):
     ) -> tuple[dict[str, PartResult], list[str]]:
         data = variant.data
         tokens, layout = data["tokens"], data["layout"]
-        results, codes = grade_token_parts(
-            ("inputs", "labels"),
-            parsed,
-            data,
-            lambda part, given: _diagnose_tokens(part, layout, given, tokens),
-            _length_note,
-        )
+        results: dict[str, PartResult] = {}
+        found: dict[str, list[str]] = {}  # each part's misconceptions
+        for part in ("inputs", "labels"):
+            result, found[part] = grade_token_parts(
+                (part,),
+                parsed,
+                data,
+                lambda part, given: _diagnose_tokens(part, layout, given, tokens),
+                _length_note,
+            )
+            results.update(result)
         if "pairs" in parsed:
             given_pairs = parsed["pairs"].value
             expected_pairs = {tuple(pair) for pair in data["pairs"]}
             score = jaccard(set(given_pairs), expected_pairs)
-            if score == 1.0:
+            if full_marks(score):
                 results["pairs"] = right()
             else:
-                codes += _diagnose_pairs(layout, given_pairs)
+                found["pairs"] = _diagnose_pairs(layout, given_pairs)
                 results["pairs"] = PartResult(score, True, _pairs_feedback(given_pairs, expected_pairs))
-        return results, codes
+        other = layout_answer(tokens, "loss" if layout == "data" else "data")
+        in_other = [
+            part
+            for part, reading in parsed.items()
+            if not full_marks(results[part].score) and _as_in(part, reading.value, other[part])
+        ]
+        if len(in_other) >= 2:  # the other layout, consistently: one mistake, not a story per part
+            return results, [
+                WRONG_LAYOUT,
+                *(code for part in found if part not in in_other for code in found[part]),
+            ]
+        return results, [code for codes in found.values() for code in codes]
+
+
+def layout_answer(tokens: list[str], layout: str) -> dict:
+    """The right answer in ``layout`` (the rule the engine's sample follows, written out to
+    recognise an answer given in the layout the question did not ask for)."""
+    n = len(tokens)
+    if layout == "data":
+        return {"inputs": tokens[:-1], "labels": tokens[1:], "pairs": [(t, t) for t in range(n - 1)]}
+    return {"inputs": tokens, "labels": tokens, "pairs": [(t, t + 1) for t in range(n - 1)]}
+
+
+def _as_in(part: str, given: list, answer: list) -> bool:
+    if part == "pairs":
+        return {tuple(pair) for pair in given} == set(answer)
+    return _same(given, answer)
 
 
 def _same(given: list[str], expected: list[str]) -> bool:
@@ -256,6 +287,17 @@ def _diagnose_tokens(part: str, layout: str, given: list[str], tokens: list[str]
         return ["loss-side-inputs-cut"]
     if part == "labels" and _same(given, tokens[1:]):
         return ["labels-shifted-twice"]
+    return []
+
+
+def label_misconceptions(named: int, position: int) -> list[str]:
+    """Data-side, the label at input position t is token t+1: naming token t is copying the
+    input (labels not shifted), naming token t-1 the shift the wrong way. ``_diagnose_tokens``'
+    data-side rule for one position: the causal-LM figure's prediction asks for one label."""
+    if named == position:
+        return [COPYING]
+    if named == position - 1:
+        return ["shifted-wrong-way"]
     return []
 
 

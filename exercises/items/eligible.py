@@ -88,7 +88,8 @@ class Eligible(Exercise):
                 codes.append("padding-selected")
             return codes
 
-        result, codes = grade_position_set(set(parsed["positions"].value), expected, diagnose, RULE)
+        counted = parsing.wrote_numbers(raw.get("positions", ""))
+        result, codes = grade_position_set(set(parsed["positions"].value), expected, diagnose, RULE, counted)
         return {"positions": result}, codes
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
+from engine.settings import BERT_SPLIT, MASK_RATE
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import close_enough, right
@@ -19,12 +20,12 @@ PARTS = ("selected", "mask", "random", "keep")
 
 def _draw(seed: int) -> dict:
     if seed == 0:
-        return {"batch": 4, "length": 8, "p": 0.15}  # the lesson's MLM run
+        return {"batch": 4, "length": 8, "p": MASK_RATE}  # the lesson's MLM run
     rng = rng_for(ID, seed)
     return {
         "batch": rng.choice((2, 4, 8, 16, 32)),
         "length": rng.choice((8, 16, 32, 64, 128, 512)),
-        "p": rng.choice((0.15, 0.15, 0.3, 0.2, 0.1)),
+        "p": rng.choice((MASK_RATE, MASK_RATE, 0.3, 0.2, 0.1)),
     }
 
 
@@ -79,8 +80,6 @@ class ExpectedCounts(Exercise):
         counts = data["counts"]
         results: dict[str, PartResult] = {}
         codes: list[str] = []
-        from engine.mlm import BERT_SPLIT  # the split stated once, in the engine (h4, issue 10)
-
         share = {"selected": 1.0, **dict(zip(("mask", "random", "keep"), BERT_SPLIT, strict=True))}
         for part in PARTS:
             if part not in parsed:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
-from exercises.grading.scoring import close_enough, right
+from exercises.grading.scoring import close_enough, fewer_decimals, precision_slip, right
 from exercises.items.banks import rng_for
 from exercises.text import L
 
@@ -21,6 +21,7 @@ VERDICTS = ("normal", "scaling-bug")
 SANE_MARGIN = 5.0  # nats above ln V: scaled random logits land within about 2, unscaled ones 13 or more
 VOCAB_SIZES = (1000, 2000, 5000, 8000, 10000)  # the vocabularies a variant asks about
 RUN_SEEDS = 1000  # the CLM demo runs a variant may show, per vocabulary and scaling
+BASELINE_DECIMALS = 2  # what the prompt asks the uniform-guess loss to
 RUNS_FILE = Path(__file__).with_name("loss_sanity_runs.json")
 OPTIONS = (
     L("normal for an untrained model", "对未训练的模型来说正常"),
@@ -145,7 +146,7 @@ def _generate(seed: int) -> Variant:
     }
     prompt = L(
         f"An untrained causal LM with a vocabulary of V = {vocab} tokens reports a loss of {loss:.4f} on its "
-        "first batch.\n1. What loss would a uniform guess give (to 2 decimals)?\n"
+        f"first batch.\n1. What loss would a uniform guess give (to {BASELINE_DECIMALS} decimals)?\n"
         f"2. Verdict: A) {OPTIONS[0]['en']}, or B) {OPTIONS[1]['en']}?",
         f"一个未训练的因果语言模型，词表大小 V = {vocab}，第一个批次的损失为 {loss:.4f}。\n"
         "1. 均匀猜测的损失应是多少（保留两位小数）？\n"
@@ -191,6 +192,8 @@ class LossSanity(Exercise):
             value, vocab = parsed["baseline"].value, data["vocab"]
             if close_enough(value, data["baseline"], relative=0.002, absolute=0.011):
                 results["baseline"] = right()
+            elif precision_slip(raw["baseline"], value, math.log(vocab), BASELINE_DECIMALS):
+                results["baseline"] = fewer_decimals(BASELINE_DECIMALS)
             else:
                 if close_enough(value, math.log10(vocab), relative=0.002):
                     codes.append("log-base-10")

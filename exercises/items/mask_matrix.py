@@ -80,6 +80,18 @@ def diff_cells(given: list[list[int]], expected: list[list[int]]) -> list[tuple[
     ]
 
 
+def blocks_diagonal(wrong: list[tuple[int, int]], given: list[list[int]], n: int, prefix: int) -> bool:
+    """Is the answer right but for a blocked diagonal ("a position may not see itself")? Every
+    wrong cell is a diagonal cell blocked, and they cover the diagonal after the prefix (row 0,
+    which would then see nothing, may be left open), two cells at least: one blocked cell is a slip."""
+    after = {(row, row) for row in range(max(1, prefix), n)}
+    return (
+        len(wrong) >= 2
+        and all(row == column and given[row][column] == 1 for row, column in wrong)
+        and after <= set(wrong)
+    )
+
+
 class MaskMatrix(Exercise):
     def matrix_size(self, variant: Variant) -> int:
         return variant.data["n"]
@@ -117,14 +129,13 @@ class MaskMatrix(Exercise):
         codes = []
         transposed = [list(row) for row in zip(*expected, strict=True)]
         inverted = [[1 - cell for cell in row] for row in expected]
-        diagonal_blocked = [[1 if column >= row else 0 for column in range(n)] for row in range(n)]
         causal = [[1 if column > row else 0 for column in range(n)] for row in range(n)]
         nothing_blocked = not any(map(any, given))
         if given == transposed:
             codes.append("mask-transposed")
         elif given == inverted:
             codes.append("mask-inverted")
-        elif data["kind"] == "causal" and given == diagonal_blocked:
+        elif blocks_diagonal(wrong, given, n, data["prefix"]):
             codes.append("mask-blocks-diagonal")
         elif (
             data["kind"] == "causal" and nothing_blocked

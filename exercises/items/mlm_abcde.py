@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
+from engine.settings import BERT_SPLIT, MASK_RATE
 from engine.tokens import MASK
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
@@ -74,7 +75,7 @@ def _draw(seed: int) -> dict:
             "selected": selected,
             "fates": fates,
             "replacement": replacement,
-            "p": rng.choice((0.15, 0.2)),
+            "p": rng.choice((MASK_RATE, 0.2)),
         }
         if _fair(params):
             return params
@@ -113,7 +114,6 @@ def _generate(seed: int) -> Variant:
     phrases = [_fate_phrase(tokens[i], f, replacement) for i, f in zip(selected, fates, strict=True)]
     fate_en = "; ".join(phrase["en"] for phrase in phrases)
     fate_zh = "；".join(phrase["zh"] for phrase in phrases)
-    from engine.mlm import BERT_SPLIT  # the split is the engine's fact (torch only where it computes)
 
     to_mask, to_random, kept = BERT_SPLIT
     prompt = L(
@@ -168,8 +168,9 @@ class MaskedFill(Exercise):
             tokens, certain = read_tokens_certain(text, data["inputs"], vocabulary)
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
-            return Parsed(parsing.positions(text, data["tokens"]))
-        found = parsing.labels(text, len(data["tokens"]))
+            return Parsed(parsing.positions(text, data["tokens"], n=len(data["tokens"])))
+        # a row of every position is read as labels where it labels this sequence (or its inputs)
+        found = parsing.labels(text, len(data["tokens"]), (tuple(data["tokens"]), tuple(data["inputs"])))
         if found is not None:
             return Parsed(found)
         bare = parsing.bare_tokens(text, len(data["loss_positions"]))
@@ -188,7 +189,10 @@ class MaskedFill(Exercise):
             ("inputs",), parsed, data, lambda part, given: _diagnose_input(given, data, fate_at), _length_note
         )
         if "loss_positions" in parsed:
-            results["loss_positions"], found = _grade_positions(parsed["loss_positions"].value, data, fate_at)
+            counted = parsing.wrote_numbers(raw.get("loss_positions", ""))
+            results["loss_positions"], found = _grade_positions(
+                parsed["loss_positions"].value, data, fate_at, counted
+            )
             codes += found
         if "labels" in parsed:
             results["labels"], found = _grade_labels(parsed["labels"].value, data, fate_at)
@@ -227,21 +231,44 @@ LOSS_RULE = L(
 LABEL_RULE = L("A label is the token that was really there.", "标签是这个位置原本的 token。")
 
 
-def _grade_positions(given: list[int], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
+EVERY_TOKEN = "loss-on-every-token"  # the misconception the loss part targets
+
+
+def loss_misconceptions(
+    chosen: set[int], expected: set[int], fate_at: Mapping[int, str], content: set[int]
+) -> list[str]:
+    """What a wrong set of masked-LM loss positions shows, one story at most: every text
+    position (the loss on every token, as an attention mask would have it); every [MASK]
+    position named and selected ones that do not show [MASK] left out, nothing else named
+    (each fate left out: the random word, the kept token); unselected positions added and
+    none left out. A position named in place of another (one left out, one added) is a slip
+    of the eye, and a [MASK] position left out ("none") shows no idea about the fates: no
+    story. The one rule for mlm-abcde, three-masks and the MLM figure's prediction."""
+    if content and content <= chosen and chosen != expected:
+        return [EVERY_TOKEN]
+    missing, extra = expected - chosen, chosen - expected
+    if missing and not extra and all(fate_at.get(i) != "mask" for i in missing):
+        fates = {fate_at.get(i) for i in missing}
+        return [
+            code
+            for fate, code in (("random", "loss-omits-random"), ("keep", "loss-omits-kept"))
+            if fate in fates
+        ]
+    if extra and not missing:
+        return ["loss-includes-unselected"]
+    return []
+
+
+def _grade_positions(
+    given: list[int], data: dict, fate_at: dict[int, str], counted: bool
+) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
+    content = set(range(len(data["tokens"])))
 
     def diagnose(chosen: set[int]) -> list[str]:
-        codes = []
-        missing = expected - chosen
-        if any(fate_at[i] == "random" for i in missing):
-            codes.append("loss-omits-random")
-        if any(fate_at[i] == "keep" for i in missing):
-            codes.append("loss-omits-kept")
-        if chosen - expected:
-            codes.append("loss-includes-unselected")
-        return codes
+        return loss_misconceptions(chosen, expected, fate_at, content)
 
-    return grade_position_set(set(given), expected, diagnose, LOSS_RULE)
+    return grade_position_set(set(given), expected, diagnose, LOSS_RULE, counted)
 
 
 def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) -> tuple[PartResult, list[str]]:
@@ -254,7 +281,11 @@ def _grade_labels(given: dict[int, str], data: dict, fate_at: dict[int, str]) ->
                 codes.append("label-is-replacement")
             elif same_token(given[position], MASK):
                 codes.append("label-is-mask")
-        return [*codes, "labels-for-unselected"] if found.extra else codes
+        if found.extra and set(given) >= set(range(len(data["tokens"]))):
+            codes.append(EVERY_TOKEN)  # a label on every position: the loss on every token
+        elif found.extra and not found.missing:
+            codes.append("labels-for-unselected")  # (one added, one left out: a misplaced label, no story)
+        return codes
 
     return grade_label_map(given, expected, diagnose, LABEL_RULE)
 
@@ -282,6 +313,7 @@ RUBRIC = Rubric(
         ("loss-omits-kept", 0.5),
         ("label-is-replacement", 0.5),
         ("label-is-mask", 0.5),
+        (EVERY_TOKEN, 0.5),
         ONE_BASED_CAP,
     ),
 )

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
-from exercises.grading.scoring import close_enough, right
+from exercises.grading.scoring import close_enough, fewer_decimals, precision_slip, right
 from exercises.items.banks import rng_for
 from exercises.text import L
 
@@ -19,6 +19,7 @@ ID = "perplexity"
 VOCABULARIES = (100, 1000, 5000, 10000, 32000, 50257)
 PERPLEXITIES = (2, 4, 10, 20, 50, 100, 1000)
 RELATIVE = 0.01  # a perplexity to 1 %: exp magnifies the rounding of the loss
+LOSS_DECIMALS = 2  # what part 2 asks the loss to
 
 
 def perplexity(loss: float) -> float:
@@ -126,6 +127,8 @@ class Perplexity(Exercise):
             value, target = parsed["loss"].value, data["target"]
             if close_enough(value, data["target_loss"], relative=0.005, absolute=0.011):
                 results["loss"] = right()
+            elif precision_slip(raw["loss"], value, data["target_loss"], LOSS_DECIMALS):
+                results["loss"] = fewer_decimals(LOSS_DECIMALS)
             else:
                 for code, wrong in (
                     ("perplexity-is-loss", target),

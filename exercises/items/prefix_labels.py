@@ -144,8 +144,13 @@ class PrefixLabels(Exercise):
             return Parsed(tokens, certain=certain)
         if part == "loss_positions":
             return Parsed(parsing.positions(text, None, n=len(data["inputs"])))
+        # a row of every input position is read where it labels the sequence: the next tokens, or the inputs
+        found = parsing.labels(text, len(data["inputs"]), (tuple(data["tokens"][1:]), tuple(data["inputs"])))
+        whole = None if found is not None else _whole_sequence_row(text, data["tokens"])
+        if whole is not None:
+            return Parsed(whole, note=LOSS_SIDE_NOTE)
         return Parsed(
-            parsing.labels(text, len(data["inputs"])),
+            found,
             L(
                 f"A label row of {len(data['inputs'])} entries with -100 where no loss is taken "
                 "(e.g. -100 -100 b c), or position: token pairs (e.g. 1: b, 2: c).",
@@ -174,6 +179,28 @@ class PrefixLabels(Exercise):
             results["labels"] = result
             codes += found
         return results, codes
+
+
+LOSS_SIDE_NOTE = L(
+    "(Read as one entry per token of the whole sequence, the loss-side layout: labels = input_ids, where "
+    "the loss pairs input position t with entry t+1. The row asked for has one entry per input position.)",
+    "（按整个序列每个 token 一项来读，即损失端的排法：标签 = input_ids，损失把输入位置 t 和第 t+1 项配对。"
+    "题目要的标签行是每个输入位置一项。）",
+)
+
+
+def _whole_sequence_row(text: str, tokens: list[str]) -> dict[int, str] | None:
+    """A label row with one entry per token of the whole sequence ``tokens`` (the
+    loss-side layout, or the labels of every token), as the input positions' labels: entry
+    t+1 is what input position t predicts (entry 0 predicts nothing). Read so only where
+    the row holds the sequence's own tokens (loss-side labels are input_ids): the right row
+    with a stray entry after it ("-100 b c 1") is unreadable, never a layout."""
+    row = parsing.label_row(text, len(tokens))
+    if row is not None and 2 * sum(same_token(token, tokens[i]) for i, token in row.items()) < len(row):
+        row = None  # its labels are not the sequence's tokens at their places: no layout of this sequence
+    if row is None:
+        row = parsing.full_row(text, len(tokens), (tuple(tokens),))
+    return None if row is None else {i - 1: token for i, token in row.items() if i > 0}
 
 
 def _same(given: list[str], expected: list[str]) -> bool:
@@ -205,20 +232,25 @@ def _at_token_positions() -> tuple[PartResult, list[str]]:
     return PartResult(HALF, True, AT_TOKEN_POSITIONS), [STARTS_LATE]
 
 
+def loss_misconceptions(chosen: set[int], expected: set[int]) -> list[str]:
+    """What a wrong set of prefix-LM loss positions shows: the loss starting one place late
+    (the last prefix position left out), or taken over the whole prefix too. The one rule
+    for this exercise and the prefix figure's prediction."""
+    first = min(expected)
+    if chosen == expected - {first}:
+        return [STARTS_LATE]
+    if chosen >= expected | set(range(first)):
+        return ["prefix-loss-everywhere"]
+    return []
+
+
 def _grade_positions(given: set[int], data: dict) -> tuple[PartResult, list[str]]:
     expected = set(data["loss_positions"])
-    first = min(expected)
     if given == {i + 1 for i in expected}:
         return _at_token_positions()
-
-    def diagnose(chosen: set[int]) -> list[str]:
-        if chosen == expected - {first}:
-            return [STARTS_LATE]
-        if chosen >= expected | set(range(first)):
-            return ["prefix-loss-everywhere"]
-        return []
-
-    return grade_position_set(given, expected, diagnose, LOSS_RULE)
+    return grade_position_set(
+        given, expected, lambda chosen: loss_misconceptions(chosen, expected), LOSS_RULE
+    )
 
 
 def _grade_labels(given: dict[int, str], data: dict) -> tuple[PartResult, list[str]]:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import functools
 import itertools
-import re
 from collections.abc import Mapping
 
 from engine.tokens import EOS, sentinel
+from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
 from exercises.grading.scoring import (
     grade_token_parts,
@@ -31,6 +31,7 @@ from exercises.grading.scoring import (
     same_token,
 )
 from exercises.items.banks import LESSON_SENTENCE, language_note, rng_for, sentence_tokens
+from exercises.items.bart_t5 import bart_infilling
 from exercises.text import L
 
 ID = "span-corruption"
@@ -54,6 +55,7 @@ RUBRIC = Rubric(
         ("target-extra-final-sentinel", 0.5),
         ("target-missing-final-sentinel", 0.5),
         ("touching-spans-split", 0.5),
+        ("t5-as-bart", 0.5),
     ),
 )
 
@@ -159,11 +161,12 @@ class SpanCorruptionExercise(Exercise):
         return (data["kind"] == "end") == (not data["closed"])
 
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
-        vocabulary = [*variant.data["tokens"], *_VOCABULARY_SPECIALS]
-        tokens, certain = read_tokens_certain(_normalise(text), [*variant.data[part], EOS], vocabulary)
+        tokens, certain = read_t5(text, [*variant.data[part], EOS], variant.data["tokens"])
         if tokens and same_token(tokens[-1], EOS):
             tokens = tokens[:-1]
-        return Parsed(tokens, certain=certain)
+        return Parsed(
+            tokens, certain=certain, note=parsing.PAPER_NOTE if parsing.in_papers_notation(text) else None
+        )
 
     def grade_parts(
         self, variant: Variant, parsed: dict[str, Parsed], raw: Mapping[str, str]
@@ -178,32 +181,81 @@ class SpanCorruptionExercise(Exercise):
         )
 
 
-_EOS_FORMS = re.compile(r"<\s*[/\\]\s*s\s*>|\[\s*eos\s*\]|<\s*eos\s*>|(?<![\w<])eos(?![\w>])", re.IGNORECASE)
-_BRACKETED_SENTINEL = re.compile(r"[\[(]\s*(<extra_id_\d+>)\s*[\])]")
-
-
-def _normalise(text: str) -> str:
-    """The ways learners write T5's special tokens: </S>, <eos>, EOS, [EOS] for </s>;
-    a sentinel in brackets ("【extra_id_0】" reads as "[ <extra_id_0> ]") for the sentinel."""
-    from exercises.grading.parsing import clean
-
-    cleaned = _EOS_FORMS.sub(f" {EOS} ", clean(text))
-    return _BRACKETED_SENTINEL.sub(r" \1 ", cleaned)
+def read_t5(text: str, expected: list[str], words: list[str]) -> tuple[list[str] | None, bool]:
+    """T5 tokens as a learner writes them (``normalise_t5``), read against ``expected``: the
+    reader of span-corruption and of the span figure's prediction."""
+    return read_tokens_certain(parsing.t5_text(text), expected, [*words, *_VOCABULARY_SPECIALS])
 
 
 def _is_sentinel(token: str) -> bool:
     return token.startswith("<extra_id_")
 
 
+def t5_layout(tokens: list[str], spans: list[list[int]], per_token: bool = False) -> dict[str, list[str]]:
+    """T5's input and target for ``spans`` taken as they are (not merged), without </s>;
+    ``per_token``: one sentinel per hidden token, as if every token were its own span."""
+    inputs: list[str] = []
+    targets: list[str] = []
+    position = count = 0
+    for start, end in spans:
+        inputs += tokens[position:start]
+        pieces = [[token] for token in tokens[start:end]] if per_token else [tokens[start:end]]
+        for piece in pieces:
+            inputs.append(sentinel(count))
+            targets += [sentinel(count), *piece]
+            count += 1
+        position = max(position, end)
+    inputs += tokens[position:]
+    if position < len(tokens):
+        targets.append(sentinel(count))
+    return {"inputs": inputs, "targets": targets}
+
+
+def _stories(data: dict) -> list[tuple[str, dict[str, list[str]]]]:
+    """The whole answer of each misunderstanding the exercise names, to recognise one exactly
+    (one story per answer): the pieces of touching spans given their own sentinels, one
+    sentinel per token, each span's end taken in, and BART's format ([MASK] in, the text out)."""
+    tokens, merged = data["tokens"], data["merged"]
+    n = len(tokens)
+    stories = []
+    if data["kind"] == "touching":
+        stories.append(("touching-spans-split", t5_layout(tokens, data["spans"])))
+    if sum(end - start for start, end in merged) > len(merged):
+        stories.append(("one-sentinel-per-token", t5_layout(tokens, merged, per_token=True)))
+    if merged[-1][1] < n:
+        stories.append(("span-end-inclusive", t5_layout(tokens, [[start, end + 1] for start, end in merged])))
+    inputs, targets = bart_infilling(tokens, merged)
+    stories.append(("t5-as-bart", {"inputs": inputs, "targets": targets}))
+    return stories
+
+
+def _same(given: list[str], expected: list[str]) -> bool:
+    return len(given) == len(expected) and all(same_token(a, b) for a, b in zip(given, expected, strict=True))
+
+
+def sentinel_misconceptions(given: list[str], part: str = "targets") -> list[str]:
+    """What the sentinels of an answer show on their own: numbered from 1, or (a target)
+    none at all. The one rule for this exercise and the span figure's prediction (which
+    asks for the start of the target)."""
+    sentinels = [token for token in given if _is_sentinel(token)]
+    if part == "targets" and not sentinels:
+        return ["target-without-sentinels"]
+    if sentinels and sentinels[0] == sentinel(1) and sentinel(0) not in sentinels:
+        return ["sentinel-numbering-from-1"]
+    return []
+
+
 def _diagnose(part: str, given: list[str], data: dict) -> list[str]:
+    for code, answer in _stories(data):
+        if _same(given, answer[part]):
+            return [code]
     tokens = data["tokens"]
     n_spans = len(data["merged"])
     sentinels_given = [token for token in given if _is_sentinel(token)]
     codes = []
     if len(sentinels_given) != len(set(sentinels_given)):
         codes.append("sentinel-reused")
-    if sentinels_given and sentinels_given[0] == sentinel(1) and sentinel(0) not in sentinels_given:
-        codes.append("sentinel-numbering-from-1")
+    codes += sentinel_misconceptions(given, part)
     if data["kind"] == "touching" and len(sentinels_given) == len(data["spans"]) + (
         part == "targets" and data["closed"]
     ):
@@ -216,20 +268,16 @@ def _diagnose(part: str, given: list[str], data: dict) -> list[str]:
             codes.append("one-sentinel-per-token")
         elif kept and len(given) in (len(tokens), len(tokens) + n_spans):
             codes.append("span-kept-in-input")
-        elif len(given) == len(data["inputs"]) - n_spans:
-            codes.append("span-end-inclusive")
         return codes
     expected = data["targets"]
-    if not sentinels_given:
-        codes.append("target-without-sentinels")
-    elif not data["closed"] and given == [*expected, sentinel(n_spans)]:
+    if "target-without-sentinels" in codes:
+        return codes
+    if not data["closed"] and given == [*expected, sentinel(n_spans)]:
         codes.append("target-extra-final-sentinel")
     elif data["closed"] and (
         given == expected[:-1] or (len(sentinels_given) == n_spans and given and not _is_sentinel(given[-1]))
     ):
         codes.append("target-missing-final-sentinel")
-    elif len(given) == len(expected) + n_spans:
-        codes.append("span-end-inclusive")
     return codes
 
 

@@ -37,6 +37,7 @@ from exercises.items.banks import (
     rng_for,
     sentence_tokens,
 )
+from exercises.items.mlm_abcde import loss_misconceptions
 from exercises.text import L, fmt
 
 ID = "three-masks"
@@ -243,21 +244,14 @@ class ThreeMasks(Exercise):
             )
         if "loss_positions" in parsed:
             content = {i for i, token in enumerate(data["tokens"]) if token not in (CLS, SEP, PAD)}
-            real = {i for i, token in enumerate(data["tokens"]) if token != PAD}
-
             fate_at = dict(zip(data["selected"], data["fates"], strict=True))
 
             def diagnose(given: set[int]) -> list[str]:
-                if content <= given <= real:  # every word, with or without [CLS] and [SEP]
-                    return ["loss-on-every-token"]
-                if given == masked:  # only where the input shows [MASK]: the confusion this exercise targets
-                    omitted = {fate_at[i] for i in set(data["selected"]) - masked}
-                    return [
-                        code
-                        for fate, code in (("random", "loss-omits-random"), ("keep", "loss-omits-kept"))
-                        if fate in omitted
-                    ]
-                return ["padding-selected"] if given & pads else []
+                if given & pads:
+                    return ["padding-selected"]
+                # every word (with or without [CLS] and [SEP]), or only where the input shows
+                # [MASK] (the confusion this exercise targets): masked LM's one rule
+                return loss_misconceptions(given, set(data["loss_positions"]), fate_at, content)
 
             results["loss_positions"], found = grade_position_set(
                 set(parsed["loss_positions"].value), set(data["loss_positions"]), diagnose

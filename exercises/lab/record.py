@@ -2,9 +2,13 @@
 progress.db, beside the attempts table that exercises.learner.store owns.
 
 The table is created here with IF NOT EXISTS and never touches the store's
-schema version, so the two evolve apart. A task counts as done once a run passed.
-When the file cannot be written (read-only, not a database), runs are simply not
-saved: the store reports and moves a corrupt file aside when the app opens it.
+schema version, so the two evolve apart (a column added later is added with ALTER
+TABLE when missing). Each run keeps the digest of the file it checked: a task of
+a folder is done when its file, as it is now, passed (``passing``), so a failure
+after a pass, or an empty folder, shows as not done. ``done`` (ever passed) is the
+learner's history. When the file cannot be written (read-only, not a database),
+runs are simply not saved: the store reports and moves a corrupt file aside when
+the app opens it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from exercises.lab.workspace import file_digest, present, task_path
 from exercises.learner.store import BUSY_TIMEOUT_S, FILE_NAME, default_home
 from exercises.text import Bilingual, L, cannot
 
@@ -25,7 +30,8 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS lab_runs (
     rule TEXT,                      -- the first rule broken (NULL when passed)
     diagnosis TEXT,                 -- its misconception code, if one fits
     seconds REAL NOT NULL,
-    at REAL NOT NULL
+    at REAL NOT NULL,
+    digest TEXT                     -- sha256 of the file checked (NULL in runs saved before it was kept)
 )"""
 
 
@@ -38,6 +44,7 @@ class LabRun:
     diagnosis: str | None
     seconds: float
     at: float
+    digest: str | None = None
 
 
 class LabRecord:
@@ -52,6 +59,9 @@ class LabRecord:
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(lab_runs)")}
+            if "digest" not in columns:  # a table from before digests were kept
+                db.execute("ALTER TABLE lab_runs ADD COLUMN digest TEXT")
             return db
         except (OSError, sqlite3.Error) as error:
             self.saving = False
@@ -68,7 +78,8 @@ class LabRecord:
             with db:
                 db.execute("BEGIN IMMEDIATE")
                 db.execute(
-                    "INSERT INTO lab_runs (task, passed, status, rule, diagnosis, seconds, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO lab_runs (task, passed, status, rule, diagnosis, seconds, at, digest)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         result.task,
                         int(result.passed),
@@ -77,6 +88,7 @@ class LabRecord:
                         None if failure is None else failure.diagnosis,
                         float(result.seconds),
                         time.time(),
+                        result.digest,
                     ),
                 )
             return True
@@ -95,16 +107,34 @@ class LabRecord:
             return []
         try:
             rows = db.execute(
-                "SELECT task, passed, status, rule, diagnosis, seconds, at FROM lab_runs ORDER BY at, id"
+                "SELECT task, passed, status, rule, diagnosis, seconds, at, digest FROM lab_runs ORDER BY at, id"
             ).fetchall()
         except sqlite3.Error:
             return []
         finally:
             db.close()
-        return [LabRun(r[0], bool(r[1]), r[2], r[3], r[4], r[5], r[6]) for r in rows]
+        return [LabRun(r[0], bool(r[1]), r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows]
 
     def done(self) -> set[str]:
+        """Every task that passed once (the learner's history, whatever the files are now)."""
         return {run.task for run in self.runs() if run.passed}
+
+    def standing(self, folder: Path) -> dict[str, LabRun]:
+        """For each task file of ``folder`` checked as it is now (same digest): its last run."""
+        last: dict[tuple[str, str], LabRun] = {}
+        for run in self.runs():
+            if run.digest:
+                last[(run.task, run.digest)] = run
+        found = {}
+        for task in present(folder):
+            run = last.get((task.id, file_digest(task_path(folder, task)) or ""))
+            if run is not None:
+                found[task.id] = run
+        return found
+
+    def passing(self, folder: Path) -> set[str]:
+        """The tasks done in ``folder``: their file, as it is now, passed its last check."""
+        return {task for task, run in self.standing(folder).items() if run.passed}
 
     def attempted(self, task: str) -> bool:
         """A first attempt is a run of the task with something written (not the untouched starter)."""

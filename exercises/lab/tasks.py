@@ -2,18 +2,27 @@
 the engine loads).
 
 Each task is one function the learner writes in its own file. ``statement`` is
-what the file's docstring says (both languages), ``signature`` and ``starter``
-the body handed out (it does not work yet), ``solution`` a reference file that
-passes, ``hints`` the way in. ``exact`` says when the learner's output can be
-compared with the engine's value for value (same generator, same draw order).
+what the file's docstring says (both languages), ``hints`` the way in, ``exact``
+says when the learner's output can be compared with the engine's value for value
+(same generator, same draw order). The code is in real Python files, linted by
+ruff and shipped as package data, named as the learner's: ``starters/`` holds
+what is handed out (the imports, the signature, a body that does not work yet),
+``solutions/`` the reference that passes every check. ``starter`` and
+``solution`` put the statement in front of them as the docstring; the signature
+is read from the starter (a test keeps the solution's the same).
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
 from exercises.text import Bilingual, L
+
+FOLDER = Path(__file__).parent
 
 
 @dataclass(frozen=True)
@@ -24,19 +33,18 @@ class Task:
     function: str
     title: Bilingual
     statement: Bilingual
-    signature: str  # the def line, with type hints
-    solution_body: str  # the reference body (indented by 4)
     hints: tuple[Bilingual, ...]
     exact: Bilingual | None = None
-    prelude: str = ""  # module-level lines the starter and the solution share
-    imports: str = "import torch\n"
 
     @property
     def file_name(self) -> str:
         return f"{self.number:02d}_{self.id}.py"
 
+    @property
+    def signature(self) -> str:
+        """The def line, with type hints, on one line (as a quiz's fingerprint of the task reads it)."""
+        return _signature(self.file_name, self.function)
 
-_STARTER_BODY = '    # TODO: your code here\n    raise NotImplementedError("{id}: not written yet")\n'
 
 TASKS: tuple[Task, ...] = (
     Task(
@@ -61,26 +69,6 @@ TASKS: tuple[Task, ...] = (
             "target = ['<extra_id_0>'] + tokens[start:end] + ['<extra_id_1>']。\n"
             "返回 (causal_inputs, causal_labels, masked_inputs, masked_labels, span_inputs, span_target)，"
             "前后都是字符串列表，masked_labels 是字典。把你自己的句子写进 MY_SENTENCE，运行本文件就能看到结果。",
-        ),
-        signature="def three_samples(tokens: list[str], mask_positions: list[int], start: int, end: int) -> tuple:",
-        prelude=(
-            'MY_SENTENCE = "今天天气很好，我们去公园散步"\n\n'
-            'if __name__ == "__main__":  # python 01_three_samples.py\n'
-            '    from_text = list(MY_SENTENCE) if " " not in MY_SENTENCE else MY_SENTENCE.split()\n'
-            "    for row in three_samples(from_text, [2, 5], 2, 5):\n"
-            "        print(row)\n"
-        ),
-        imports="",
-        solution_body=(
-            "    causal_inputs, causal_labels = tokens[:-1], tokens[1:]\n"
-            "    masked_inputs = list(tokens)\n"
-            "    masked_labels = {}\n"
-            "    for position in mask_positions:\n"
-            "        masked_labels[position] = tokens[position]\n"
-            '        masked_inputs[position] = "[MASK]"\n'
-            '    span_inputs = tokens[:start] + ["<extra_id_0>"] + tokens[end:]\n'
-            '    span_target = ["<extra_id_0>"] + tokens[start:end] + ["<extra_id_1>"]\n'
-            "    return causal_inputs, causal_labels, masked_inputs, masked_labels, span_inputs, span_target\n"
         ),
         hints=(
             L(
@@ -116,8 +104,6 @@ TASKS: tuple[Task, ...] = (
             "inputs = tokens[..., :-1]，labels = tokens[..., 1:]。\n"
             "tokens 是形状为 (L,) 或 (B, L) 的 LongTensor，L >= 2；返回 (inputs, labels)，形状都是 (..., L-1)。",
         ),
-        signature="def clm_shift(tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:",
-        solution_body="    return tokens[..., :-1], tokens[..., 1:]\n",
         hints=(
             L(
                 "The ellipsis `...` keeps every leading dimension: one slice works for (L,) and (B, L).",
@@ -149,10 +135,6 @@ TASKS: tuple[Task, ...] = (
             "logits 形状 (B, L, V)，input_ids 形状 (B, L)。返回 (shifted_logits, shifted_labels)，"
             "形状为 (B, L-1, V) 和 (B, L-1)：正是交叉熵要比较的两个张量。",
         ),
-        signature=(
-            "def loss_side_pairs(logits: torch.Tensor, input_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:"
-        ),
-        solution_body="    labels = input_ids\n    return logits[:, :-1, :], labels[:, 1:]\n",
         hints=(
             L(
                 "The last position's logits have no next token to be compared with: drop them.",
@@ -173,19 +155,11 @@ TASKS: tuple[Task, ...] = (
         statement=L(
             "logits: (B, L, V), labels: (B, L) in the loss-side layout (labels = input_ids), with -100 wherever "
             "no loss is taken (padding). Shift inside (logits[:, :-1] against labels[:, 1:]) and return the mean "
-            "cross-entropy over the positions whose label is not -100, as a 0-d tensor.",
+            "cross-entropy over the positions whose label is not -100, as a 0-d tensor: the tensor itself, which "
+            "backpropagates (not loss.item()).",
             "logits 形状 (B, L, V)，labels 形状 (B, L)，按损失侧排法（labels = input_ids），"
             "不计损失的位置（填充）标为 -100。在函数里完成移位（logits[:, :-1] 对 labels[:, 1:]），"
-            "返回标签不为 -100 的位置上的平均交叉熵（0 维张量）。",
-        ),
-        signature="def clm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:",
-        imports="import torch\nimport torch.nn.functional as F\n",
-        solution_body=(
-            "    shifted_logits = logits[:, :-1, :]\n"
-            "    shifted_labels = labels[:, 1:]\n"
-            "    return F.cross_entropy(\n"
-            "        shifted_logits.reshape(-1, shifted_logits.shape[-1]), shifted_labels.reshape(-1), ignore_index=-100\n"
-            "    )\n"
+            "返回标签不为 -100 的位置上的平均交叉熵（0 维张量）：直接返回这个能反向传播的张量（不要 loss.item()）。",
         ),
         hints=(
             L(
@@ -221,19 +195,6 @@ TASKS: tuple[Task, ...] = (
             "损失把 logits[:, :-1] 与 input_ids[:, 1:] 配对。返回 (input_ids, 损失（float）, (seq_len, seq_len) 的因果掩码，"
             "True = 被遮盖)。seed 0、batch 2、seq_len 8 应得到讲义的 9.6401。",
         ),
-        signature="def lesson_clm_run(seed: int, batch: int, seq_len: int) -> tuple:",
-        imports="import torch\nimport torch.nn.functional as F\n",
-        solution_body=(
-            "    vocab_size, hidden_dim = 10000, 64\n"
-            "    g = torch.Generator().manual_seed(seed)\n"
-            "    input_ids = torch.randint(0, vocab_size, (batch, seq_len), generator=g)\n"
-            "    projection = torch.randn(hidden_dim, vocab_size, generator=g) / hidden_dim**0.5\n"
-            "    hidden = torch.randn(batch, seq_len, hidden_dim, generator=g)\n"
-            "    logits = hidden @ projection\n"
-            "    loss = F.cross_entropy(logits[:, :-1].reshape(-1, vocab_size), input_ids[:, 1:].reshape(-1))\n"
-            "    mask = torch.triu(torch.ones(seq_len, seq_len), diagonal=1).bool()\n"
-            "    return input_ids, loss.item(), mask\n"
-        ),
         hints=(
             L(
                 "Pass generator=g to every draw, in the order given: another order gives other numbers.",
@@ -257,31 +218,15 @@ TASKS: tuple[Task, ...] = (
         title=L("BERT masking: 15 % and 80/10/10", "BERT 掩码：15% 与 80/10/10"),
         statement=L(
             "ids: (B, L) LongTensor. Select each non-special token with probability p (never an id in "
-            "special_ids). The selected are split 80/10/10: mask_id / a random NON-special id in [0, vocab_size) / "
-            "unchanged. labels = the original id at every selected position and -100 everywhere else. Every "
-            "random draw uses `generator`. Return (input_ids, labels); do not change ids itself.",
+            "special_ids). The selected are split 80/10/10: mask_id / a random NON-special id in [0, vocab_size), "
+            "uniform over all of them (it may be the original itself) / unchanged. labels = the original id at "
+            "every selected position and -100 everywhere else. Every random draw uses `generator`. Return "
+            "(input_ids, labels), LongTensors of ids' shape; do not change ids itself.",
             "ids 是 (B, L) 的 LongTensor。每个非特殊 token 以概率 p 被选中（special_ids 里的 id 永远不选）。"
-            "被选中的按 80/10/10 划分：换成 mask_id / 换成 [0, vocab_size) 中随机的一个“非特殊” id / 保持不变。"
+            "被选中的按 80/10/10 划分：换成 mask_id / 换成 [0, vocab_size) 中随机的一个“非特殊” id"
+            "（在所有非特殊 id 上均匀抽取，也可能抽回原词）/ 保持不变。"
             "labels 在每个被选中的位置是原始 id，其余位置都是 -100。所有随机抽样都用 generator。"
-            "返回 (input_ids, labels)；不要修改 ids 本身。",
-        ),
-        signature=(
-            "def bert_mask(ids: torch.Tensor, special_ids: list[int], mask_id: int, vocab_size: int, p: float, "
-            "generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:"
-        ),
-        solution_body=(
-            "    special = torch.isin(ids, torch.tensor(special_ids, dtype=ids.dtype))\n"
-            "    selected = (torch.rand(ids.shape, generator=generator) < p) & ~special\n"
-            "    fate = torch.rand(ids.shape, generator=generator)\n"
-            "    masked = selected & (fate < 0.8)\n"
-            "    randomised = selected & (fate >= 0.8) & (fate < 0.9)\n"
-            "    input_ids = ids.clone()\n"
-            "    input_ids[masked] = mask_id\n"
-            "    pool = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)], dtype=ids.dtype)\n"
-            "    draws = torch.randint(0, len(pool), (int(randomised.sum()),), generator=generator)\n"
-            "    input_ids[randomised] = pool[draws]\n"
-            "    labels = torch.where(selected, ids, torch.full_like(ids, -100))\n"
-            "    return input_ids, labels\n"
+            "返回 (input_ids, labels)，都是与 ids 同形状的 LongTensor；不要修改 ids 本身。",
         ),
         hints=(
             L(
@@ -326,24 +271,6 @@ TASKS: tuple[Task, ...] = (
             "然后逐行逐位：fate < 0.8 -> [MASK]（id 4），< 0.9 -> randint(5, 10000, (1,))，否则不变；"
             "labels 在选中处为原词，其余为 -100。返回 (original, input_ids, labels)。",
         ),
-        signature="def lesson_mlm_run(seed: int, p: float, batch: int, seq_len: int) -> tuple:",
-        solution_body=(
-            "    g = torch.Generator().manual_seed(seed)\n"
-            "    original = torch.randint(5, 10000, (batch, seq_len), generator=g)\n"
-            "    selected = torch.rand(original.shape, generator=g) < p\n"
-            "    fate = torch.rand(original.shape, generator=g)\n"
-            "    input_ids = original.clone()\n"
-            "    labels = torch.full_like(original, -100)\n"
-            "    for i in range(batch):\n"
-            "        for j in range(seq_len):\n"
-            "            if selected[i, j]:\n"
-            "                if fate[i, j] < 0.8:\n"
-            "                    input_ids[i, j] = 4\n"
-            "                elif fate[i, j] < 0.9:\n"
-            "                    input_ids[i, j] = torch.randint(5, 10000, (1,), generator=g).item()\n"
-            "                labels[i, j] = original[i, j]\n"
-            "    return original, input_ids, labels\n"
-        ),
         hints=(
             L(
                 "The lesson's code uses the global RNG; here every draw takes generator=g instead.",
@@ -370,26 +297,13 @@ TASKS: tuple[Task, ...] = (
         statement=L(
             "The last action item of “Self-supervision and LM objectives”. content: (L,) ids in [5, 10000). Build [CLS] + content + [SEP] with the "
             "lesson's ids ([PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4, vocabulary 10000) and apply BERT's "
-            "masking with probability p to the content only: the five specials are never selected and never "
-            "drawn as random words. Return (input_ids, labels), both of length L + 2.",
+            "masking with probability p to the content only: each content token is selected with probability p "
+            "itself; the five specials are never selected and never drawn as random words (those are uniform "
+            "over [5, 10000)). Return (input_ids, labels), LongTensors of length L + 2; do not change content.",
             "《自监督与语言建模目标》的最后一条行动清单。content 是 (L,) 的 id，取值在 [5, 10000)。用讲义的 id（[PAD]=0、[UNK]=1、"
             "[CLS]=2、[SEP]=3、[MASK]=4，词表 10000）拼成 [CLS] + content + [SEP]，只对内容部分按概率 p 施加 BERT 掩码："
-            "五个特殊符号既不被选中，也不会被抽成随机词。返回 (input_ids, labels)，长度都是 L + 2。",
-        ),
-        signature=(
-            "def mask_content(content: torch.Tensor, p: float, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:"
-        ),
-        solution_body=(
-            "    ids = torch.cat([torch.tensor([2]), content, torch.tensor([3])])\n"
-            "    special = ids < 5\n"
-            "    selected = (torch.rand(ids.shape, generator=generator) < p) & ~special\n"
-            "    fate = torch.rand(ids.shape, generator=generator)\n"
-            "    input_ids = ids.clone()\n"
-            "    input_ids[selected & (fate < 0.8)] = 4\n"
-            "    randomised = selected & (fate >= 0.8) & (fate < 0.9)\n"
-            "    input_ids[randomised] = torch.randint(5, 10000, (int(randomised.sum()),), generator=generator)\n"
-            "    labels = torch.where(selected, ids, torch.full_like(ids, -100))\n"
-            "    return input_ids, labels\n"
+            "每个内容 token 自己以概率 p 被选中；五个特殊符号既不被选中，也不会被抽成随机词（随机词在 [5, 10000) 上均匀抽取）。"
+            "返回 (input_ids, labels)，都是长度为 L + 2 的 LongTensor；不要修改 content。",
         ),
         hints=(
             L(
@@ -412,33 +326,12 @@ TASKS: tuple[Task, ...] = (
             "ids: (L,) pieces; word_ids: (L,) the word each piece belongs to (pieces of a word are adjacent; -1 "
             "for specials, which are never selected). Select each WORD with probability p: all its pieces are "
             "selected together or none is. Each selected piece then gets its own fate (80/10/10 as in task 6, "
-            "random ids non-special, in [0, vocab_size)). labels = original on selected pieces, -100 elsewhere. "
-            "Return (input_ids, labels).",
+            "random ids non-special and uniform, in [0, vocab_size)). labels = original on selected pieces, -100 "
+            "elsewhere. Return (input_ids, labels), LongTensors; do not change ids.",
             "ids 是 (L,) 的子词；word_ids 是 (L,)，表示每个子词属于哪个词（同一个词的子词相邻；特殊符号为 -1，永不选中）。"
             "以概率 p 选“词”：一个词的所有子词要么一起被选中，要么都不选。每个被选中的子词再各自决定命运"
-            "（与第 6 题相同的 80/10/10，随机词为 [0, vocab_size) 中的非特殊 id）。labels 在被选中的子词处为原词，"
-            "其余为 -100。返回 (input_ids, labels)。",
-        ),
-        signature=(
-            "def whole_word_mask(ids: torch.Tensor, word_ids: torch.Tensor, special_ids: list[int], mask_id: int, "
-            "vocab_size: int, p: float, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:"
-        ),
-        solution_body=(
-            "    draws = torch.rand(ids.shape, generator=generator)\n"
-            "    fate = torch.rand(ids.shape, generator=generator)\n"
-            "    selected = torch.zeros(ids.shape, dtype=torch.bool)\n"
-            "    start = 0\n"
-            "    for i in range(len(ids)):  # a word's draw is the draw of its first piece\n"
-            "        if i == 0 or word_ids[i] != word_ids[i - 1] or word_ids[i] < 0:\n"
-            "            start = i\n"
-            "        selected[i] = bool(draws[start] < p) and int(word_ids[i]) >= 0 and int(ids[i]) not in special_ids\n"
-            "    input_ids = ids.clone()\n"
-            "    input_ids[selected & (fate < 0.8)] = mask_id\n"
-            "    randomised = selected & (fate >= 0.8) & (fate < 0.9)\n"
-            "    pool = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)], dtype=ids.dtype)\n"
-            "    input_ids[randomised] = pool[torch.randint(0, len(pool), (int(randomised.sum()),), generator=generator)]\n"
-            "    labels = torch.where(selected, ids, torch.full_like(ids, -100))\n"
-            "    return input_ids, labels\n"
+            "（与第 6 题相同的 80/10/10，随机词在 [0, vocab_size) 的非特殊 id 中均匀抽取）。labels 在被选中的子词处为原词，"
+            "其余为 -100。返回 (input_ids, labels)，都是 LongTensor；不要修改 ids。",
         ),
         hints=(
             L(
@@ -469,8 +362,6 @@ TASKS: tuple[Task, ...] = (
             "按讲义的约定返回 (n, n) 的布尔因果掩码：行是查询位置，列是键位置，True = 被遮盖。"
             "位置 q 可以看键 0..q（包括自己），不能看之后的任何位置。（按《自监督与语言建模目标》的行动清单把 n 从 8 改成 4，看看它的样子。）",
         ),
-        signature="def causal_mask(n: int) -> torch.Tensor:",
-        solution_body="    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)\n",
         hints=(
             L(
                 "torch.triu keeps the upper triangle; diagonal=1 starts one above the diagonal.",
@@ -498,13 +389,6 @@ TASKS: tuple[Task, ...] = (
             "True = 被遮盖：第 b 行的查询 q 在 k > q（未来）或第 b 行的键 k 是填充时不能看 k。"
             "填充只看 attention_mask，不看 token 的取值。",
         ),
-        signature="def padded_causal_mask(attention_mask: torch.Tensor) -> torch.Tensor:",
-        solution_body=(
-            "    length = attention_mask.shape[1]\n"
-            "    causal = torch.triu(torch.ones(length, length, dtype=torch.bool), diagonal=1)\n"
-            "    key_is_padding = (attention_mask == 0)[:, None, :]\n"
-            "    return causal[None, :, :] | key_is_padding\n"
-        ),
         hints=(
             L(
                 "Broadcast: a (L, L) causal mask and a (B, 1, L) key-padding mask combine with |.",
@@ -525,34 +409,18 @@ TASKS: tuple[Task, ...] = (
             "touch (one's end is the next's start) are ONE span. sentinel_ids[k] is <extra_id_k>. Follow T5: in "
             "inputs each span becomes one sentinel, numbered from 0 in order; targets are each sentinel followed "
             "by its span's tokens, then the next sentinel only when kept text follows the last span; both "
-            "inputs and targets end with eos_id. Return (inputs, targets) as 1-D LongTensors.",
+            "inputs and targets end with eos_id. Return (inputs, targets) as 1-D LongTensors.\n"
+            "Two cases T5's own code never meets, by this course's convention: each sentinel comes before its "
+            "span, so a span at position 0 makes the targets start with <extra_id_0> and that span; spans may "
+            "be empty (nothing hidden): inputs = ids + </s>, targets = <extra_id_0> </s>.",
             "ids 是 (N,) 的 token；spans 是按顺序排好、互不重叠的 (start, end)，不含 end；两个首尾相接的片段"
             "（前一个的 end 等于后一个的 start）算作“一个”片段。sentinel_ids[k] 就是 <extra_id_k>。按 T5 的做法："
             "inputs 中每个片段换成一个哨兵，从 0 开始依次编号；targets 是每个哨兵后面跟着它片段的 token，"
             "只有当最后一个片段之后还有保留的文本时，才再接下一个哨兵；inputs 和 targets 都以 eos_id 结尾。"
-            "返回 (inputs, targets)，都是 1 维 LongTensor。",
-        ),
-        signature=(
-            "def span_corrupt(ids: torch.Tensor, spans: list[tuple[int, int]], sentinel_ids: list[int], "
-            "eos_id: int) -> tuple[torch.Tensor, torch.Tensor]:"
-        ),
-        solution_body=(
-            "    merged = []\n"
-            "    for start, end in spans:\n"
-            "        if merged and merged[-1][1] == start:\n"
-            "            merged[-1] = (merged[-1][0], end)\n"
-            "        else:\n"
-            "            merged.append((start, end))\n"
-            "    tokens = ids.tolist()\n"
-            "    inputs, targets, kept_from = [], [], 0\n"
-            "    for k, (start, end) in enumerate(merged):\n"
-            "        inputs += tokens[kept_from:start] + [sentinel_ids[k]]\n"
-            "        targets += [sentinel_ids[k]] + tokens[start:end]\n"
-            "        kept_from = end\n"
-            "    inputs += tokens[kept_from:]\n"
-            "    if kept_from < len(tokens):\n"
-            "        targets.append(sentinel_ids[len(merged)])\n"
-            "    return torch.tensor(inputs + [eos_id]), torch.tensor(targets + [eos_id])\n"
+            "返回 (inputs, targets)，都是 1 维 LongTensor。\n"
+            "T5 自己的代码遇不到的两种情况，按本课程的约定处理：每个哨兵都写在它的片段之前，所以片段从位置 0 开始时，"
+            "targets 以 <extra_id_0> 和这个片段开头；spans 可以为空（什么都不遮）：inputs = ids + </s>，"
+            "targets = <extra_id_0> </s>。",
         ),
         hints=(
             L(
@@ -584,13 +452,6 @@ TASKS: tuple[Task, ...] = (
             "attention is causal again.",
             "返回 (n, n) 的布尔前缀 LM 掩码，True = 被遮盖，0 <= prefix_len <= n：查询 q 可以看键 k 当且仅当 "
             "k <= q 或 k < prefix_len。前缀内部双向可见；前缀之后又回到因果。",
-        ),
-        signature="def prefix_lm_mask(n: int, prefix_len: int) -> torch.Tensor:",
-        solution_body=(
-            "    query = torch.arange(n)[:, None]\n"
-            "    key = torch.arange(n)[None, :]\n"
-            "    allowed = (key <= query) | (key < prefix_len)\n"
-            "    return ~allowed\n"
         ),
         hints=(
             L(
@@ -636,21 +497,30 @@ def _docstring(task: Task) -> str:
     return '"""' + "\n".join(lines).replace('"""', "'''") + '\n"""\n'
 
 
-def _file(task: Task, body: str) -> str:
-    parts = [_docstring(task), "\n"]
-    if task.imports:
-        parts += [task.imports, "\n"]
-    parts += ["\n", task.signature, "\n", body]
-    if task.prelude:
-        parts += ["\n\n", task.prelude]
-    return "".join(parts)
+@functools.cache
+def code(kind: str, file_name: str) -> str:
+    """The code of one task's file in ``starters`` or ``solutions`` (package data)."""
+    return (FOLDER / kind / file_name).read_text(encoding="utf-8")
+
+
+@functools.cache
+def _signature(file_name: str, function: str) -> str:
+    tree = ast.parse(code("starters", file_name))
+    found = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == function)
+    returns = f" -> {ast.unparse(found.returns)}" if found.returns else ""
+    return f"def {function}({ast.unparse(found.args)}){returns}:"
+
+
+def _file(task: Task, kind: str) -> str:
+    text = code(kind, task.file_name)
+    return _docstring(task) + ("\n\n" if text.startswith("def ") else "\n") + text
 
 
 def starter(task: Task) -> str:
     """The file handed out: the statement, the signature, a body that does not work yet."""
-    return _file(task, _STARTER_BODY.format(id=task.id))
+    return _file(task, "starters")
 
 
 def solution(task: Task) -> str:
     """A reference file that passes every check."""
-    return _file(task, task.solution_body)
+    return _file(task, "solutions")

@@ -2,11 +2,14 @@
 
 ``init`` writes only what is missing: a file the learner has already touched
 is never overwritten (files are created with O_EXCL, so not even a race can).
+The default folder is ``$OBJECTIVES_TUTOR_HOME/code-lab`` when that variable is
+set (everything the app writes then stays under it), else ``~/objectives-lab``.
 Torch-free.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +17,7 @@ from pathlib import Path
 from exercises.lab.tasks import TASKS, Task, starter
 
 README_NAME = "README.md"
+MAX_FILE_BYTES = 1_000_000  # a task file is a page of code: a larger one is refused before it is read
 
 README = """# objectives-tutor code lab / 代码实验
 
@@ -73,6 +77,27 @@ def init(folder: Path) -> InitReport:
     return report
 
 
+def default_folder() -> Path:
+    """Where the lab lives when no folder is named (see the module's docstring)."""
+    home = os.environ.get("OBJECTIVES_TUTOR_HOME")
+    return Path(home).expanduser() / "code-lab" if home else Path.home() / "objectives-lab"
+
+
+def digest(data: bytes) -> str:
+    """What identifies a file's content in the lab's record of runs."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_digest(path: Path) -> str | None:
+    """The digest of a task file as it is now; None if it is missing, unreadable or too large."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return digest(path.read_bytes())
+    except OSError:
+        return None
+
+
 def task_path(folder: Path, task: Task) -> Path:
     return Path(folder) / task.file_name
 
@@ -83,7 +108,7 @@ def present(folder: Path) -> list[Task]:
 
 
 def current_task(folder: Path, done: set[str]) -> Task | None:
-    """The first task of the folder, in course order, not yet passed."""
+    """The first task of the folder, in course order, not in ``done`` (the passing ones)."""
     for task in present(folder):
         if task.id not in done:
             return task

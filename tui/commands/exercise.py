@@ -220,10 +220,10 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
         console.print(pick(result.feedback, lang))
         return
     style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
-    mark = "✓" if result.correct else "✗" if result.valid else "?"
+    mark = result.mark
     console.print(Text(f"{mark} {t('score', lang)} {result.score:.0%}", style=style))
     for name, part in result.parts.items():
-        glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
+        glyph = part.mark
         console.print(Text.assemble((f"{glyph} {name}", "bold"), f"  {pick(part.feedback, lang)}"))
     for code, words in payload["misconceptions"].items():
         console.print(Text.assemble(("! ", "bold magenta"), (code, "magenta"), f"  {words}"))

@@ -1,11 +1,18 @@
 """``objectives-tutor lab``: the code lab from the command line.
 
-    lab [DIR]                         the lab screen in the app
-    lab init DIR                      the learner's files (never overwriting one)
-    lab check [TASK] [--dir] [--json] run the checks once: exit 0 all pass, 1 a failure, 2 usage
-    lab watch [DIR]                   re-check the current task on every save (watchfiles)
-    lab hint TASK [--dir]             the next hint
-    lab solution TASK [--dir]         the reference, after a first attempt
+    lab [--dir DIR]                   the lab screen in the app
+    lab init [--dir DIR]              the learner's files (never overwriting one)
+    lab check [TASK] [--dir DIR] [--json]   run the checks once: exit 0 all pass, 1 a failure, 2 usage
+    lab watch [--dir DIR]             re-check the current task on every save (watchfiles)
+    lab hint TASK                     the next hint
+    lab solution TASK                 the reference, after a first attempt
+
+Every action takes the folder the same way, ``--dir DIR``, defaulting to the
+current directory when it holds lab files, else the default lab folder
+(``exercises.lab.workspace.default_folder``). The older forms keep working: a
+folder in place of the task (``lab init mylab``, ``lab watch mylab``, ``lab check
+mylab``) and ``lab mylab`` for a folder that exists. Any other word where an action
+goes is a typo and an error (never a folder created and remembered).
 
 ``init``, ``hint`` and the argument checks import no torch; the checks do.
 """
@@ -13,6 +20,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from pathlib import Path
@@ -35,18 +43,21 @@ def add_parser(commands, common) -> None:
         parents=[common],
         help="the code lab: write each objective in torch",
         description=(
-            "lab [DIR]: the lab screen in the app; lab init DIR: the task files (never overwritten); "
+            "lab [--dir DIR]: the lab screen in the app; lab init [--dir DIR]: the task files (never overwritten); "
             "lab check [TASK] [--dir DIR] [--json]: exit 0 all pass, 1 a failure, 2 usage; "
-            "lab watch [DIR]: re-check on every save; lab hint TASK; lab solution TASK (after a first try)"
+            "lab watch [--dir DIR]: re-check on every save; lab hint TASK; lab solution TASK (after a first try). "
+            "DIR defaults to the current directory when it holds lab files, else $OBJECTIVES_TUTOR_HOME/code-lab "
+            "(when set) or ~/objectives-lab"
         ),
     )
+    lab.add_argument("action", nargs="?", default=None, help="init | check | watch | hint | solution")
     lab.add_argument(
-        "action", nargs="?", default=None, help="init | check | watch | hint | solution, or a folder"
+        "target",
+        nargs="?",
+        default=None,
+        help="check/hint/solution: the task; init/watch: the folder (as --dir)",
     )
-    lab.add_argument(
-        "target", nargs="?", default=None, help="init/watch: the folder; check/hint/solution: the task"
-    )
-    lab.add_argument("--dir", default=None, help="the lab folder (default: the current directory)")
+    lab.add_argument("--dir", default=None, help="the lab folder (default: see above)")
     lab.add_argument("--json", action="store_true", help="check: print JSON")
 
 
@@ -54,38 +65,63 @@ ACTIONS = ("init", "check", "watch", "hint", "solution")
 
 
 def default_lab_dir() -> Path:
-    """The current directory when it holds lab files, else ~/objectives-lab."""
-    from exercises.lab.workspace import present
+    """The current directory when it holds lab files, else the default lab folder."""
+    from exercises.lab.workspace import default_folder, present
 
     here = Path.cwd()
-    return here if present(here) else Path.home() / "objectives-lab"
+    return here if present(here) else default_folder()
+
+
+def _folder(given: str | None, flag: str | None, action: str, lang: str) -> Path:
+    """The folder an action works on: a positional folder or --dir (the same one if both)."""
+    if given is not None and flag is not None and Path(given).resolve() != Path(flag).resolve():
+        raise UsageError(f"objectives-tutor lab {action}: {t('lab-two-folders', lang, a=given, b=flag)}")
+    chosen = given if given is not None else flag
+    return Path(chosen).expanduser() if chosen is not None else default_lab_dir()
+
+
+def _unknown_action(action: str, lang: str) -> UsageError:
+    guess = difflib.get_close_matches(action.lower(), ACTIONS, n=1, cutoff=0.6)
+    named = repr(action) + (t("lab-did-you-mean", lang, action=guess[0]) if guess else "")
+    message = t("lab-unknown-action", lang, action=named, actions=", ".join(ACTIONS))
+    return UsageError(f"objectives-tutor lab: {message}")
 
 
 def run_lab(args: argparse.Namespace, lang: str, console: Console, app_lang: str | None = None) -> int:
     action = args.action
     if action is None or action not in ACTIONS:
-        folder = Path(action) if action is not None else Path(args.dir) if args.dir else default_lab_dir()
-        if args.target is not None:
-            raise UsageError(
-                f"objectives-tutor lab: {t('lab-unknown-action', lang, action=repr(action), actions=', '.join(ACTIONS))}"
-            )
+        if action is not None and (
+            args.target is not None or args.dir is not None or not Path(action).is_dir()
+        ):
+            raise _unknown_action(action, lang)  # `lab DIR` opens only a folder that exists
+        folder = Path(action) if action is not None else Path(args.dir) if args.dir else None
         from tui.screens.lab import run_lab_app
 
         run_lab_app(app_lang, folder)
         return 0
     if action == "init":
-        return _init(Path(args.target or args.dir or "."), lang, console)
+        return _init(_folder(args.target, args.dir, action, lang), lang, console)
     if action == "watch":
-        return _watch(Path(args.target or args.dir or "."), lang, console)
-    folder = Path(args.dir or ".")
+        return _watch(_folder(args.target, args.dir, action, lang), lang, console)
     if action == "check":
-        return _check(folder, args.target, args.json, lang, console)
+        name, given = args.target, None
+        if name is not None and _is_folder_not_task(name):
+            name, given = None, name  # `lab check mylab`: the folder, as init and watch take it
+        elif name is not None and args.dir is None and Path(name).is_file():
+            given = str(Path(name).parent)  # `lab check mylab/06_bert_mask.py`: that file's folder
+        return _check(_folder(given, args.dir, action, lang), name, args.json, lang, console)
     if args.target is None:
         raise UsageError(f"objectives-tutor lab {action}: {t('lab-name-the-task', lang, action=action)}")
     task = _task(args.target, lang)
     if action == "hint":
         return _hint(task, lang, console)
     return _solution(task, lang, console)
+
+
+def _is_folder_not_task(name: str) -> bool:
+    from exercises.lab.tasks import find_task
+
+    return find_task(name) is None and Path(name).expanduser().is_dir()
 
 
 def _task(name: str, lang: str):
@@ -107,11 +143,18 @@ def _init(folder: Path, lang: str, console: Console) -> int:
         report = init(folder)
     except OSError as error:
         raise UsageError(f"objectives-tutor lab init: {error}") from None
-    console.print(t("lab-init-created", lang, n=len(report.created), dir=folder))
+    console.print(Text(t("lab-init-created", lang, n=len(report.created), dir=folder)))
     if report.kept:
-        console.print(t("lab-init-kept", lang, n=len(report.kept)))
-    console.print(t("lab-init-next", lang, file=folder / TASKS[0].file_name, dir=folder))
+        console.print(Text(t("lab-init-kept", lang, n=len(report.kept))))
+    console.print(Text(t("lab-init-next", lang, file=folder / TASKS[0].file_name, dir=_shell(folder))))
     return 0
+
+
+def _shell(folder: Path) -> str:
+    """A folder as it is typed in a command (quoted when it holds spaces or quotes)."""
+    import shlex
+
+    return shlex.quote(str(folder))
 
 
 # -- showing a result ------------------------------------------------------------------
@@ -119,7 +162,9 @@ def _init(folder: Path, lang: str, console: Console) -> int:
 
 def render_result(result, task, lang: str, *, verbose: bool = True):
     """A check's result for people: status, the counterexample table, the rule in
-    words, the misconception. Shared by `lab check`, `lab watch` and the lab screen."""
+    words, the misconception, a convention the case shows. Shared by `lab check`, `lab
+    watch` and the lab screen. Every text from the learner's code (messages, printed
+    output, the values in the table) is a Text: never read as markup."""
     from exercises.lab.checks import diagnosis_text
 
     parts: list = []
@@ -137,7 +182,7 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
     if failure is not None:
         parts.append(
             Text(
-                t("lab-rule", lang, code=failure.rule.code) + ": " + pick(failure.rule.text, lang),
+                t("lab-rule-text", lang, code=failure.rule.code, text=pick(failure.rule.text, lang)),
                 style="bold",
             )
         )
@@ -145,7 +190,9 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
         table.add_column(t("lab-input", lang), overflow="fold")
         table.add_column(t("lab-yours", lang), overflow="fold", style="red")
         table.add_column(t("lab-required", lang), overflow="fold", style="green")
-        table.add_row(failure.input, failure.yours, pick(failure.required, lang))
+        table.add_row(
+            Text(failure.input.pick(lang)), Text(failure.yours.pick(lang)), Text(pick(failure.required, lang))
+        )
         parts.append(table)
         explanation = diagnosis_text(failure.diagnosis)
         if explanation is not None:
@@ -155,6 +202,8 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
                     style="yellow",
                 )
             )
+        if failure.note is not None:
+            parts.append(Text(t("lab-convention", lang, text=pick(failure.note, lang)), style="cyan"))
     if result.passed and result.exact is not None:
         parts.append(Text("  " + t("lab-exact" if result.exact else "lab-not-exact", lang), style="dim"))
     if verbose and result.printed.strip() and not result.passed:
@@ -178,12 +227,12 @@ def _check(folder: Path, name: str | None, as_json: bool, lang: str, console: Co
     from exercises.lab.workspace import present, task_path
 
     if not folder.is_dir() or not present(folder):
-        raise UsageError(f"objectives-tutor lab check: {t('lab-no-workspace', lang, dir=folder)}")
+        raise UsageError(f"objectives-tutor lab check: {t('lab-no-workspace', lang, dir=_shell(folder))}")
     if name is not None:
         task = _task(name, lang)
         if not task_path(folder, task).is_file():
             raise UsageError(
-                f"objectives-tutor lab check: {t('lab-missing-file', lang, file=task.file_name, dir=folder)}"
+                f"objectives-tutor lab check: {t('lab-missing-file', lang, file=task.file_name, dir=_shell(folder))}"
             )
         tasks = [task]
     else:
@@ -198,22 +247,34 @@ def _check(folder: Path, name: str | None, as_json: bool, lang: str, console: Co
         if not as_json:
             console.print(render_result(result, task, lang))
     _record(results, lang)
-    from exercises.lab.record import LabRecord
-
-    done = LabRecord().done()
+    done = _passing(folder, results)
     total = len(TASKS)
     if as_json:
         payload = {
             "tasks": [result.to_json() for result in results],
             "passed": sum(r.passed for r in results),
             "checked": len(results),
-            "done": len(done & {task.id for task in TASKS}),
+            "done": len(done),
             "total": total,
         }
         emit_json(payload)
     else:
-        console.print(t("lab-progress", lang, done=len(done & {task.id for task in TASKS}), total=total))
+        console.print(Text(t("lab-progress", lang, done=len(done), total=total)))
     return 0 if all(result.passed for result in results) else 1
+
+
+def _passing(folder: Path, results=()) -> set[str]:
+    """The tasks of ``folder`` whose file, as it is now, passes: from the record, and from
+    this run's results (which count even when the record cannot be written)."""
+    from exercises.lab.record import LabRecord
+    from exercises.lab.tasks import BY_ID
+    from exercises.lab.workspace import file_digest, task_path
+
+    passing = LabRecord().passing(folder)
+    for result in results:
+        if file_digest(task_path(folder, BY_ID[result.task])) == result.digest:
+            (passing.add if result.passed else passing.discard)(result.task)
+    return passing
 
 
 def _hint(task, lang: str, console: Console) -> int:
@@ -230,9 +291,11 @@ def _hint(task, lang: str, console: Console) -> int:
         seen = {}
     index = int(seen.get(task.id, 0)) if str(seen.get(task.id, 0)).isdigit() else 0
     if index >= len(task.hints):
-        console.print(t("lab-no-hints-left", lang))
+        console.print(Text(t("lab-no-hints-left", lang)))
         index = len(task.hints) - 1
-    console.print(t("lab-hint", lang, i=index + 1, n=len(task.hints), text=pick(task.hints[index], lang)))
+    console.print(
+        Text(t("lab-hint", lang, i=index + 1, n=len(task.hints), text=pick(task.hints[index], lang)))
+    )
     seen[task.id] = min(index + 1, len(task.hints))
     try:
         state.parent.mkdir(parents=True, exist_ok=True)
@@ -247,7 +310,7 @@ def _solution(task, lang: str, console: Console) -> int:
     from exercises.lab.tasks import solution
 
     if not LabRecord().attempted(task.id):
-        console.print(t("lab-solution-locked", lang, task=task.id))
+        console.print(Text(t("lab-solution-locked", lang, task=task.id)))
         return 1
     sys.stdout.write(solution(task))
     return 0
@@ -261,19 +324,19 @@ def _watch(folder: Path, lang: str, console: Console) -> int:
     from exercises.lab.workspace import present
 
     if not folder.is_dir() or not present(folder):
-        raise UsageError(f"objectives-tutor lab watch: {t('lab-no-workspace', lang, dir=folder)}")
+        raise UsageError(f"objectives-tutor lab watch: {t('lab-no-workspace', lang, dir=_shell(folder))}")
     from watchfiles import watch
 
     warn_unisolated(lang)  # issue 20: said once, where this machine cannot isolate learner code
     current = _watch_round(folder, None, lang, console)
-    console.print(t("lab-watching", lang, dir=folder), style="dim")
+    console.print(Text(t("lab-watching", lang, dir=folder), style="dim"))
     try:
         for changes in watch(folder, debounce=300, rust_timeout=0):
             changed = {Path(path).name for _change, path in changes}
             if not any(name.endswith(".py") for name in changed):
                 continue
             current = _watch_round(folder, changed, lang, console, current)
-            console.print(t("lab-watching", lang, dir=folder), style="dim")
+            console.print(Text(t("lab-watching", lang, dir=folder), style="dim"))
     except KeyboardInterrupt:
         return 0
     return 0
@@ -290,24 +353,24 @@ def _watch_round(folder: Path, changed: set[str] | None, lang: str, console: Con
     tasks = present(folder)
     target = next((task for task in tasks if changed and task.file_name in changed), None)
     if target is None:
-        target = current_task(folder, record.done())
+        target = current_task(folder, _passing(folder))
     if target is None:
-        console.print(t("lab-all-done", lang), style="bold green")
+        console.print(Text(t("lab-all-done", lang), style="bold green"))
         return None
     result = run_check(target, task_path(folder, target))
     record.record(result)
-    done = record.done()
-    console.rule(t("lab-progress", lang, done=len(done & {x.id for x in TASKS}), total=len(TASKS)))
-    console.print(t("lab-current", lang, file=target.file_name), style="bold")
+    done = _passing(folder, [result])
+    console.rule(t("lab-progress", lang, done=len(done), total=len(TASKS)))
+    console.print(Text(t("lab-current", lang, file=target.file_name), style="bold"))
     if not result.passed:
-        console.print(Text(pick(target.statement, lang)), style="dim")
+        console.print(Text(pick(target.statement, lang), style="dim"))
     console.print(render_result(result, target, lang))
     if result.passed:
         following = current_task(folder, done)
         if following is None:
-            console.print(t("lab-all-done", lang), style="bold green")
+            console.print(Text(t("lab-all-done", lang), style="bold green"))
         else:
-            console.print(t("lab-current", lang, file=following.file_name), style="bold")
-            console.print(Text(pick(following.statement, lang)), style="dim")
+            console.print(Text(t("lab-current", lang, file=following.file_name), style="bold"))
+            console.print(Text(pick(following.statement, lang), style="dim"))
         return following
     return target

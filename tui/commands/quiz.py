@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from pathlib import Path
 
@@ -14,12 +13,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from exercises.grading.model import full_marks
 from exercises.text import cannot, pick
 from tui.errors import UsageError
 from tui.i18n import MESSAGES, t
 from tui.render import emit_json
 
-STATUS_KEYS = {"did not submit": "quiz-status-did-not-submit", "conflict": "quiz-status-conflict"}
+PIN_ENV = "OBJECTIVES_TUTOR_PIN"  # the PIN for `quiz take` without a terminal (never on the command line)
+PIN_TRIES = 3
 
 
 def _minutes(text: str | None, lang: str) -> int | None:
@@ -55,6 +56,8 @@ def _grace(text: str, lang: str) -> float:
 
 def add_quiz_parser(commands, common, parser_class) -> None:
     """The ``quiz`` subcommands (the hook tui/cli.py calls)."""
+    from tui.commands.class_admin import QUIZ_NUMBER  # `class quiz`'s numbers: one rule
+
     quiz = commands.add_parser(
         "quiz", parents=[common], help="classroom quizzes: new, take, key, grade, release"
     )
@@ -76,7 +79,8 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     take = actions.add_parser("take", parents=[common], help="take a quiz in exam mode (answers autosaved)")
     take.add_argument("quiz")
     take.add_argument("--student", required=True)
-    take.add_argument("--pin", help="your PIN from the teacher (asked for when the quiz is signed)")
+    # refused with a reason: a command line is readable by every account on the machine (ps)
+    take.add_argument("--pin", help=f"refused: type the PIN when asked, or set ${PIN_ENV}")
     take.add_argument("--out", default=".", help="where the submission is written (default: here)")
     key = actions.add_parser("key", parents=[common], help="one student's questions and solutions")
     key.add_argument("quiz")
@@ -90,10 +94,19 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     # h5 (issue 15): grade a quiz taken on the class server, from the class database
     grade.add_argument("--class", dest="class_dir", metavar="DIR", help="grade from this class's database")
     grade.add_argument("--db", help="with --class: postgresql://... when the class is in PostgreSQL")
-    grade.add_argument("--number", type=int, help="with --class: the quiz's number (default: the latest)")
+    grade.add_argument(
+        "--number",
+        type=QUIZ_NUMBER,
+        help=f"with --class: the quiz's number, {QUIZ_NUMBER.limits} (default: the latest)",
+    )
     grade.add_argument("--teacher", help="the teacher file: roster and PINs (signatures checked)")
     grade.add_argument("--grace", default="1", help="minutes of grace before 'late' (default 1)")
     grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
+    grade.add_argument(  # checked after parsing (report.FORMATS): --help imports no grading
+        "--format",
+        default="plain",
+        help="the gradebook's columns: plain (every detail), canvas or moodle (what each imports)",
+    )
     grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
     grade.add_argument("--all", action="store_true", help="every misconception and every name in the report")
     grade.add_argument(
@@ -105,6 +118,7 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     release = actions.add_parser("release", parents=[common], help="let students see their results")
     release.add_argument("quiz")
     release.add_argument("--out", default=".", help="the folder the students' submissions are in")
+    release.add_argument("--teacher", help="the teacher file (default: <quiz>.teacher.toml beside the quiz)")
 
 
 def run_quiz(args: argparse.Namespace, lang: str, console: Console) -> int:
@@ -118,9 +132,19 @@ def run_quiz(args: argparse.Namespace, lang: str, console: Console) -> int:
         raise UsageError(f"objectives-tutor quiz {args.action}: {error.text.get(lang, str(error))}") from None
 
 
-def _write(path: Path, text: str, action: str, lang: str) -> None:
+def _write(path: Path, text: str, action: str, lang: str, private: bool = False) -> None:
+    """Write ``text``; ``private``: created 0600 from the first byte (the teacher file)."""
     try:
-        path.write_text(text, encoding="utf-8")
+        if private:
+            import os
+
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # --force: a new file of our own, not an old one's mode
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        else:
+            path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise UsageError(
             f"objectives-tutor quiz {action}: " + pick(cannot("write", path, error), lang)
@@ -130,14 +154,23 @@ def _write(path: Path, text: str, action: str, lang: str) -> None:
 def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
     from dataclasses import replace
 
-    from exercises.classroom.identity import decode_roster, dump_teacher_file, read_roster
+    from exercises.classroom.identity import (
+        QUIZ_PIN_BODY,
+        TeacherFile,
+        decode_roster,
+        dump_teacher_file,
+        lock_quiz,
+        new_release_secret,
+        read_roster,
+    )
     from exercises.classroom.quiz import dump_toml, new_quiz
 
     out = Path(args.output)
-    teacher = Path(args.teacher) if args.teacher else out.with_name(out.stem + ".teacher.toml")
+    teacher = Path(args.teacher) if args.teacher else teacher_path(out)
     if args.teacher and not args.roster:
         raise UsageError("objectives-tutor quiz new: " + t("quiz-teacher-needs-roster", lang))
-    for target in (out, teacher) if args.roster else (out,):
+    secrets_kept = bool(args.roster) or args.results == "after-release"  # a teacher file is written
+    for target in (out, teacher) if secrets_kept else (out,):
         if target.exists() and not args.force:
             raise UsageError("objectives-tutor quiz new: " + t("quiz-exists", lang, path=target))
     ids = [part.strip() for part in args.exercises.replace("，", ",").split(",") if part.strip()]
@@ -150,36 +183,36 @@ def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
             raise UsageError(
                 "objectives-tutor quiz new: " + pick(cannot("read", args.roster, error), lang)
             ) from None
-        students = read_roster(decode_roster(roster_bytes))
-        quiz = replace(quiz, signed=True)
-        _write(teacher, dump_teacher_file(quiz, students), "new", lang)
-        with contextlib.suppress(OSError):
-            teacher.chmod(0o600)
+        students = read_roster(decode_roster(roster_bytes), QUIZ_PIN_BODY)
+        if len(students) > 50:  # a scrypt per PIN: a few seconds for a large roster
+            sys.stderr.write(t("quiz-pin-checks", lang, count=len(students)) + "\n")
+        quiz, students = lock_quiz(quiz, students)
+    release = ""
+    if quiz.results == "after-release":
+        release, check = new_release_secret()
+        quiz = replace(quiz, release_check=check)
+    if secrets_kept:
+        _write(
+            teacher, dump_teacher_file(quiz, TeacherFile(students or [], release)), "new", lang, private=True
+        )
     _write(out, dump_toml(quiz), "new", lang)
     console.print(Text(t("quiz-made", lang, id=quiz.id, count=len(quiz.exercises), path=out)))
     if students is not None:
         console.print(Text(t("quiz-teacher-file", lang, count=len(students), path=teacher)))
+    elif secrets_kept:
+        console.print(Text(t("quiz-release-file", lang, path=teacher)))
     return 0
 
 
 def _take(args: argparse.Namespace, lang: str, console: Console) -> int:
-    from exercises.classroom.exam import ExamSession
     from exercises.classroom.quiz import load
 
+    if args.pin is not None:
+        raise UsageError("objectives-tutor quiz take: " + t("quiz-pin-flag", lang, env=PIN_ENV))
     student = args.student.strip()
     quiz = load(Path(args.quiz))
-    pin = args.pin
-    if quiz.signed and pin is None:
-        if not sys.stdin.isatty():
-            raise UsageError("objectives-tutor quiz take: " + t("quiz-pin-needed", lang))
-        import getpass
-
-        pin = getpass.getpass(t("quiz-pin-prompt", lang))
     folder = Path(args.out)
-    try:
-        session = ExamSession.open(quiz, student, folder, pin=pin if quiz.signed or pin else None)
-    except OSError as error:
-        raise UsageError("objectives-tutor quiz take: " + pick(cannot("use", folder, error), lang)) from None
+    session = _open_exam(quiz, student, folder, lang)
     from tui.app import run_app
 
     try:
@@ -187,6 +220,35 @@ def _take(args: argparse.Namespace, lang: str, console: Console) -> int:
     finally:
         session.close()
     return 0
+
+
+def _open_exam(quiz, student: str, folder: Path, lang: str):
+    """The exam, opened once the PIN is right: from $OBJECTIVES_TUTOR_PIN (one try), else
+    typed at the terminal without echo (PIN_TRIES tries). A wrong PIN never starts the
+    quiz: no clock, no autosave."""
+    import getpass
+    import os
+
+    from exercises.classroom.exam import ExamSession
+    from exercises.classroom.identity import PinError, signing_key
+
+    pin = os.environ.pop(PIN_ENV, None) if quiz.signed else None  # read once; children never inherit it
+    if quiz.signed and pin is None:
+        if not sys.stdin.isatty():
+            raise UsageError("objectives-tutor quiz take: " + t("quiz-pin-needed", lang, env=PIN_ENV))
+        for attempt in range(1, PIN_TRIES + 1):
+            pin = getpass.getpass(t("quiz-pin-prompt", lang))
+            try:
+                signing_key(quiz, student, pin)
+                break
+            except PinError as error:
+                if attempt == PIN_TRIES:
+                    raise
+                sys.stderr.write(pick(error.text, lang) + "\n")
+    try:
+        return ExamSession.open(quiz, student, folder, pin=pin)
+    except OSError as error:
+        raise UsageError("objectives-tutor quiz take: " + pick(cannot("use", folder, error), lang)) from None
 
 
 def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
@@ -250,13 +312,29 @@ def _submission_paths(arguments: list[str]) -> list[Path]:
 
 
 def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
-    from exercises.classroom.grading import GRADED, grade_class, lab_files_unisolated
+    from exercises.classroom.grading import SUBMITTED, grade_class, lab_files_unisolated
+    from exercises.classroom.histogram import bar_lines, score_bins
     from exercises.classroom.identity import load_teacher_file
     from exercises.classroom.quiz import is_lab, load
-    from exercises.classroom.report import gradebook_csv, lab_outcome, points_text, report_markdown
+    from exercises.classroom.report import (
+        FORMATS,
+        STATUS,
+        WORDS,
+        gradebook_csv,
+        lab_outcome,
+        points_text,
+        question_bars,
+        report_markdown,
+        status_counts,
+    )
     from exercises.classroom.safe import plain
     from exercises.lab.isolation import probe as isolation_report
 
+    if args.format not in FORMATS:
+        raise UsageError(
+            "objectives-tutor quiz grade: "
+            + t("quiz-format-bad", lang, value=plain(args.format, 20), formats=", ".join(FORMATS))
+        )
     if args.class_dir is not None:  # h5 (issue 15): the quiz and its answers come from the class database
         from tui.commands.class_admin import graded_class
 
@@ -265,7 +343,7 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
         raise UsageError("objectives-tutor quiz grade: " + t("quiz-grade-needs-files", lang))
     else:
         quiz = load(Path(args.quiz))
-        roster = load_teacher_file(Path(args.teacher), quiz) if args.teacher else None
+        roster = load_teacher_file(Path(args.teacher), quiz).students if args.teacher else None
         if quiz.signed and roster is None:
             sys.stderr.write("objectives-tutor quiz grade: " + t("quiz-unverified", lang) + "\n")
         grace = _grace(args.grace, lang)
@@ -297,7 +375,7 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
             + "\n"
         )
     for target, text in (
-        (args.csv, lambda: gradebook_csv(quiz, result.grades)),
+        (args.csv, lambda: gradebook_csv(quiz, result.grades, args.format, lang)),
         (args.report, lambda: report_markdown(quiz, result, lang, args.all)),
     ):
         if target:
@@ -310,11 +388,11 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
     table.add_column("%", justify="right")
     table.add_column(t("quiz-col-notes", lang), overflow="fold")
     for grade in result.grades:
-        if grade.status == GRADED:
+        if grade.graded:
             cells = [
                 Text(
                     points_text(q.points),
-                    style="green" if q.score >= 1 else "red" if q.score == 0 else "yellow",
+                    style="green" if full_marks(q.score) else "red" if q.score == 0 else "yellow",
                 )
                 for q in grade.questions
             ]
@@ -323,12 +401,13 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
                 for q in grade.questions
                 if is_lab(q.exercise) and q.answered
             ]
+            how = [] if grade.status == SUBMITTED else [pick(STATUS[grade.status], lang)]
             table.add_row(
                 Text(plain(grade.student, 60)),
                 *cells,
                 f"{points_text(grade.total)}/{points_text(grade.maximum)}",
                 f"{grade.percent:.0f}",
-                Text(" ".join([*grade.flags, *labs]), style="magenta"),
+                Text(" ".join([*how, *grade.flags, *labs]), style="magenta"),
             )
         else:
             table.add_row(
@@ -336,18 +415,28 @@ def _grade(args: argparse.Namespace, lang: str, console: Console) -> int:
                 *([""] * len(quiz.exercises)),
                 "",
                 "",
-                Text(t(STATUS_KEYS[grade.status], lang), style="red"),
+                Text(pick(STATUS[grade.status], lang), style="red"),
             )
     console.print(table)
+    graded = result.graded
+    if graded:  # the distributions, as bars a teacher reads at a glance (80 columns)
+        note = pick(WORDS["distribution-note"], lang).format(maximum=quiz.maximum, graded=len(graded))
+        console.print(Text("\n" + note, style="bold"))
+        for line in bar_lines(score_bins(g.percent for g in graded)):
+            console.print(Text(line), no_wrap=True, crop=False)
+        console.print(Text("\n" + pick(WORDS["per-question"], lang), style="bold"))
+        for line in question_bars(quiz, graded, lang):
+            console.print(Text(line), no_wrap=True, crop=False)
+    statuses = " · ".join(f"{pick(STATUS[status], lang)} {count}" for status, count in status_counts(result))
     console.print(
         Text(
-            t(
+            "\n"
+            + t(
                 "quiz-grade-summary",
                 lang,
-                graded=len(result.graded),
+                statuses=statuses,
                 rejected=len(result.rejected),
                 conflicts=len(result.conflicts),
-                missing=sum(1 for g in result.grades if g.status == "did not submit"),
             ),
             style="bold",
         )
@@ -362,18 +451,30 @@ def _outcome_words(outcome: str, lang: str) -> str:
     return t(key, lang) if outcome != "fail" and key in MESSAGES else outcome
 
 
+def teacher_path(quiz_file: Path) -> Path:
+    """Where ``quiz new`` puts the teacher file by default: beside the quiz."""
+    return quiz_file.with_name(quiz_file.stem + ".teacher.toml")
+
+
 def _release(args: argparse.Namespace, lang: str, console: Console) -> int:
-    import time
-
-    from exercises.classroom.grading import release_stem
+    """Write the release file: the teacher file's release secret, which ``quiz take``
+    checks against the hash in the handout (a file a student makes is not a release)."""
+    from exercises.classroom.identity import load_teacher_file
     from exercises.classroom.quiz import load
+    from exercises.classroom.release import release_payload, release_stem, release_text
 
-    quiz = load(Path(args.quiz))
+    quiz_file = Path(args.quiz)
+    quiz = load(quiz_file)
     folder = Path(args.out)
     if not folder.is_dir():
         raise UsageError("objectives-tutor quiz release: " + t("quiz-no-folder", lang, path=folder))
+    teacher = Path(args.teacher) if args.teacher else teacher_path(quiz_file)
+    if not teacher.exists():
+        raise UsageError(
+            "objectives-tutor quiz release: " + t("quiz-release-needs-teacher", lang, path=teacher)
+        )
+    payload = release_payload(quiz, load_teacher_file(teacher, quiz).release)
     target = folder / release_stem(quiz)
-    release = {"kind": "release", "quiz": quiz.id, "released_at": time.time()}
-    _write(target, json.dumps(release) + "\n", "release", lang)
+    _write(target, release_text(payload), "release", lang)
     console.print(Text(t("quiz-released", lang, path=target)))
     return 0

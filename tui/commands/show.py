@@ -72,6 +72,7 @@ def _show_mask(args: argparse.Namespace, lang: str, console: Console) -> None:
 
 def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
     from engine import samples
+    from engine.settings import MASK_RATE, MEAN_SPAN, NOISE_DENSITY
     from engine.tokens import LESSON_SENTENCE
 
     if args.text is None:  # the default sentence, stated once in the engine (h4, issue 10)
@@ -121,10 +122,11 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
         console.print(Text(t("mask-title-causal", lang), style="bold"))
         console.print(mask_grid(sample.mask, width=console.width, lang=lang))
     elif args.objective == "mlm":
+        p = MASK_RATE if args.p is None else args.p
         sample = samples.mlm_sample(
             args.text,
             seed=args.seed,
-            p=args.p,
+            p=p,
             positions=args.positions,
             fates=args.fates,
             whole_word=args.whole_word,
@@ -133,10 +135,14 @@ def _show_sample(args: argparse.Namespace, lang: str, console: Console) -> None:
         if args.json:
             emit_json(sample.to_json())
             return
-        _print_mlm(sample, args.p, lang, console)
+        _print_mlm(sample, p, lang, console)
     elif args.objective == "span":
         sample = samples.span_sample(
-            args.text, spans=args.spans, density=args.density, mean_span=args.mean_span, seed=args.seed
+            args.text,
+            spans=args.spans,
+            density=NOISE_DENSITY if args.density is None else args.density,
+            mean_span=MEAN_SPAN if args.mean_span is None else args.mean_span,
+            seed=args.seed,
         )
         if args.json:
             emit_json(sample.to_json())

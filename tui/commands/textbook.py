@@ -77,6 +77,7 @@ def run_textbook(args: argparse.Namespace, lang: str, console: Console) -> None:
     from rich.text import Text
 
     from engine import textbook
+    from engine.settings import MASK_RATE
     from tui.i18n import t
     from tui.render import (
         ALLOWED_STYLE,
@@ -135,7 +136,7 @@ def run_textbook(args: argparse.Namespace, lang: str, console: Console) -> None:
         console.print(t("tb-clm-mask", lang))
         console.print(value_grid(_bits(run.causal_mask.tolist()), **mask_layout))
     elif args.run == "mlm":
-        p = 0.15 if args.p is None else args.p
+        p = MASK_RATE if args.p is None else args.p
         run = textbook.mlm_run(seed=args.seed, batch=args.batch, seq_len=args.seq_len, p=p)
         counts = run.counts()
         if args.json:

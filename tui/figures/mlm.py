@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from engine.settings import MASK_RATE
 from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.widgets.text_input import TextInput
@@ -33,7 +34,7 @@ class MlmFigure(Figure):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.p = 0.15
+        self.p = MASK_RATE
         self.seed = 0
         self.batch_index = 0
         self.wrapped = False

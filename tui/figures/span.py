@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Static
 
+from engine.settings import MEAN_SPAN, NOISE_DENSITY
 from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.render import token_line
@@ -66,8 +67,8 @@ class SpanFigure(Figure):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.seed = 0
-        self.density = 0.15  # T5's settings, the lesson's
-        self.mean = 3.0
+        self.density = NOISE_DENSITY  # T5's settings, the lesson's
+        self.mean = MEAN_SPAN
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="span-keys")

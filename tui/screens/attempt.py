@@ -77,7 +77,7 @@ def attempt_text(attempt, lang: str) -> Text:
     out.append("\n" + t("attempt-feedback", lang) + "\n", style="bold underline")
     result = exercise.grade(variant, attempt.answer)
     if result.graded:
-        mark = "✓" if result.correct else "✗" if result.valid else "?"
+        mark = result.mark
         out.append(f"  {mark} " + t("attempt-score", lang, score=f"{result.score:.0%}") + "\n", style="bold")
         out.append_text(part_feedback(exercise, variant, result, attempt.answer, lang, indent="  "))
     else:

@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
 from exercises.classroom.safe import plain
+from exercises.grading.model import full_marks
 from exercises.text import pick
 from tui.i18n import t
 
@@ -166,7 +167,7 @@ def histograms(grades, quiz, lang: str, width: int = 80) -> Text:
     for index, exercise in enumerate(quiz.exercises):
         scores = [g.questions[index].score for g in grades if index < len(g.questions)]
         zero = sum(1 for s in scores if s <= 0)
-        full = sum(1 for s in scores if s >= 1)
+        full = sum(1 for s in scores if full_marks(s))
         some = len(scores) - zero - full
         title = _fit(plain(pick(question_title(exercise), lang), 80), max(10, width - 8))
         out.append(f"{index + 1}. ", style="bold")

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer, Header, Input, RadioSet, Static, Tab, Tabs
 
 from exercises.classroom.quiz import is_lab, question_title
+from exercises.grading.model import full_marks
 from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
@@ -485,7 +486,7 @@ class ExamScreen(Screen):
             style="bold",
         )
         for question in grade.questions:
-            style = "green" if question.score >= 1 else "yellow" if question.score > 0 else "red"
+            style = "green" if full_marks(question.score) else "yellow" if question.score > 0 else "red"
             title = pick(question_title(question.exercise), lang)
             line = t(
                 "exam-result-line", lang, n=question.index + 1, title=title, score=f"{question.score:.0%}"

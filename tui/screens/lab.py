@@ -1,8 +1,10 @@
 """The code lab in the app: the task list with each one's state, the current
 task's statement, and the result of its last check. The folder is watched
-(watchfiles): saving a task's file checks it again. Checks run in a thread
-worker and the learner's code in a sandboxed child, so a loop or a crash in
-their code never stops the app.
+(watchfiles): saving a task's file checks it again (from the moment `i` creates
+the folder, too). Checks run in a thread worker and the learner's code in a
+sandboxed child, so a loop or a crash in their code never stops the app. A task
+counts as done when its file, as it is now, passed; everything the learner's code
+produced is shown as plain text.
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ class LabScreen(Screen):
         self.extra: object = ""
         self.current: Task = TASKS[0]
         self._stop = threading.Event()
+        self._watching = False  # a watcher thread runs (it ends at once on a folder that does not exist)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -147,10 +150,14 @@ class LabScreen(Screen):
         options = self.query_one("#lab-tasks", OptionList)
         options.highlighted = TASKS.index(self.current)
         options.focus()
-        if self.watch_folder_on:
-            self.run_worker(self._watch_folder, thread=True, group="lab-watch", exclusive=True)
+        self._start_watching()
         self.run_worker(_warm_up, thread=True, group="lab-warm-up")  # the first check then starts at once
         notify_unisolated(self.app)  # issue 20: said once, where this machine cannot isolate learner code
+
+    def _start_watching(self) -> None:
+        if self.watch_folder_on and not self._watching:
+            self._watching = True
+            self.run_worker(self._watch_folder, thread=True, group="lab-watch")
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -164,25 +171,43 @@ class LabScreen(Screen):
         self._fill_list()
         self._show()
 
+    def _standing(self) -> dict[str, str]:
+        """Each task's status for its file as it is now: the record's last run of that
+        content, or this screen's own result of it (which counts when the record cannot
+        be written)."""
+        from exercises.lab.workspace import file_digest, task_path
+
+        standing = {task: run.status for task, run in self._record().standing(self.folder).items()}
+        for task in TASKS:
+            result = self.results.get(task.id)
+            if (
+                result is not None
+                and result.digest
+                and result.digest == file_digest(task_path(self.folder, task))
+            ):
+                standing[task.id] = result.status
+        return standing
+
     def _fill_list(self) -> None:
         from exercises.lab.workspace import task_path
 
-        done = self._record().done()
+        standing = self._standing()
+        done = {task for task, status in standing.items() if status == "pass"}
         options = self.query_one("#lab-tasks", OptionList)
         highlighted = options.highlighted
         options.clear_options()
         for task in TASKS:
-            result = self.results.get(task.id)
+            status = standing.get(task.id)
             if task.id in self.checking:
                 mark = "…"
-            elif task.id in done:
+            elif status == "pass":
                 mark = "✓"
-            elif result is not None and result.status != "not-started":
+            elif status is not None and status != "not-started":
                 mark = "✗"
             elif not task_path(self.folder, task).is_file():
                 mark = " "
             else:
-                mark = "·"
+                mark = "·"  # not written yet, or changed since its last check
             options.add_option(Option(f"{mark} {task.number:02d} {task.id}", id=task.id))
         options.highlighted = highlighted if highlighted is not None else TASKS.index(self.current)
         lang = self.app.lang
@@ -240,14 +265,15 @@ class LabScreen(Screen):
         try:
             report = init(self.folder)
         except OSError as error:
-            self.app.notify(str(error), severity="error")
+            self.app.notify(str(error), severity="error", markup=False)
             return
         if hasattr(self.app, "progress"):
             self.app.progress.set("lab_dir", str(self.folder.resolve()))
         message = t("lab-init-created", lang, n=len(report.created), dir=self.folder)
         if report.kept:
             message += "; " + t("lab-init-kept", lang, n=len(report.kept))
-        self.app.notify(message)
+        self.app.notify(message, markup=False)
+        self._start_watching()  # the folder may be new: watch it from now on
         self._fill_list()
         self._show()
 
@@ -284,7 +310,9 @@ class LabScreen(Screen):
             return
         if not task_path(self.folder, task).is_file():
             self.app.notify(
-                t("lab-missing-file", self.app.lang, file=task.file_name, dir=self.folder), severity="warning"
+                t("lab-missing-file", self.app.lang, file=task.file_name, dir=self.folder),
+                severity="warning",
+                markup=False,
             )
             return
         self.checking.add(task.id)
@@ -315,7 +343,9 @@ class LabScreen(Screen):
         self.results[task.id] = result
         if notice:
             self.app.notify(
-                t("lab-not-saved", self.app.lang, why=pick(notice, self.app.lang)), severity="warning"
+                t("lab-not-saved", self.app.lang, why=pick(notice, self.app.lang)),
+                severity="warning",
+                markup=False,
             )
         self._fill_list()
         self._show()
@@ -326,6 +356,12 @@ class LabScreen(Screen):
 
     def _watch_folder(self) -> None:
         """In a thread: re-check a task whenever its file is saved."""
+        try:
+            self._watch_changes()
+        finally:
+            self._watching = False
+
+    def _watch_changes(self) -> None:
         try:
             from watchfiles import watch
 
@@ -361,8 +397,10 @@ def _warm_up() -> None:
         return
 
 
-def run_lab_app(lang: str | None, folder: Path) -> None:
-    """`objectives-tutor lab [DIR]`: the app, opened on the lab screen (Esc: the lessons)."""
+def lab_app(lang: str | None, folder: Path | None, **options):
+    """The app opened on the lab screen (Esc: the lessons). Without a folder, the one last
+    used (else the default). A folder is remembered only once it holds the lab's files:
+    a typo never becomes the lab."""
     from tui import app as tutor_app
 
     class LabApp(tutor_app.TutorApp):
@@ -371,7 +409,16 @@ def run_lab_app(lang: str | None, folder: Path) -> None:
         )  # relative paths resolve from this module
 
         def on_ready(self) -> None:
-            self.progress.set("lab_dir", str(Path(folder).resolve()))
-            self.push_screen(LabScreen(folder))
+            from exercises.lab.workspace import present
 
-    LabApp(lang=lang).run()
+            chosen = lab_folder(self) if folder is None else Path(folder)
+            if present(chosen):
+                self.progress.set("lab_dir", str(chosen.resolve()))
+            self.push_screen(LabScreen(chosen))
+
+    return LabApp(lang=lang, **options)
+
+
+def run_lab_app(lang: str | None, folder: Path | None) -> None:
+    """`objectives-tutor lab [--dir DIR]`."""
+    lab_app(lang, folder).run()

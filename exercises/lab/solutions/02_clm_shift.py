@@ -1,0 +1,5 @@
+import torch
+
+
+def clm_shift(tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return tokens[..., :-1], tokens[..., 1:]

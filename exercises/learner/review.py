@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from exercises.grading.model import full_marks
 from exercises.learner.store import PREDICTION, Attempt
 
 DAY = 86_400.0
@@ -59,7 +60,7 @@ def self_marked(attempt: Attempt) -> bool:
 def is_right(attempt: Attempt) -> bool:
     """Right: graded right by the machine, or a reflection self-marked "yes"."""
     if self_marked(attempt):
-        return attempt.score >= 1.0 - 1e-9
+        return full_marks(attempt.score)
     return attempt.graded and attempt.correct
 
 

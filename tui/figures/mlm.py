@@ -172,7 +172,7 @@ class MlmFigure(Figure):
         def share(n: int) -> str:
             return f"{100 * n / total:.1f}%" if total else "-"
 
-        notes = (self.seed, batch, self.p) == (0, BATCHES[0], 0.15)
+        notes = (self.seed, batch, self.p) == (0, BATCHES[0], MASK_RATE)
         out = Text(
             t("fig-mlm-batch-notes" if notes else "fig-mlm-batch", lang, batch=batch, length=8), style="bold"
         )

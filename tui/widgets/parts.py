@@ -128,6 +128,7 @@ def part_feedback(exercise, variant, result, answer: dict[str, str], lang: str, 
     right or not ("✗ your choice: <why>" read as if that sentence had been picked)."""
     from rich.text import Text
 
+    from exercises.grading.model import full_marks
     from exercises.grading.policy import choice_text
     from tui.i18n import t
 
@@ -135,10 +136,10 @@ def part_feedback(exercise, variant, result, answer: dict[str, str], lang: str, 
     labels = {part.name: pick(part.label, lang) for part in exercise.parts}
     out = Text()
     for name, part in result.parts.items():
-        glyph = "?" if not part.valid else "✓" if part.score >= 1 else "~" if part.score > 0 else "✗"
+        glyph = part.mark
         if kinds.get(name) == "choice" and part.valid:
             picked = pick(choice_text(exercise, variant, answer.get(name, "")), lang)
-            key = "choice-right" if part.score >= 1 else "choice-wrong"
+            key = "choice-right" if full_marks(part.score) else "choice-wrong"
             out.append(f"{indent}{glyph} " + t(key, lang, option=picked) + "\n", style="bold")
             out.append(f"{indent}  " + pick(part.feedback, lang) + "\n")
             continue

@@ -91,7 +91,7 @@ async def test_review_schedule_in_chinese_and_home_says_when_the_next_comes():
         app.screen.refresh_list()
         await pilot.pause()
         review = str(app.screen.query_one(OptionList).get_option("review").prompt)
-        assert review == "复习：现在没有到期 · 下一批明天（1 题）"
+        assert review == "复习：现在没有到期 · 下一批：明天，1 题"  # not "下一批3 天后" (issue 23)
         app.open_page("review")
         await pilot.pause()
         assert str(app.screen.query_one("#schedule", Static).content) == "现在没有到期的题 · 明天：1 题"

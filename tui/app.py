@@ -178,18 +178,27 @@ class TutorApp(App[None]):
     # -- navigation --------------------------------------------------------
 
     def open_lesson(
-        self, objective_id: str, exercise_id: str | None = None, seed: int = 0, tab: str | None = None
+        self,
+        objective_id: str,
+        exercise_id: str | None = None,
+        seed: int = 0,
+        tab: str | None = None,
+        over: bool = False,
     ) -> None:
         """The lesson's screen (one per lesson, kept for the session), on ``exercise_id``'s
-        variant ``seed`` and on ``tab`` when they are given."""
+        variant ``seed`` and on ``tab`` when they are given. ``over``: on top of the
+        screen shown now, so that Esc comes back to it (the review queue); otherwise
+        from the home screen."""
         from tui.screens.lesson import LessonScreen
 
         if self.exam is not None:  # exam mode: no way out to lessons (issue 12)
             return
-        while len(self.screen_stack) > 1:  # back to the home screen first
-            self.pop_screen()
-        self.progress.last_objective = objective_id
         name = f"lesson-{objective_id}"
+        stacked = self.is_screen_installed(name) and self.get_screen(name) in self.screen_stack
+        if not over or stacked:
+            while len(self.screen_stack) > 1:  # back to the home screen first
+                self.pop_screen()
+        self.progress.last_objective = objective_id
         if not self.is_screen_installed(name):  # one per lesson: answers and controls survive a visit home
             self.install_screen(LessonScreen(objective_id, exercise_id, seed, tab), name)
             self.push_screen(name)
@@ -235,17 +244,28 @@ class TutorApp(App[None]):
         self.progress.set("lang", self.lang)
 
     def watch_lang(self, lang: str) -> None:
-        from tui.bindings import localise_bindings
+        from tui.bindings import localise_bindings, localise_tree
 
         self.title = t("app-title", lang)
         localise_bindings(self, lang)
-        for screen in self.screen_stack:
-            localise_bindings(screen, lang)
+        # Every node's keys, not only the screens': a grid's "space toggle" stayed Chinese
+        # in the English footer (issue 23.10). Lessons kept for the session too.
+        kept = [screen for screen in self._installed_screens.values() if isinstance(screen, Screen)]
+        for screen in dict.fromkeys([*self.screen_stack, *kept]):
+            localise_tree(screen, lang)
+
+    def notify(
+        self, message: str, *, title: str = "", severity="information", timeout=None, markup=True
+    ) -> None:
+        """Every notification is plain text (issue 23.3): what it says comes from the
+        course, a file name or an error, and Textual would read "[MASK]" as markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_exercise_panel_graded(self, graded) -> None:
         """Every graded attempt (posted up by the practice panel) is stored here;
-        if it cannot be saved, say so once. The attempt that completes a lesson
-        offers the next one."""
+        if it cannot be saved, say so once. The answer that solves a lesson's last
+        exercise says so under its feedback, where the learner is reading (a toast
+        covered the feedback and followed the learner into the next lesson)."""
         from exercises.curriculum import next_objective
 
         exercise = graded.exercise
@@ -262,9 +282,12 @@ class TutorApp(App[None]):
         )
         if was_saving and not self.progress.store.saving:
             self.notify(notice_text(self.progress.notices[-1], self.lang), severity="error", timeout=15)
+        solved_now = not was_done and self.progress.lesson_done(exercise.objective)
         following = next_objective(exercise.objective)
-        if not was_done and self.progress.lesson_done(exercise.objective) and following is not None:
-            self.notify(t("lesson-done", self.lang, title=pick(following.title, self.lang)), timeout=10)
+        for panel in self.screen.query("ExercisePanel"):
+            panel.progress_changed()  # the marks in its list of exercises
+            if solved_now:
+                panel.show_note(following.title if following is not None else None)
         self.screen.refresh_bindings()
 
     @property

@@ -75,6 +75,7 @@ ACTION_KEYS = {
     "row(-1)": "key-row",
     "row(1)": "key-row",
     "predict": "key-predict",
+    "edit": "key-edit",
     "start": "key-train",
     "cancel": "key-cancel",
 }
@@ -113,6 +114,13 @@ def key_label(key: str, lang: str) -> str:
         if modifiers:
             name = name.upper()
     return "+".join([modifier.capitalize() for modifier in modifiers] + [name])
+
+
+def localise_tree(root: DOMNode, lang: str) -> None:
+    """``localise_bindings`` for ``root`` and every node under it that has keys."""
+    for node in root.walk_children(with_self=True):
+        if node._bindings.key_to_bindings:
+            localise_bindings(node, lang)
 
 
 def localise_bindings(node: DOMNode, lang: str) -> None:

@@ -41,7 +41,7 @@ MESSAGES: dict[str, Bilingual] = {
     "fate-mask": L("[MASK]", "[MASK]"),
     "fate-random": L("random", "随机词"),
     "fate-keep": L("kept", "不变"),
-    "no-loss": L("-", "-"),
+    "no-loss": L("-100", "-100"),  # PyTorch's ignore_index, as the lessons print it
     "special": L("special, never selected", "特殊符号，从不选中"),
     "mask-title-causal": L(
         "Causal mask (rows: query, columns: key; 1 = blocked, 0 = may look)",
@@ -78,8 +78,8 @@ MESSAGES: dict[str, Bilingual] = {
         "共选中 {total} 个：[MASK] {mask} 个，随机词 {random} 个，保持不变 {keep} 个",
     ),
     "span-heading": L("Span corruption (T5): spans {spans}", "片段破坏（T5）：片段 {spans}"),
-    "span-inputs": L("inputs :", "输入 ："),
-    "span-targets": L("targets:", "目标 ："),
+    "span-inputs": L("inputs :", "输入："),
+    "span-targets": L("targets:", "目标："),
     "prefix-heading": L(
         "Prefix LM, prefix {prefix}: the prefix is read both ways, only the rest is predicted",
         "前缀语言模型，前缀长度 {prefix}：前缀双向可见，只预测其后的部分",
@@ -178,6 +178,10 @@ MESSAGES: dict[str, Bilingual] = {
     "hints-never": L("off (exam practice)", "关闭（模拟考试）"),
     "hints-locked": L("Hints come after a first try (see Settings).", "先作答一次才能看提示（见设置）。"),
     "hints-off": L("Hints are off (see Settings).", "提示已关闭（见设置）。"),
+    "solution-locked": L(
+        "Exam practice: the solution comes after your first answer (see Settings).",
+        "模拟考试：先作答一次，才能看答案（见设置）。",
+    ),
     "settings-saved": L("Saved.", "已保存。"),
     "not-saving": L("not saving: {why}", "未保存：{why}"),
     "engine-loading": L("loading the torch engine…", "正在加载 torch 引擎……"),
@@ -207,10 +211,23 @@ MESSAGES: dict[str, Bilingual] = {
     "hint-n": L("Hint {n}/{total}: {text}", "提示 {n}/{total}：{text}"),
     "no-more-hints": L("No more hints: try the solution (s).", "没有更多提示了：可以看答案（s）。"),
     "solution-shown": L("Solution (from the engine):", "参考答案（由引擎计算）："),
-    "answer-enter": L(
-        "Enter moves to the next part and checks when all are filled. Esc, then h hint · s solution · n new.",
-        "回车跳到下一项，全部填完后提交。按 Esc 后：h 提示 · s 答案 · n 换一题。",
+    "part-line": L("{part}: ", "{part}："),
+    "choice-wrong": L("You chose {option}: not right.", "你选了 {option}：不对。"),
+    "choice-right": L("You chose {option}: right.", "你选了 {option}：对。"),
+    "score-capped": L(
+        "The parts add up to {parts}, but an answer showing the misconception below scores at most {cap}.",
+        "各部分合计 {parts}，但答案里出现了下面的误区，最多只能得 {cap}。",
     ),
+    "answer-enter": L(
+        "Enter moves to the next part and checks when all are filled.",
+        "回车跳到下一项，全部填完后提交。",
+    ),
+    "answer-help-line": L("{line} {keys}", "{line}{keys}"),
+    "answer-keys": L("Esc, then: {keys}.", "按 Esc 后：{keys}。"),
+    "answer-keys-direct": L("Keys: {keys}.", "按键：{keys}。"),
+    "help-key-hint": L("h hint", "h 提示"),
+    "help-key-solution": L("s solution", "s 答案"),
+    "help-key-new": L("n new variant", "n 换一题"),
     "matrix-help": L(
         "Arrows move, Space toggles a cell (1 = blocked), Enter checks. Mouse clicks toggle too.",
         "方向键移动，空格切换格子（1 = 被遮盖），回车提交。鼠标点击也能切换。",
@@ -226,6 +243,18 @@ MESSAGES: dict[str, Bilingual] = {
     "self-marked-as": L("You marked yourself: {mark}", "你的自评：{mark}"),
     "waiting-engine": L("Waiting for the engine…", "等待引擎……"),
     "fig-length": L("length", "长度"),
+    "fig-seed": L("seed {seed}", "种子 {seed}"),
+    "fig-key-predict": L("g predict first", "g 先预测"),
+    "fig-key-edit": L("Enter: type", "回车 输入句子"),
+    "fig-typing": L(
+        "Typing: r, +, g are letters here · Enter or Esc: back to the keys",
+        "正在输入：r、+、g 在这里都是文字 · 回车或 Esc：回到按键",
+    ),
+    "fig-typing-tab": L("Tab: the other box", "Tab：另一个框"),
+    "fig-type-how": L(
+        "To type, press Enter first (Esc comes back to the keys).",
+        "要输入文字，请先按回车（按 Esc 回到按键）。",
+    ),
     "fig-clm-keys": L(
         "-/+ length · d toggles the 1/sqrt(d) scaling · r new seed",
         "-/+ 调长度 · d 切换 1/sqrt(d) 缩放 · r 换随机种子",
@@ -242,8 +271,16 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-scaling-on": L("projection scaled by 1/sqrt({d})", "投影层按 1/sqrt({d}) 缩放"),
     "fig-scaling-off": L("projection NOT scaled", "投影层没有缩放"),
     "fig-mlm-keys": L(
-        "-/+ p · [ ] batch for the counts · r resample · w [CLS]…[SEP] · type a sentence",
-        "-/+ 调 p · [ ] 调批次大小 · r 重新抽样 · w 加 [CLS]…[SEP] · 可输入自己的句子",
+        "-/+ p · [ ] batch below · r resample · w [CLS]…[SEP]",
+        "-/+ 调 p · [ ] 下方批次 · r 重新抽样 · w 加 [CLS]…[SEP]",
+    ),
+    "fig-mlm-batch-notes": L(
+        "Not this sentence: the course notes' run, the same rule over a batch of {batch}×{length} random ids",
+        "不是上面这句：讲义的实验，同一规则用在 {batch}×{length} 个随机 id 组成的批次上",
+    ),
+    "fig-mlm-batch": L(
+        "Not this sentence: the same rule over a batch of {batch}×{length} random ids (same seed and p)",
+        "不是上面这句：同一规则用在 {batch}×{length} 个随机 id 组成的批次上（种子和 p 同上）",
     ),
     # issue 24: subwords and whole-word masking
     "fig-sw-keys": L(
@@ -310,29 +347,27 @@ MESSAGES: dict[str, Bilingual] = {
         "每个窗口是批次里的一行：最后一个位置后面没有 token，所以标签是 -100。",
     ),
     "fig-mlm-counts": L(
-        "the course notes' run, seed {seed}, batch {batch}×{length}, p = {p:.2f}: selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
-        "讲义的实验，种子 {seed}，批次 {batch}×{length}，p = {p:.2f}：选中 {total} 个 → [MASK] {mask}（{mp}），随机词 {random}（{rp}），不变 {keep}（{kp}）",
+        "selected {total} → [MASK] {mask} ({mp}), random {random} ({rp}), kept {keep} ({kp})",
+        "选中 {total} 个 → [MASK] {mask} 个（{mp}），随机词 {random} 个（{rp}），不变 {keep} 个（{kp}）",
     ),
     "fig-vis-keys": L(
         "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
         "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
     ),
     "fig-prefix-keys": L(
-        "[ ] prefix length · r random cut (plain text, as T5) · type a sentence",
-        "[ ] 调前缀长度 · r 随机切分（普通文本，同 T5）· 可输入自己的句子",
+        "[ ] prefix length · r random cut (plain text, as T5)",
+        "[ ] 调前缀长度 · r 随机切分（普通文本，同 T5）",
     ),
     "fig-prefix-random": L(
         "Cut at random, as T5 pretrains on plain text: the prefix is the first {cut} of {n} tokens (cut drawn from 1 to N−1)",
         "随机切分，和 T5 在普通文本上预训练时一样：前缀是 {n} 个 token 中的前 {cut} 个（切分点在 1 到 N−1 之间随机抽取）",
     ),
     "fig-span-keys": L(
-        "type a sentence and spans (2:5,7:8), or clear the spans for T5's random ones: -/+ density · [ ] mean span · r resample",
-        "输入句子和片段（2:5,7:8），或清空片段改用 T5 的随机片段：-/+ 噪声比例 · [ ] 平均长度 · r 重新抽样",
+        "-/+ density · [ ] mean span · r new random spans",
+        "-/+ 噪声比例 · [ ] 平均长度 · r 重抽随机片段",
     ),
-    "fig-samples-keys": L(
-        "type your own sentence: all three samples follow", "输入你自己的句子：三种样本同步更新"
-    ),
-    "fig-spans": L("spans", "片段"),
+    "fig-samples-keys": L("the three samples follow the sentence you type", "三种样本随你输入的句子同步更新"),
+    "fig-spans": L("spans (e.g. 2:5,7:8; empty: T5's random spans)", "片段（如 2:5,7:8；留空：T5 随机片段）"),
     # (zh labels padded with ideographic spaces to one width: 18 columns)
     "samples-causal-inputs": L("causal inputs :", "因果语言建模输入："),
     "samples-causal-labels": L("causal labels :", "因果语言建模标签："),
@@ -751,8 +786,12 @@ MESSAGES: dict[str, Bilingual] = {
     "key-glossary": L("Glossary", "术语"),
     "palette-term": L("Term", "术语"),
     "lesson-done": L(
-        "Every exercise of this lesson is done. Ctrl+N: next lesson, {title}",
-        "本课练习都做过了。Ctrl+N：下一课，{title}",
+        "Every exercise of this lesson is solved. Ctrl+N: the next lesson, {title}.",
+        "本课练习全部做对了。Ctrl+N：下一课「{title}」。",
+    ),
+    "lesson-done-last": L(
+        "Every exercise of the last lesson is solved: that is the whole course.",
+        "最后一课的练习也全部做对了：整门课都学完了。",
     ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
     # -- h1, session 3 (issue 10): the help screen's tables, made from the bindings --
@@ -942,6 +981,7 @@ MESSAGES: dict[str, Bilingual] = {
     # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
     "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
     "key-predict": L("Predict", "预测"),
+    "key-edit": L("Type", "输入"),
     "predict-title": L("Predict, then reveal", "先预测，再揭晓"),
     "predict-enter": L("Enter: reveal · Esc: skip", "回车：揭晓 · Esc：跳过"),
     "predict-yours": L("your guess", "你的预测"),
@@ -972,7 +1012,7 @@ MESSAGES: dict[str, Bilingual] = {
         "{exercise} is no longer in the course: nothing to try", "{exercise} 已不在课程里：无法再做"
     ),
     "home-review-next": L(
-        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批{when}（{n} 题）"
+        "Review: nothing due now · next {when} ({n})", "复习：现在没有到期 · 下一批：{when}，{n} 题"
     ),
     # -- h6: the class server's web half (tui/classweb, class serve, class dashboard) --
     "class-web-title": L("objectives-tutor · class", "objectives-tutor · 课堂"),

@@ -26,7 +26,7 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
         searchable = [objective.id, *objective.title.values()]
         entries.append(
             (
-                f"{t('tab-lesson', lang)}: {title}",
+                t("part-line", lang, part=t("tab-lesson", lang)) + title,
                 searchable,
                 pick(objective.summary, lang),
                 (objective.id, None),
@@ -36,9 +36,11 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
             exercise_title = get(exercise_id).title
             entries.append(
                 (
-                    f"{t('tab-practice', lang)}: {pick(exercise_title, lang)}",
+                    t("part-line", lang, part=t("tab-practice", lang)) + pick(exercise_title, lang),
                     [exercise_id, *exercise_title.values()],
-                    f"{title} · {exercise_id}",
+                    # the id (what `objectives-tutor exercise` takes) in English only: no
+                    # English in the Chinese app, and the id still finds the exercise there
+                    title if lang == "zh" else f"{title} · {exercise_id}",
                     (objective.id, exercise_id),
                 )
             )
@@ -47,7 +49,7 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
     for term in TERMS:
         entries.append(
             (
-                f"{t('palette-term', lang)}: {pick(term.name, lang)}",
+                t("part-line", lang, part=t("palette-term", lang)) + pick(term.name, lang),
                 [
                     term.id,
                     *term.name.values(),
@@ -92,7 +94,7 @@ class CourseCommands(Provider):
         for display, _searchable, help_text, target in self.entries:
             if target[1] is None:  # lessons only; exercises appear when searched
                 yield DiscoveryHit(
-                    Content(display), partial(self._open, target), text=display, help=help_text
+                    Content(display), partial(self._open, target), text=display, help=Content(help_text)
                 )
 
     async def search(self, query: str) -> Hits:
@@ -109,7 +111,7 @@ class CourseCommands(Provider):
                     _highlight(matcher, display),
                     partial(self._open, target),
                     text=display,
-                    help=help_text,
+                    help=Content(help_text),  # Textual reads a str help as markup: "[MASK]" vanished
                 )
 
 

@@ -27,16 +27,24 @@ EN_SENTENCES = (
     "summaries need a model that reads then writes",
 )
 
+# Words spaced: the tokens are the characters, and a question that shows the first few
+# of them ends on a whole word ("[自, 监, 督, 从, 文]" cut 文本 in two: issue 23).
 ZH_SENTENCES = (
-    "今天天气很好我们去公园散步",
-    "模型根据上文预测下一个词",
-    "自监督从文本本身造出标签",
-    "编码器一次读完整个句子",
-    "解码器只能看到过去的内容",
-    "我们用大量文本预训练模型",
-    "填空题要看左右两边的词",
-    "续写题只看前面的文字",
+    "今天 天气 很 好 我们 去 公园 散步",
+    "模型 根据 上文 预测 下 一个 词",
+    "自监督 从 文本 本身 造出 标签",
+    "编码器 一次 读完 整个 句子",
+    "解码器 只能 看到 过去 的 内容",
+    "我们 用 大量 文本 预训练 模型",
+    "填空题 要 看 左右 两边 的 词",
+    "续写题 只 看 前面 的 文字",
 )
+_ZH_WORD_ENDS = {
+    sentence.replace(" ", ""): tuple(
+        sum(len(word) for word in sentence.split()[: count + 1]) for count in range(len(sentence.split()))
+    )
+    for sentence in ZH_SENTENCES
+}
 
 EN_REPLACEMENTS = ("banana", "river", "purple", "seven", "guitar", "window", "planet", "coffee")
 ZH_REPLACEMENTS = ("猫", "山", "雨", "笔", "船", "花", "鱼", "灯")
@@ -50,8 +58,21 @@ def rng_for(exercise_id: str, seed: int) -> random.Random:
 def sentence_tokens(rng: random.Random, language: str) -> list[str]:
     """A sentence of the bank as tokens (words, or Chinese characters)."""
     if language == "zh":
-        return list(rng.choice(ZH_SENTENCES))
+        return list(rng.choice(ZH_SENTENCES).replace(" ", ""))
     return rng.choice(EN_SENTENCES).split()
+
+
+def first_tokens(tokens: list[str], n: int, least: int = 1, most: int | None = None) -> list[str]:
+    """About the first ``n`` tokens of a bank sentence, ending on a whole word: a
+    Chinese sentence is cut at the last word end at or before ``n``, or the first after
+    it, staying within [``least``, ``most``] (the draw's own bounds); exactly ``n``
+    when no word end fits them."""
+    ends = _ZH_WORD_ENDS.get("".join(tokens))
+    allowed = [end for end in ends or () if least <= end <= (most if most is not None else len(tokens))]
+    if not allowed:
+        return tokens[:n]
+    before = [end for end in allowed if end <= n]
+    return tokens[: before[-1] if before else allowed[0]]
 
 
 def shown(tokens: list[str]) -> str:

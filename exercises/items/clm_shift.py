@@ -34,7 +34,7 @@ from exercises.grading.scoring import (
     right,
     same_token,
 )
-from exercises.items.banks import LESSON_SENTENCE, language_note, rng_for, sentence_tokens
+from exercises.items.banks import LESSON_SENTENCE, first_tokens, language_note, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "clm-shift"
@@ -67,7 +67,7 @@ def _draw(seed: int) -> dict:
     layout = rng.choice(LAYOUTS)
     while True:  # a token equal to the next one would make copying right there
         tokens = sentence_tokens(rng, rng.choice(("en", "zh")))
-        tokens = tokens[: rng.randint(4, min(9, len(tokens)))]
+        tokens = first_tokens(tokens, rng.randint(4, min(9, len(tokens))), 4, 9)
         if all(a != b for a, b in itertools.pairwise(tokens)):
             return {"tokens": tokens, "layout": layout}
 

@@ -13,7 +13,7 @@ from exercises.grading.scoring import (
     ONE_BASED_CAP,
     grade_position_set,
 )
-from exercises.items.banks import language_note, rng_for, sentence_tokens
+from exercises.items.banks import first_tokens, language_note, rng_for, sentence_tokens
 from exercises.text import L
 
 ID = "mlm-eligible"
@@ -25,10 +25,10 @@ def _draw(seed: int) -> dict:
         return {"tokens": [CLS, "my", "dog", "is", "cute", SEP, "he", "likes", "play", SEP]}
     rng = rng_for(ID, seed)
     language = rng.choice(("en", "zh"))
-    first = sentence_tokens(rng, language)[: rng.randint(2, 5)]
+    first = first_tokens(sentence_tokens(rng, language), rng.randint(2, 5), 2, 5)
     tokens = [CLS, *first, SEP]
     if rng.random() < 0.5:
-        tokens += [*sentence_tokens(rng, language)[: rng.randint(2, 4)], SEP]
+        tokens += [*first_tokens(sentence_tokens(rng, language), rng.randint(2, 4), 2, 4), SEP]
     tokens += [PAD] * rng.randint(0, 3)
     return {"tokens": tokens}
 

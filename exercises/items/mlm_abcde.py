@@ -24,6 +24,7 @@ from exercises.items.banks import (
     EN_REPLACEMENTS,
     LETTERS,
     ZH_REPLACEMENTS,
+    first_tokens,
     language_note,
     rng_for,
     sentence_tokens,
@@ -59,7 +60,7 @@ def _draw(seed: int) -> dict:
             tokens = list(LETTERS[:n])
             replacement = "X" if "X" not in tokens else "Z"
         else:
-            tokens = sentence_tokens(rng, "zh" if kind == "chars" else "en")[:n]
+            tokens = first_tokens(sentence_tokens(rng, "zh" if kind == "chars" else "en"), n, 4, 10)
             bank = ZH_REPLACEMENTS if kind == "chars" else EN_REPLACEMENTS
             replacement = rng.choice([word for word in bank if word not in tokens])
         n = len(tokens)

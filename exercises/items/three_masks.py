@@ -32,6 +32,7 @@ from exercises.grading.scoring import (
 from exercises.items.banks import (
     EN_REPLACEMENTS,
     ZH_REPLACEMENTS,
+    first_tokens,
     language_note,
     rng_for,
     sentence_tokens,
@@ -67,7 +68,7 @@ def _draw(seed: int) -> dict:
     for attempt in range(100):
         rng = rng_for(ID, seed if attempt == 0 else f"{seed}/{attempt}")  # type: ignore[arg-type]
         language = rng.choice(("en", "zh"))
-        words = sentence_tokens(rng, language)[: rng.randint(3, 6)]
+        words = first_tokens(sentence_tokens(rng, language), rng.randint(3, 6), 3, 6)
         content = list(range(1, len(words) + 1))
         selected = sorted(rng.sample(content, rng.randint(2, min(3, len(content)))))
         fates = [rng.choices(FATES, weights=(5, 3, 2))[0] for _ in selected]

@@ -15,6 +15,7 @@ from exercises.learner.store import PREDICTION, Attempt, Notice, ProgressStore
 DEFAULT_SETTINGS = {"lang": "", "theme": "", "hints": "always"}
 LESSON_TABS = ("lesson", "figure", "practice")
 MAX_SEED = 2**32 - 1
+NEW_SEED_SEARCH = 64  # seeds looked at for a question not answered yet
 
 
 @dataclass(frozen=True)
@@ -136,13 +137,47 @@ class Progress:
             for objective in OBJECTIVES
         }
 
-    def lesson_done(self, objective_id: str) -> bool:
+    def exercise_state(self, exercise_id: str) -> str:
+        """ "solved", "tried" (answered, never right) or "new": the mark the practice tab's
+        list of exercises shows beside each one."""
+        if exercise_id in self.solved():
+            return "solved"
+        tried = any(attempt.exercise == exercise_id for attempt in review.exercise_attempts(self.attempts))
+        return "tried" if tried else "new"
+
+    def next_new_seed(self, exercise_id: str, after: int) -> int:
+        """The first seed after ``after`` asking a question this learner has not answered
+        yet (`n`, a new variant: after a restart it gave variants already done); when
+        every question nearby was answered, the first seed never tried."""
+        seeds = {
+            attempt.seed
+            for attempt in review.exercise_attempts(self.attempts)
+            if attempt.exercise == exercise_id
+        }
+        questions = {review.question_of(exercise_id, seed) for seed in seeds}
+        for seed in range(after + 1, min(after + 1 + NEW_SEED_SEARCH, MAX_SEED + 1)):
+            if seed not in seeds and review.question_of(exercise_id, seed) not in questions:
+                return seed
+        seed = after + 1
+        while seed in seeds and seed < MAX_SEED:
+            seed += 1
+        return min(seed, MAX_SEED)
+
+    def lesson_tried(self, objective_id: str) -> bool:
         """Every exercise of the lesson tried at least once (solved, missed or skipped):
-        the rule that offers the next lesson and counts a lesson done on the home screen."""
+        the rule that offers the next lesson (Ctrl+N)."""
         from exercises.curriculum import BY_ID
 
         tried = {attempt.exercise for attempt in review.exercise_attempts(self.attempts)}
         return all(exercise in tried for exercise in BY_ID[objective_id].exercises)
+
+    def lesson_done(self, objective_id: str) -> bool:
+        """Every exercise of the lesson solved (a reflection: self-marked "yes"): a lesson
+        done on the home screen, where its line says "3/3 solved" too (issue 23.21: a
+        lesson only tried through was counted done beside "2/3 solved")."""
+        from exercises.curriculum import BY_ID
+
+        return set(BY_ID[objective_id].exercises) <= self.solved()
 
     def due(self, now: float | None = None) -> list[review.ReviewItem]:
         return review.due_now(self.attempts, time.time() if now is None else now)

@@ -6,6 +6,10 @@ right answer since the last miss pushes it out, to 3 days, then 7 days; after
 three right answers in a row it leaves the queue. Another miss starts over at
 1 day. Mastery: an exercise is mastered once answered right, without hints,
 on ``MASTERY_VARIANTS`` distinct questions (not seeds that reshuffle one).
+
+A reflection is not graded by the machine: the learner's own mark decides. "Yes"
+is a right answer; "partly" and "no" are misses, and the reflection comes back for
+review like any missed exercise (issue 23.4: a "no" used to count as solved).
 """
 
 from __future__ import annotations
@@ -48,10 +52,24 @@ def exercise_attempts(attempts: Iterable[Attempt]) -> list[Attempt]:
     return [attempt for attempt in attempts if not is_prediction(attempt)]
 
 
+def self_marked(attempt: Attempt) -> bool:
+    """A reflection the learner marked themselves (the machine grades nothing there)."""
+    return not attempt.graded and attempt.score is not None
+
+
+def is_right(attempt: Attempt) -> bool:
+    """Right: graded right by the machine, or a reflection self-marked "yes"."""
+    if self_marked(attempt):
+        return full_marks(attempt.score)
+    return attempt.graded and attempt.correct
+
+
 def _by_exercise(attempts: Iterable[Attempt]) -> dict[str, list[Attempt]]:
+    """Each exercise's answers that count, right or missed: graded ones that could be
+    read, and reflections once self-marked."""
     grouped: dict[str, list[Attempt]] = {}
     for attempt in sorted(exercise_attempts(attempts), key=lambda a: a.at):
-        if attempt.graded and attempt.valid:
+        if (attempt.graded and attempt.valid) or self_marked(attempt):
             grouped.setdefault(attempt.exercise, []).append(attempt)
     return grouped
 
@@ -64,7 +82,7 @@ def review_queue(attempts: Iterable[Attempt], now: float) -> list[ReviewItem]:
         seen_seeds.setdefault(attempt.exercise, set()).add(attempt.seed)
     items = []
     for exercise, history in _by_exercise(everything).items():
-        misses = [index for index, attempt in enumerate(history) if not attempt.correct]
+        misses = [index for index, attempt in enumerate(history) if not is_right(attempt)]
         if not misses:
             continue
         last_miss = misses[-1]
@@ -129,18 +147,14 @@ def mastered(attempts: Iterable[Attempt], variants: int = MASTERY_VARIANTS) -> s
     for attempt in exercise_attempts(attempts):
         if attempt.graded and attempt.correct and attempt.hints_used == 0:
             seeds.setdefault(attempt.exercise, set()).add(question_of(attempt.exercise, attempt.seed))
-        if not attempt.graded and full_marks(attempt.score):
+        if self_marked(attempt) and is_right(attempt):
             done.add(attempt.exercise)
     return done | {exercise for exercise, found in seeds.items() if len(found) >= variants}
 
 
 def solved(attempts: Iterable[Attempt]) -> set[str]:
-    """Exercises answered right at least once (reflections: self-marked at all)."""
-    return {
-        attempt.exercise
-        for attempt in exercise_attempts(attempts)
-        if (attempt.graded and attempt.correct) or (not attempt.graded and attempt.score is not None)
-    }
+    """Exercises answered right at least once (reflections: self-marked "yes")."""
+    return {attempt.exercise for attempt in exercise_attempts(attempts) if is_right(attempt)}
 
 
 def last_objective(attempts: Iterable[Attempt]) -> str | None:

@@ -73,6 +73,10 @@ def rules_text(corpus: str, lang: str) -> str:
     sep = language.joiner
     pairs = ", ".join(f"{a} … {b}" for a, b in language.pairs)
     measures = "; ".join(f"{m} ← {'/'.join(nouns)}" for m, nouns in language.measures)
+    # Chinese punctuation in the Chinese text (full-width, 因为……所以), whichever the toy language
+    gap, sep_nouns = ("……", "、") if corpus == "zh" else (" … ", "/")
+    zh_pairs = "；".join(f"{a}{gap}{b}" for a, b in language.pairs)
+    zh_measures = "；".join(f"{m} ← {sep_nouns.join(nouns)}" for m, nouns in language.measures)
     example = sep.join(toy_corpus.sentences(corpus, 1, 0)[0].tokens)
     return pick(
         L(
@@ -80,8 +84,8 @@ def rules_text(corpus: str, lang: str) -> str:
             f"Continue (decided on the LEFT): the connective at the start decides the word after the comma: {pairs}.\n"
             f"Fill the middle (decided on the RIGHT): the noun after the measure word decides it: {measures}.",
             f"例句：{example}\n"
-            f"续写（由左边决定）：句首的关联词决定逗号后的词：{pairs}。\n"
-            f"填中间（由右边决定）：量词由它后面的名词决定：{measures}。",
+            f"续写（由左边决定）：句首的关联词决定逗号后的词：{zh_pairs}。\n"
+            f"填中间（由右边决定）：量词由它后面的名词决定：{zh_measures}。",
         ),
         lang,
     )

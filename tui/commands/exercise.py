@@ -54,7 +54,9 @@ def run_catalogue(args: argparse.Namespace, lang: str, console: Console) -> None
         return
     lesson_titles = {objective.id: pick(objective.title, lang) for objective in OBJECTIVES}
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for header in ("id", t("objective", lang), t("title", lang), t("pool", lang)):
+    # An id is what a user copies into `exercise ID`: never wrapped; the words wrap instead.
+    table.add_column("id", no_wrap=True, min_width=max(len(row["id"]) for row in rows))
+    for header in (t("objective", lang), t("title", lang), t("pool", lang)):
         table.add_column(header, overflow="fold")
     for row in rows:
         title = row["title"] if row["graded"] else t("self-marked-title", lang, title=row["title"])

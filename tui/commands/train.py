@@ -64,7 +64,7 @@ def add_parser(commands, common) -> None:
         "--seed", type=SEED, default=0, help=f"seed for the text, the weights and the masks, {SEED.limits}"
     )
     train.add_argument(
-        "--corpus", choices=CORPORA, help="which toy language (default: the language of --lang, zh or en)"
+        "--corpus", choices=CORPORA, default=None, help="which toy language (default: the one of --lang)"
     )
     train.add_argument(
         "--device", type=DEVICE, default="cpu", help=f"cpu (default) or cuda ({DEVICE.limits})"
@@ -124,7 +124,8 @@ def _check(args: argparse.Namespace, lang: str) -> None:
 def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.training.table import rules_text
 
-    args.corpus = args.corpus or lang  # the toy language in the learner's language
+    if args.corpus is None:  # the learner's own language, as the app's lab and probe's offer
+        args.corpus = lang if lang in CORPORA else "zh"
     if args.rules:
         training = ("objectives", "steps", "seed", "device", "threads", "json", "no_save")
         refuse_inapplicable(

@@ -33,6 +33,7 @@ def _lesson_run(seed: int, length: int):
 
 class ClmFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-clm-keys"
     BINDINGS = [
         Binding("minus", "length(-1)", "length −", show=False),
         Binding("plus,equals_sign", "length(1)", "length +", show=False),
@@ -77,14 +78,17 @@ class ClmFigure(Figure):
     def context(self, question) -> tuple:
         return (self.seed, self.length, question.row)
 
+    def key_line(self) -> str:
+        return super().key_line() + "\n" + t("fig-mask-legend", self.lang)  # the mask's, on its own line
+
     def redraw(self) -> None:
         lang = self.lang
         run = _lesson_run(self.seed, self.length)
-        self.query_one("#clm-keys", Static).update(
-            t("fig-clm-keys", lang) + " · " + t("fig-mask-legend", lang)
-        )
+        self.show_keys()
         ids = run.input_ids.tolist()
-        header = Text(f"{t('fig-length', lang)} {self.length} · seed {self.seed} · ", style="bold")
+        header = Text(
+            f"{t('fig-length', lang)} {self.length} · {t('fig-seed', lang, seed=self.seed)} · ", style="bold"
+        )
         header.append(t("fig-scaling-on" if self.scaled else "fig-scaling-off", lang, d=run.hidden_dim))
         room = self.scrollable_content_region.width or 76
         for index, row in enumerate(ids):
@@ -125,27 +129,31 @@ class ClmFigure(Figure):
 
 
 def _layout_table(run, lang: str, hide_labels: bool = False, marks=None) -> Table:
-    """Row 0 of the run in both layouts. Data-side labels are the engine's shifted
-    labels; loss-side labels are input_ids themselves, and the pairs are the engine's
-    (logits[:, :-1] against labels[:, 1:]). Every position has its row: the figure
-    scrolls, nothing is cut. While a prediction is open the labels are hidden; after
-    it, the guessed row carries the guess."""
+    """Row 0 of the run in both layouts, side by side, each under its own title (one
+    title over both drifted off the "│" between them). Data-side labels are the
+    engine's shifted labels; loss-side labels are input_ids themselves, and the pairs
+    are the engine's (logits[:, :-1] against labels[:, 1:]). Every position has its
+    row: the figure scrolls, nothing is cut. While a prediction is open the labels are
+    hidden; after it, the guessed row carries the guess."""
     from engine.clm import loss_side_pairs
 
     ids = run.input_ids[0].tolist()
     data_labels = run.labels[0].tolist()
     pairs = dict(loss_side_pairs(len(ids)))
-    table = Table(box=None, header_style="bold", pad_edge=False, show_edge=False)
-    table.add_column(t("position", lang))
-    table.add_column(t("input", lang), justify="right")
-    table.add_column(t("label", lang), justify="right")
-    table.add_column("│", style="dim")
-    table.add_column("input_ids", justify="right")
-    table.add_column("labels", justify="right")
-    table.add_column(t("fig-clm-pair", lang))
-    table.title = f"{t('fig-clm-data-side', lang)}  │  {t('fig-clm-loss-side', lang)}"
-    table.title_justify = "left"
-    table.title_style = "bold"
+
+    def half(title: str) -> Table:
+        table = Table(box=None, header_style="bold", pad_edge=False, show_edge=False)
+        table.title, table.title_justify, table.title_style = title, "left", "bold"
+        return table
+
+    data = half(t("fig-clm-data-side", lang))
+    data.add_column(t("position", lang))
+    data.add_column(t("input", lang), justify="right")
+    data.add_column(t("label", lang), justify="right")
+    loss = half(t("fig-clm-loss-side", lang))
+    loss.add_column("input_ids", justify="right")
+    loss.add_column("labels", justify="right")
+    loss.add_column(t("fig-clm-pair", lang))
     guessed_row, guess = None, None
     if marks is not None:
         question, verdict = marks
@@ -167,13 +175,11 @@ def _layout_table(run, lang: str, hide_labels: bool = False, marks=None) -> Tabl
                 style="bold green" if right else "bold yellow",
             )
             label.append(str(data_labels[position]), style="bold")
-        table.add_row(
-            str(position),
-            str(ids[position]) if has_data_row else "",
-            label,
-            "│",
-            str(ids[position]),
-            "?" if hide_labels else str(ids[position]),
-            "?" if hide_labels else pair,
+        data.add_row(str(position), str(ids[position]) if has_data_row else "", label)
+        loss.add_row(
+            str(ids[position]), "?" if hide_labels else str(ids[position]), "?" if hide_labels else pair
         )
-    return table
+    rule = Text("\n".join("│" * (len(ids) + 2)), style="dim")  # the title's line, the header's, the rows'
+    both = Table.grid(padding=(0, 1))
+    both.add_row(data, rule, loss)
+    return both

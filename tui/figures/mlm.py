@@ -11,8 +11,7 @@ from textual.binding import Binding
 from textual.widgets import Input, Static
 
 from engine.settings import MASK_RATE
-from exercises.items.banks import LESSON_SENTENCE
-from tui.figures.base import Figure
+from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.widgets.text_input import TextInput
 
@@ -22,6 +21,8 @@ FATE_STYLE = {"mask": "bold cyan", "random": "bold magenta", "keep": "bold yello
 
 class MlmFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-mlm-keys"
+    EDIT_BOX = "mlm-text"
     BINDINGS = [
         Binding("minus", "p(-0.05)", "p −", show=False),
         Binding("plus,equals_sign", "p(0.05)", "p +", show=False),
@@ -40,8 +41,10 @@ class MlmFigure(Figure):
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="mlm-keys")
-        yield TextInput(value=LESSON_SENTENCE, id="mlm-text")
+        yield Static(markup=False, classes="output", id="mlm-settings")
+        yield TextInput(value=default_sentence(self.app.lang), id="mlm-text")
         yield Static(markup=False, classes="output", id="mlm-table")
+        yield Static(markup=False, classes="output", id="mlm-sentence-counts")
         yield Static(markup=False, classes="output readout", id="mlm-counts")
         yield Static(markup=False, classes="error")
 
@@ -86,18 +89,35 @@ class MlmFigure(Figure):
             elif position in expected:
                 out.append(Text("✗ " + t("predict-missed", self.lang), style="bold yellow"))
             elif position in given:
-                out.append(Text("✗ -100", style="bold yellow"))
+                out.append(Text("✗ " + t("no-loss", self.lang), style="bold yellow"))
             else:
                 out.append(Text(""))
         return out
 
     def redraw(self) -> None:
         from engine.samples import mlm_sample
-        from engine.textbook import mlm_run
 
         lang = self.lang
         text = self.query_one("#mlm-text", Input).value
         sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=self.wrapped)
+        self.show_keys()
+        self.query_one("#mlm-settings", Static).update(
+            f"p = {self.p:.2f} · {t('fig-seed', lang, seed=self.seed)} · × = {t('special', lang)}"
+        )
+        self.query_one("#mlm-table", Static).update(self._table(sample))
+        # The sentence's own counts, as `show sample mlm` prints them: they agree with the table.
+        counts = sample.counts
+        sentence = self.query_one("#mlm-sentence-counts", Static)
+        sentence.update(t("mlm-counts", lang, total=sum(counts.values()), **counts))
+        sentence.display = not self.hiding  # how many were selected is part of the answer
+        self.query_one("#mlm-counts", Static).update(self._batch_counts())
+        self.clear_error()
+
+    def _table(self, sample) -> Table:
+        """The sentence position by position, marked as `show sample mlm` marks it (✓
+        selected, × special, the label or -100). Every cell is Text: a typed "[b]" is a
+        token, not a style."""
+        lang = self.lang
         table = Table(box=None, header_style="bold", pad_edge=False)
         headers = ["position", "token", "selected", "fate", "input", "label"]
         if self.hiding:  # "selected" and "label" are the answer
@@ -117,47 +137,50 @@ class MlmFigure(Figure):
             if not sample.eligible[position]:
                 mark = Text("×", style="dim")
             else:
-                mark = Text(
-                    "1" if sample.selected[position] else "0",
-                    style="bold" if sample.selected[position] else "dim",
-                )
+                mark = Text("✓", style="bold") if sample.selected[position] else Text("")
             fate_text = Text(fate_words.get(fate, ""), style=FATE_STYLE.get(fate, ""))
             if fate == "random" and sample.inputs[position] == token:
                 # The draw covers every ordinary token (the engine leaves out the specials), the original too.
                 fate_text.append(" " + t("fig-mlm-same", lang), style="magenta")
+            label = sample.labels[position]
             cells = [
-                str(position),
-                token,
+                Text(str(position)),
+                Text(token),
                 mark,
                 fate_text,
                 Text(sample.inputs[position], style=FATE_STYLE.get(fate, "")),
-                sample.labels[position] or Text("-100", style="dim"),
+                Text(label) if label else Text(t("no-loss", lang), style="dim"),
             ]
             if self.hiding:
                 cells = [cells[0], cells[1], cells[3], cells[4]]
             elif self.marks is not None:
                 cells.append(guesses[position])
             table.add_row(*cells)
-        self.query_one("#mlm-keys", Static).update(
-            f"{t('fig-mlm-keys', lang)}\np = {self.p:.2f} · seed {self.seed} · × = {t('special', lang)}"
-        )
-        self.query_one("#mlm-table", Static).update(table)
+        return table
+
+    def _batch_counts(self) -> Text:
+        """The same rule over a whole batch of random ids, apart from the sentence above
+        (a handful of tokens cannot show 80/10/10; thousands can). It is the course
+        notes' run only at the notes' settings."""
+        from engine.textbook import mlm_run
+
+        lang = self.lang
         batch = BATCHES[self.batch_index]
-        run = mlm_run(seed=self.seed, batch=batch, seq_len=8, p=self.p)
-        counts = run.counts()
+        counts = mlm_run(seed=self.seed, batch=batch, seq_len=8, p=self.p).counts()
         total = sum(counts.values())
 
         def share(n: int) -> str:
             return f"{100 * n / total:.1f}%" if total else "-"
 
-        self.query_one("#mlm-counts", Static).update(
-            t(
+        notes = (self.seed, batch, self.p) == (0, BATCHES[0], MASK_RATE)
+        out = Text(
+            t("fig-mlm-batch-notes" if notes else "fig-mlm-batch", lang, batch=batch, length=8), style="bold"
+        )
+        out.append(
+            "\n"
+            + t(
                 "fig-mlm-counts",
                 lang,
-                seed=self.seed,
-                batch=batch,
-                length=8,
-                p=self.p,
                 total=total,
                 mask=counts["mask"],
                 random=counts["random"],
@@ -167,4 +190,4 @@ class MlmFigure(Figure):
                 kp=share(counts["keep"]),
             )
         )
-        self.clear_error()
+        return out

@@ -20,6 +20,8 @@ from tui.widgets.text_input import TextInput
 
 class PrefixFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-prefix-keys"
+    EDIT_BOX = "prefix-text"
     BINDINGS = [
         Binding("left_square_bracket", "prefix(-1)", "prefix −", show=False),
         Binding("right_square_bracket", "prefix(1)", "prefix +", show=False),
@@ -36,15 +38,20 @@ class PrefixFigure(Figure):
         yield Static(markup=False, classes="keys", id="prefix-keys")
         # A real prefix task: a translation whose continuation is in the other language;
         # the prefix is the instruction, the source sentence and the arrow.
-        text = t("fig-prefix-default", self.app.lang)
-        words = text.split()
-        self.prefix = words.index("→") + 1 if "→" in words else len(words) // 2
+        text = self.default_text(self.app.lang)
+        self.prefix = _prefix_of(text)
         yield TextInput(value=text, id="prefix-text")
         yield Static(markup=False, classes="output", id="prefix-title")
         with Horizontal(classes="row", id="prefix-row"):
             yield Static(markup=False, classes="output side", id="prefix-table")
             yield MaskView(classes="output", id="prefix-mask")
         yield Static(markup=False, classes="error")
+
+    def default_text(self, lang: str) -> str:
+        return t("fig-prefix-default", lang)
+
+    def text_replaced(self) -> None:
+        self.prefix = _prefix_of(self.query_one("#prefix-text", Input).value)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -87,7 +94,7 @@ class PrefixFigure(Figure):
         n_tokens = len(split_text(self.query_one("#prefix-text", Input).value))
         self.prefix = min(self.prefix, max(0, n_tokens - 1))
         sample = prefix_sample(self.query_one("#prefix-text", Input).value, self.prefix)
-        self.query_one("#prefix-keys", Static).update(t("fig-prefix-keys", lang))
+        self.show_keys()
         title = Text(t("prefix-heading", lang, prefix=sample.prefix), style="bold")
         if self.random_cut:
             title.append("\n" + t("fig-prefix-random", lang, n=n_tokens, cut=sample.prefix), style="dim")
@@ -110,9 +117,15 @@ class PrefixFigure(Figure):
                     " ← " + ("✓ " if guessed[1] else "✗ ") + t("predict-yours", lang),
                     style="bold green" if guessed[1] else "bold yellow",
                 )
-            table.add_row(str(position), token, cell)
+            table.add_row(str(position), Text(token), cell)  # Text: a typed "[b]" is a token
         self.query_one("#prefix-table", Static).update(table)
         self.place_side_by_side(
             self.query_one("#prefix-row"), table, grid_width(len(sample.mask), sample.inputs)
         )
         self.clear_error()
+
+
+def _prefix_of(text: str) -> int:
+    """The default translation's prefix: the instruction, the source and the arrow."""
+    words = text.split()
+    return words.index("→") + 1 if "→" in words else len(words) // 2

@@ -8,17 +8,19 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
-from exercises.items.banks import LESSON_SENTENCE
-from tui.figures.base import Figure
+from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.render import token_line
 from tui.widgets.text_input import TextInput
 
 
 class SamplesFigure(Figure):
+    KEYS = "fig-samples-keys"
+    EDIT_BOX = "samples-text"
+
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="samples-keys")
-        yield TextInput(value=LESSON_SENTENCE, id="samples-text")
+        yield TextInput(value=default_sentence(self.app.lang), id="samples-text")
         yield Static(markup=False, classes="output readout", id="samples-out")
         yield Static(markup=False, classes="error")
 
@@ -31,7 +33,7 @@ class SamplesFigure(Figure):
         from engine.textbook import three_samples
 
         lang = self.lang
-        self.query_one("#samples-keys", Static).update(t("fig-samples-keys", lang))
+        self.show_keys()
         text = self.query_one("#samples-text", Input).value
         run = three_samples(text)
         # The figures follow T5 (</s>, a closing sentinel only when kept text follows);

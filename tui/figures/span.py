@@ -12,29 +12,50 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label, Static
 
 from engine.settings import MEAN_SPAN, NOISE_DENSITY
-from exercises.items.banks import LESSON_SENTENCE
-from tui.figures.base import Figure
+from tui.figures.base import Figure, default_sentence
 from tui.i18n import t
 from tui.render import token_line
 from tui.widgets.text_input import TextInput
 
 
 def parse_spans(text: str) -> list[tuple[int, int]] | None:
-    """'2:5, 7:8' -> [(2, 5), (7, 8)]; empty -> None (random spans); bad -> ValueError."""
+    """The spans box, read two ways: a slice as Python writes it, start:end with the
+    end left out ('2:5, 7:8' -> [(2, 5), (7, 8)]); anything else as the exercises read
+    positions ('2到4', '2-4', '位置 2、3、4' -> [(2, 5)]: the positions named, each run
+    of neighbours one span). Empty -> None (T5's random spans); unreadable -> ValueError."""
     import unicodedata
 
-    cleaned = unicodedata.normalize("NFKC", text).replace("、", ",").strip()
+    from exercises.grading import parsing
+
+    cleaned = unicodedata.normalize("NFKC", text).strip()
     if not cleaned:
         return None
-    spans = []
-    for part in cleaned.split(","):
-        start, _, end = part.strip().replace("-", ":").partition(":")
-        spans.append((int(start), int(end)))
+    spans: list[tuple[int, int]] = []
+    loose: list[str] = []  # the pieces that are not slices, read together as positions
+    for piece in cleaned.replace("、", ",").replace(";", ",").split(","):
+        if ":" in piece:
+            start, _, end = piece.strip().partition(":")
+            spans.append((int(start), int(end)))
+        elif piece.strip():
+            loose.append(piece)
+    if loose:
+        positions = sorted(set(parsing.positions(",".join(loose)) or ()))
+        if not positions:
+            raise ValueError(f"not spans: {text!r}")
+        start = previous = positions[0]
+        for position in positions[1:]:
+            if position != previous + 1:  # a gap: the run so far is one span
+                spans.append((start, previous + 1))
+                start = position
+            previous = position
+        spans.append((start, previous + 1))
     return spans
 
 
 class SpanFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-span-keys"
+    EDIT_BOX = "span-text"
     BINDINGS = [
         Binding("r", "resample", "resample", show=False),
         Binding("minus", "density(-0.05)", "density −", show=False),
@@ -51,7 +72,7 @@ class SpanFigure(Figure):
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="span-keys")
-        yield TextInput(value=LESSON_SENTENCE, id="span-text")
+        yield TextInput(value=default_sentence(self.app.lang), id="span-text")
         with Horizontal(classes="row"):
             yield Label(markup=False, id="span-label")
             yield TextInput(value="2:5", id="span-spans")
@@ -98,7 +119,7 @@ class SpanFigure(Figure):
         from engine.samples import span_sample
 
         lang = self.lang
-        self.query_one("#span-keys", Static).update(t("fig-span-keys", lang))
+        self.show_keys()
         self.query_one("#span-label", Label).update(t("fig-spans", lang) + " ")
         out_widget = self.query_one("#span-out", Static)
         try:

@@ -285,6 +285,8 @@ class TrainLabFigure(Figure):
         corpus = self.query_one("#tl-corpus", Select)
         if getattr(self, "_corpus_lang", None) != lang:  # set_options resets the choice: keep it
             chosen = self._corpus()
+            if chosen == getattr(self, "_corpus_lang", None) and lang in ("zh", "en"):
+                chosen = lang  # left on the old language's own toy language: it follows, as a sentence does
             with corpus.prevent(Select.Changed):
                 corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in CORPORA])
                 corpus.value = chosen
@@ -346,7 +348,7 @@ class TrainLabFigure(Figure):
         if result["unknown"]:
             text.append(t("probe-unknown", lang, tokens=shown(result["unknown"])) + "\n", style="yellow")
         for name, answer in result["models"].items():
-            text.append(f"{pick(OBJECTIVE_NAMES[name], lang)}: ", style=STYLES[name])
+            text.append(t("part-line", lang, part=pick(OBJECTIVE_NAMES[name], lang)), style=STYLES[name])
             text.append(joiner.join(answer["answer"]) or "∅")
             text.append(f"  ({pick(METHODS[answer['method']], lang)})\n", style="dim")
             if "top" in answer:

@@ -21,6 +21,7 @@ KIND_TITLES = {
 
 class VisibilityFigure(Figure):
     PREDICTS = True
+    KEYS = "fig-vis-keys"
     BINDINGS = [
         Binding("c", "kind('causal')", "causal", show=False),
         Binding("b", "kind('bidirectional')", "bidirectional", show=False),
@@ -80,7 +81,7 @@ class VisibilityFigure(Figure):
 
         lang = self.lang
         mask = mask_for(self.kind, self.n, self.prefix)
-        self.query_one("#vis-keys", Static).update(t("fig-vis-keys", lang))
+        self.show_keys()
         self.query_one("#vis-title", Static).update(
             Text(t(KIND_TITLES[self.kind], lang, prefix=self.prefix), style="bold")
         )

@@ -46,7 +46,9 @@ def attempt_text(attempt, lang: str) -> Text:
     """The attempt as the learner reads it. Needs the engine (solution and feedback)."""
     from exercises.catalogue import get
     from exercises.grading.diagnoses import explain
+    from exercises.grading.policy import choice_text, solution_lines
     from exercises.learner.review import is_prediction
+    from tui.widgets.parts import part_feedback
 
     if is_prediction(attempt):
         return prediction_text(attempt, lang)
@@ -62,22 +64,22 @@ def attempt_text(attempt, lang: str) -> Text:
     )
     out.append("\n" + pick(variant.prompt, lang) + "\n\n")
     out.append(t("attempt-given", lang) + "\n", style="bold underline")
+    kinds = {part.name: part.kind for part in exercise.parts}
     for name, text in attempt.answer.items():
-        out.append(f"  {labels.get(name, name)}: ", style="bold")
+        out.append("  " + t("part-line", lang, part=labels.get(name, name)), style="bold")
+        if kinds.get(name) == "choice" and text.strip():
+            text = pick(choice_text(exercise, variant, text), lang)
         out.append((text.replace("\n", " / ") or t("attempt-empty-part", lang)) + "\n")
     out.append("\n" + t("attempt-solution", lang) + "\n", style="bold underline")
-    for name, text in exercise.solve(variant).items():
-        out.append(f"  {labels.get(name, name)}: ", style="bold")
-        out.append(text.replace("\n", " / ") + "\n", style="green")
+    for label, answer in solution_lines(exercise, variant):
+        out.append("  " + t("part-line", lang, part=pick(label, lang)), style="bold")
+        out.append(pick(answer, lang) + "\n", style="green")
     out.append("\n" + t("attempt-feedback", lang) + "\n", style="bold underline")
     result = exercise.grade(variant, attempt.answer)
     if result.graded:
         mark = result.mark
         out.append(f"  {mark} " + t("attempt-score", lang, score=f"{result.score:.0%}") + "\n", style="bold")
-        for name, part in result.parts.items():
-            glyph = part.mark
-            out.append(f"  {glyph} {labels.get(name, name)}: ", style="bold")
-            out.append(pick(part.feedback, lang) + "\n")
+        out.append_text(part_feedback(exercise, variant, result, attempt.answer, lang, indent="  "))
     else:
         out.append("  " + pick(result.feedback, lang) + "\n")
     out.append("\n" + t("attempt-misconceptions", lang) + "\n", style="bold underline")

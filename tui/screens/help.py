@@ -159,7 +159,7 @@ def help_page(
             grid.add_column(t("help-key", lang), style="bold", no_wrap=True)
             grid.add_column(t("help-does", lang))
             for row in table:
-                grid.add_row(keys_cell(row.keys, lang), row.description)
+                grid.add_row(Text(keys_cell(row.keys, lang)), Text(row.description))  # text, not markup
             parts.append(grid)
         if section.note:
             parts.append(Text(t(section.note, lang)))

@@ -7,15 +7,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
 
 from exercises.curriculum import BY_ID, lesson_text, next_objective
 from exercises.text import pick
+from tui.cjk_wrap import join_soft_breaks
 from tui.figures import figure_for
 from tui.i18n import notice_text, t
 from tui.screens.lab import LabLink  # h6: the code lab
 from tui.widgets.exercise_panel import ExercisePanel
 from tui.widgets.fitting_footer import FittingFooter
+from tui.widgets.lesson_markdown import LessonMarkdown
 
 
 class LessonScreen(Screen):
@@ -47,7 +49,7 @@ class LessonScreen(Screen):
         yield Header()
         with TabbedContent(id="tabs"):
             with TabPane("", id="lesson"), VerticalScroll(id="lesson-scroll"):
-                yield Markdown(id="lesson-text")
+                yield LessonMarkdown(id="lesson-text")
             with TabPane("", id="figure"):
                 if self.objective.figure:
                     yield figure_for(self.objective.figure)
@@ -69,6 +71,14 @@ class LessonScreen(Screen):
         """Back on this lesson (reopened, or from the palette): the header and keys follow."""
         self.sub_title = pick(self.objective.title, self.app.lang)
         self.refresh_bindings()
+        self._underline_active_tab()
+
+    def _underline_active_tab(self) -> None:
+        """The tab bar's underline under the active tab's label as it is now: labels
+        relabelled in another language, or while this lesson waited behind another
+        screen, left it where the old label was (issue 23.10)."""
+        tabs = self.query_one(TabbedContent).query_one(Tabs)
+        self.call_after_refresh(tabs._highlight_active, animate=False)  # pinned textual
 
     def relabel(self) -> None:
         from tui.bindings import localise_bindings
@@ -81,15 +91,18 @@ class LessonScreen(Screen):
         tabs = self.query_one(TabbedContent)
         for pane, key in (("lesson", "tab-lesson"), ("figure", "tab-figure"), ("practice", "tab-practice")):
             tabs.get_tab(pane).label = t(key, lang)
-        self.query_one("#lesson-text", Markdown).update(lesson_text(self.objective.id, lang))
+        self._underline_active_tab()
+        self.query_one("#lesson-text", LessonMarkdown).update(
+            join_soft_breaks(lesson_text(self.objective.id, lang))
+        )
         for static in self.query("#no-figure").results(Static):
             static.update(t("no-figure", lang))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """ "Next lesson" is offered (and shown) once this lesson's exercises are done."""
+        """ "Next lesson" is offered (and shown) once each of this lesson's exercises was tried."""
         if action == "next_lesson":
             following = next_objective(self.objective.id)
-            return following is not None and self.app.progress.lesson_done(self.objective.id)
+            return following is not None and self.app.progress.lesson_tried(self.objective.id)
         return True
 
     def action_glossary(self) -> None:

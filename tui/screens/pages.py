@@ -29,11 +29,18 @@ from tui.widgets.glyph_radio import GlyphRadioButton
 
 
 def misconception_words(codes: list[str], lang: str) -> str:
-    """Diagnosis codes as the learner reads them (a code no longer known stays a code)."""
+    """Diagnosis codes as the learner reads them (a code no longer known stays a code):
+    whole sentences one after the other, as a paragraph runs, not a list's "。、"."""
     from exercises.grading.diagnoses import explain
     from exercises.text import pick
 
-    return listing([pick(explain(code), lang) for code in codes], lang)
+    out = ""
+    for sentence in (pick(explain(code), lang) for code in codes):
+        if out:
+            ended = out.endswith(("。", "！", "？", ".", "!", "?"))
+            out += ("" if ended else "；") if lang == "zh" else (" " if ended else "; ")
+        out += sentence
+    return out
 
 
 class Page(Screen):
@@ -117,6 +124,14 @@ class ReviewScreen(Page):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self._fill()
+
+    def on_screen_resume(self) -> None:
+        """Back from a lesson opened here: the queue as that attempt left it."""
+        if hasattr(self, "queue"):
+            self._fill()
+
+    def _fill(self) -> None:
         from exercises.learner.review import days_ahead
 
         lang = self.app.lang
@@ -126,6 +141,8 @@ class ReviewScreen(Page):
         self.query_one("#review-try", Static).update(t("review-try", lang))
         self.query_one("#schedule").display = self.query_one("#review-try").display = bool(queue)
         options = self.query_one(OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
         for item in queue:
             when = (
                 t("review-due-now", lang) if item.due <= now else when_words(days_ahead(item.due, now), lang)
@@ -152,7 +169,7 @@ class ReviewScreen(Page):
         empty.display = not queue
         options.display = bool(queue)
         if queue:
-            options.highlighted = 0
+            options.highlighted = min(highlighted or 0, len(queue) - 1)
             options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -176,7 +193,20 @@ class ReviewScreen(Page):
         except KeyError:  # an exercise an older version had
             self.notify(t("review-gone", self.app.lang, exercise=item.exercise), timeout=6)
             return
-        self.app.open_lesson(objective, item.exercise, seed=item.next_seed)
+        self.app.open_lesson(objective, item.exercise, seed=item.next_seed, over=True)  # Esc: back here
+
+
+HISTORY_COLUMNS = ("history-when", "history-exercise", "history-score", "history-misconception")
+MIN_MISCONCEPTION, MIN_TITLE = 12, 12
+
+
+def _plain(cell) -> str:
+    return cell[0] if isinstance(cell, tuple) else cell
+
+
+def _fit(text: str, room: int) -> str:
+    """``text`` in ``room`` cells, cut with "…" when it is longer."""
+    return text if cell_len(text) <= room else set_cell_size(text, max(room - 1, 0)) + "…"
 
 
 class HistoryScreen(Page):
@@ -191,11 +221,6 @@ class HistoryScreen(Page):
         """Words, not codes: the exercise's or the prediction's title (its id if it no
         longer exists)."""
         return exercise_words(self.app, exercise_id)
-
-    def _misconceptions(self, codes: list[str]) -> str:
-        text = misconception_words(codes, self.app.lang)
-        room = max(44, self.app.size.width - 64)  # a wide terminal shows more of it
-        return text if cell_len(text) <= room else set_cell_size(text, room - 1) + "…"  # Enter shows it all
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row: the attempt in full (needs the engine for the solution)."""
@@ -216,32 +241,68 @@ class HistoryScreen(Page):
     def on_mount(self) -> None:
         super().on_mount()
         lang = self.app.lang
+        self.attempts = attempts = list(reversed(self.app.progress.attempts))
+        self._fill()
+        self.query_one("#history-hint", Static).update(t("attempt-open", lang))
+        self.query_one("#history-hint", Static).display = bool(attempts)
+        empty = self.query_one("#empty", Static)
+        empty.update(t("history-empty", lang))
+        empty.display = not attempts
         table = self.query_one(DataTable)
-        for key in ("history-when", "history-exercise", "history-score", "history-misconception"):
-            table.add_column(t(key, lang))
-        attempts = list(reversed(self.app.progress.attempts))
-        self.attempts = attempts
-        for index, attempt in enumerate(attempts):
+        table.display = bool(attempts)
+        table.focus()
+
+    def on_resize(self) -> None:
+        if getattr(self, "_filled_width", None) not in (None, self.size.width):
+            self._fill()
+
+    def _fill(self) -> None:
+        """One row per attempt, newest first, each row fitting the width: the last
+        column (the misconceptions, in full on Enter) is cut to what is left, with "…",
+        and a long title gives way before it does (at 80 columns a row ran off the edge
+        with no sign: issue 23)."""
+        lang = self.app.lang
+        table = self.query_one(DataTable)
+        rows = []
+        for attempt in self.attempts:
             if attempt.graded:
                 score = "?" if not attempt.valid else f"{attempt.score:.0%}"
             else:
                 score = "-" if attempt.score is None else f"({attempt.score:.0%})"
             style = "green" if attempt.correct else "red" if attempt.valid and attempt.graded else ""
             mark = "✓ " if attempt.correct else "✗ " if attempt.valid and attempt.graded else ""
+            title = self._title(attempt.exercise) + ("" if is_prediction(attempt) else f" #{attempt.seed}")
+            rows.append(
+                (
+                    time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
+                    title,
+                    (mark + score, style),
+                    misconception_words(attempt.diagnoses, lang),
+                )
+            )
+        headers = [t(key, lang) for key in HISTORY_COLUMNS]
+        widths = [
+            max([cell_len(headers[column])] + [cell_len(_plain(row[column])) for row in rows])
+            for column in range(len(headers))
+        ]
+        self._filled_width = self.size.width
+        room = (self.size.width or self.app.size.width) - 2 - 2  # the table's margin, its scroll bar
+        room -= sum(width + 2 for width in widths[:3]) + 2  # each cell padded by one on each side
+        if room < MIN_MISCONCEPTION:  # the title gives way first, down to a readable stub
+            widths[1] = max(MIN_TITLE, widths[1] - (MIN_MISCONCEPTION - room))
+            room = MIN_MISCONCEPTION
+        table.clear(columns=True)
+        for header in headers:
+            table.add_column(Text(header))
+        # Text, never str: a DataTable reads a str as markup ("tokens[start:end]" lost a word)
+        for index, (when, title, (score, style), words) in enumerate(rows):
             table.add_row(
-                time.strftime("%m-%d %H:%M", time.localtime(attempt.at)),
-                self._title(attempt.exercise) + ("" if is_prediction(attempt) else f" #{attempt.seed}"),
-                Text(mark + score, style=style),
-                self._misconceptions(attempt.diagnoses),
+                Text(when),
+                Text(_fit(title, widths[1])),
+                Text(score, style=style),
+                Text(_fit(words, room)),
                 key=str(index),
             )
-        self.query_one("#history-hint", Static).update(t("attempt-open", lang))
-        self.query_one("#history-hint", Static).display = bool(attempts)
-        empty = self.query_one("#empty", Static)
-        empty.update(t("history-empty", lang))
-        empty.display = not attempts
-        table.display = bool(attempts)
-        table.focus()
 
 
 class SettingsScreen(Page):

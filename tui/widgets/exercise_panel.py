@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,11 +20,20 @@ from textual.events import Key
 from textual.message import Message
 from textual.widgets import Button, Input, RadioSet, Select, Static
 
-from exercises.grading.policy import Practice, matrix_corrections, model_answer, reflection_step
-from exercises.text import pick
+from exercises.grading.policy import (
+    Practice,
+    hints_offered,
+    matrix_corrections,
+    model_answer,
+    reflection_step,
+    score_cap,
+    solution_lines,
+    solution_refusal,
+)
+from exercises.text import Bilingual, pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
-from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, relabel_parts
+from tui.widgets.parts import choose_by_letter, part_feedback, part_widgets, read_answers, relabel_parts
 
 # Shortcuts that would steal letters from a learner who is typing: they work
 # wherever the panel has focus except in a text box, and the footer shows them
@@ -51,6 +61,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     ExercisePanel #hints { color: $warning; margin-top: 1; }
     ExercisePanel #hints.-empty { display: none; }
     ExercisePanel #feedback { margin-top: 1; }
+    ExercisePanel #lesson-note { color: $success; text-style: bold; }
     """
     BINDINGS = [
         Binding("escape", "escape", "back"),
@@ -89,7 +100,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.practice = Practice()
         self.started = 0.0
         self.result = None  # the last graded result on this variant
+        self.graded_answer: dict[str, str] = {}  # the answer it was given for
         self.comparing = False  # a reflection written: its model answer is shown
+        self.solved_note: tuple[Bilingual | None] | None = None  # the lesson was just solved
 
     def compose(self) -> ComposeResult:
         # Ids until the engine (and with it the exercises' titles) has loaded.
@@ -106,6 +119,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             yield Button(id="new")
         yield Static(markup=False, id="hints")
         yield Static(markup=False, id="feedback")
+        yield Static(markup=False, id="lesson-note")
 
     def action_escape(self) -> None:
         """Esc leaves a text box for this panel's own keys; a second Esc goes back."""
@@ -116,7 +130,24 @@ class ExercisePanel(VerticalScroll, can_focus=True):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While typing the letters are the learner's, and the footer does not offer them.
-        return not (action in LETTER_ACTIONS and isinstance(self.app.focused, Input))
+        if action in LETTER_ACTIONS and isinstance(self.app.focused, Input):
+            return False
+        # Exam practice (hints off) offers no hint, and no solution before an answer.
+        if action == "hint":
+            return hints_offered(self.app.hint_policy)
+        if action == "solution":
+            return solution_refusal(self.app.hint_policy, self.practice.checks > 0) is None
+        return True
+
+    def policy_changed(self) -> None:
+        """The hint setting or the tries changed: the keys, buttons and help line follow."""
+        policy = self.app.hint_policy
+        self.query_one("#hint", Button).display = hints_offered(policy)
+        self.query_one("#solution", Button).display = (
+            solution_refusal(policy, self.practice.checks > 0) is None
+        )
+        self._show_help()
+        self.refresh_bindings()
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -172,7 +203,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         from exercises.catalogue import get
 
         select = self.query_one("#exercise-select", Select)
-        titles = {eid: Text(pick(get(eid).title, lang)) for eid in self.exercise_ids}
+        titles = self._marked_titles(lambda eid: pick(get(eid).title, lang))
         with select.prevent(Select.Changed):
             select.set_options([(titles[eid], eid) for eid in self.exercise_ids])
             select.value = self.exercise_id
@@ -181,6 +212,26 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self._show_prompt()
         self._show_hints()
         self._show_feedback(scroll=False)
+        self._show_note()
+
+    def _marked_titles(self, title) -> dict[str, Text]:
+        """Each exercise of the lesson as the list shows it: its mark (✓ solved, ✗ tried,
+        not solved yet, ○ not tried), its number of the lesson's, its title. The list is
+        the lesson's only way to its other exercises: it says how many there are and
+        where the learner stands on each (issue 23.16)."""
+        progress = getattr(self.app, "progress", None)
+        total = len(self.exercise_ids)
+        out = {}
+        for number, eid in enumerate(self.exercise_ids, start=1):
+            state = progress.exercise_state(eid) if progress is not None else "new"
+            mark, style = {"solved": ("✓", "green"), "tried": ("✗", "yellow"), "new": ("○", "")}[state]
+            out[eid] = Text.assemble((mark, style), f" {number}/{total}  ", title(eid))
+        return out
+
+    def progress_changed(self) -> None:
+        """An attempt was recorded: the marks in the list follow."""
+        if getattr(self.app, "engine_loaded", False) and self.exercise_ids:
+            self._relabel()
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -206,6 +257,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.variant = exercise.generate(self.seed)
         self.practice = Practice()
         self.result = None
+        self.graded_answer = {}
         self.comparing = False
         self.started = time.monotonic()
         parts = self.query_one("#parts", Vertical)
@@ -214,7 +266,10 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.query_one("#hints", Static).update("")
         self.query_one("#hints", Static).add_class("-empty")
         self.query_one("#feedback", Static).update("")
+        self.solved_note = None
+        self._show_note()
         self._show_prompt()
+        self.policy_changed()
         self.scroll_home(animate=False)
         self.post_message(self.VariantShown(exercise.id, self.seed))
         if focus:
@@ -237,10 +292,42 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         )
         self.query_one("#prompt", Static).update(pick(self.variant.prompt, lang))
         relabel_parts(self.query_one("#parts"), exercise, lang)
-        help_key = {"matrix": "matrix-help", "reflection": "self-mark", "choice": "choice-help"}.get(
-            exercise.kind, "answer-enter"
-        )
-        self.query_one("#answer-help", Static).update(t(help_key, lang))
+        self._show_help()
+
+    def _show_help(self) -> None:
+        """How to answer, by what the parts are (a choice asked in a text box is typed,
+        not picked with the arrows), and the keys that work here now."""
+        if not hasattr(self, "variant"):
+            return
+        lang = self.lang
+        kinds = {part.kind for part in self._exercise().parts}
+        if "self-mark" in kinds:
+            line = t("self-mark", lang)
+        elif "matrix" in kinds:
+            line = t("matrix-help", lang)
+        elif "choice" in kinds:
+            line = t("choice-help", lang)
+        else:
+            line = t("answer-enter", lang)
+        # What the setting allows (not what works this instant: in a text box, none does)
+        policy = self.app.hint_policy
+        offered = {
+            "help-key-hint": hints_offered(policy),
+            "help-key-solution": solution_refusal(policy, self.practice.checks > 0) is None,
+            "help-key-new": True,
+        }
+        keys = [t(key, lang) for key, shown in offered.items() if shown]
+        typed = "text" in kinds  # from a text box, Esc first: there the letters are the learner's
+        keys_line = t("answer-keys" if typed else "answer-keys-direct", lang, keys=" · ".join(keys))
+        # The keys on a line of their own where the two do not fit on one ("s 答" at a line's
+        # end and "案" on the next, 60 columns).
+        help_widget = self.query_one("#answer-help", Static)
+        room = help_widget.content_region.width or max(20, self.app.size.width - 4)
+        joined = t("answer-help-line", lang, line=line, keys=keys_line)
+        help_widget.update(joined if cell_len(joined) <= room else f"{line}\n{keys_line}")
+
+    def on_resize(self) -> None:
+        self._show_help()
 
     # -- answering -------------------------------------------------------
 
@@ -306,6 +393,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         result = exercise.grade(self.variant, answer)
         self.practice.graded(result)
         self.result = result
+        self.graded_answer = dict(answer)
         self.post_message(
             self.Graded(
                 exercise,
@@ -321,6 +409,7 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             part = matrix.id.removeprefix("part-")
             matrix.mark_wrong(matrix_corrections(exercise, self.variant, part, answer[part]))
         self._show_feedback()
+        self.policy_changed()  # a first answer may unlock the solution (exam practice)
 
     def _show_feedback(self, scroll: bool = True) -> None:
         """The last result, then the model answer or the solution where the policy shows them."""
@@ -349,35 +438,60 @@ class ExercisePanel(VerticalScroll, can_focus=True):
     def _result_text(self, result) -> Text:
         from exercises.grading.diagnoses import explain
 
-        lang, labels = self.lang, self._labels()
+        lang, exercise = self.lang, self._exercise()
         out = Text()
-        if result.graded:
-            style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
-            mark = result.mark
-            out.append(f"{mark} {t('score', lang)} {result.score:.0%}\n", style=style)
-            for name, part in result.parts.items():
-                glyph = part.mark
-                out.append(f"{glyph} {labels.get(name, name)}: ", style="bold")
-                out.append(pick(part.feedback, lang) + "\n")
-            for code in result.diagnoses:
-                out.append("! ", style="bold magenta")
-                out.append(pick(explain(code), lang) + "\n", style="magenta")
-        else:
+        if not result.graded:
             out.append(pick(result.feedback, lang))
             if result.score is not None:
                 out.append("\n" + t("self-marked-as", lang, mark=f"{result.score:.0%}"), style="bold")
             out.append("\n")
+            return out
+        style = "bold green" if result.correct else "bold yellow" if result.valid else "bold red"
+        mark = "✓" if result.correct else "✗" if result.valid else "?"
+        out.append(f"{mark} {t('score', lang)} {result.score:.0%}\n", style=style)
+        out.append_text(part_feedback(exercise, self.variant, result, self.graded_answer, lang))
+        cap = score_cap(exercise, result)
+        if cap is not None:
+            out.append(
+                t("score-capped", lang, parts=f"{cap.parts_score:.0%}", cap=f"{cap.limit:.0%}") + "\n",
+                style="bold magenta",
+            )
+        if self.practice.shows_misconceptions(exercise):
+            for code in result.diagnoses:
+                out.append("! ", style="bold magenta")
+                out.append(pick(explain(code), lang) + "\n", style="magenta")
         return out
 
     def _solution_text(self) -> Text:
-        labels = self._labels()
-        solution, computed = self._exercise().shown_solution(self.variant, self.lang)
+        lang = self.lang
+        computed = self._exercise().shown_solution(self.variant, lang)[1]
         heading = "solution-shown" if computed else "solution-model-answer"
-        out = Text(t(heading, self.lang) + "\n", style="bold green")
-        for name, text in solution.items():
-            out.append(f"{labels.get(name, name)}: ", style="bold")
-            out.append(text.replace("\n", " / ") + "\n")
+        out = Text(t(heading, lang) + "\n", style="bold green")
+        for label, answer in solution_lines(self._exercise(), self.variant):
+            out.append(t("part-line", lang, part=pick(label, lang)), style="bold")
+            out.append(pick(answer, lang) + "\n")
         return out
+
+    def show_note(self, following: Bilingual | None) -> None:
+        """A line under the feedback: the lesson has just been solved, and which lesson
+        comes next (None: it was the last). It goes with the variant it was earned on."""
+        self.solved_note = (following,)
+        self._show_note()
+        widget = self.query_one("#lesson-note", Static)
+        self.call_after_refresh(widget.scroll_visible)
+
+    def _show_note(self) -> None:
+        widget = self.query_one("#lesson-note", Static)
+        if self.solved_note is None:
+            widget.update("")
+            return
+        (following,) = self.solved_note
+        lang = self.lang
+        widget.update(
+            t("lesson-done", lang, title=pick(following, lang))
+            if following is not None
+            else t("lesson-done-last", lang)
+        )
 
     # -- help ------------------------------------------------------------
 
@@ -410,11 +524,19 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.query_one("#hints", Static).remove_class("-empty")
 
     def action_solution(self) -> None:
-        if hasattr(self, "variant"):
-            self.practice.solution_asked = True
-            self._show_feedback()
+        if not hasattr(self, "variant"):
+            return
+        refusal = self.practice.ask_solution(self.app.hint_policy)
+        if refusal is not None:  # exam practice, nothing answered yet
+            hints = self.query_one("#hints", Static)
+            hints.update(t(refusal, self.lang))
+            hints.remove_class("-empty")
+            return
+        self._show_feedback()
 
     async def action_new_variant(self) -> None:
+        """A question this learner has not answered yet (the progress knows which)."""
         if hasattr(self, "variant"):
-            self.seed += 1
+            progress = getattr(self.app, "progress", None)
+            self.seed = progress.next_new_seed(self.exercise_id, self.seed) if progress else self.seed + 1
             await self.load_variant()

@@ -6,6 +6,7 @@ lose. Here the glyph itself changes: ● chosen, ○ not; ✓ ticked, a blank bo
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import Checkbox, RadioButton
 
 ON, OFF = "●", "○"
@@ -13,6 +14,10 @@ TICKED, UNTICKED = "✓", " "
 
 
 class GlyphRadioButton(RadioButton):
+    def _make_label(self, label):
+        """A label is plain text: Textual reads a str as markup (an option's "[MASK]")."""
+        return super()._make_label(Content(label) if isinstance(label, str) else label)
+
     @property
     def _button(self):
         self.BUTTON_INNER = ON if self.value else OFF  # read by RadioButton's own drawing

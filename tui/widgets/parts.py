@@ -120,3 +120,29 @@ def restore_answers(root: Widget, exercise, answer: dict[str, str]) -> None:
 def choose_by_letter(focused, character: str | None) -> bool:
     """In a list of choices, typing an option's key picks it; True if it did."""
     return isinstance(focused, ChoiceSet) and focused.choose_by_key(character)
+
+
+def part_feedback(exercise, variant, result, answer: dict[str, str], lang: str, indent: str = ""):
+    """Each graded part's line, as practice and the history both show it: a glyph, the
+    part and what is wrong with it; for a choice, the option picked and why it is
+    right or not ("✗ your choice: <why>" read as if that sentence had been picked)."""
+    from rich.text import Text
+
+    from exercises.grading.model import full_marks
+    from exercises.grading.policy import choice_text
+    from tui.i18n import t
+
+    kinds = {part.name: part.kind for part in exercise.parts}
+    labels = {part.name: pick(part.label, lang) for part in exercise.parts}
+    out = Text()
+    for name, part in result.parts.items():
+        glyph = part.mark
+        if kinds.get(name) == "choice" and part.valid:
+            picked = pick(choice_text(exercise, variant, answer.get(name, "")), lang)
+            key = "choice-right" if full_marks(part.score) else "choice-wrong"
+            out.append(f"{indent}{glyph} " + t(key, lang, option=picked) + "\n", style="bold")
+            out.append(f"{indent}  " + pick(part.feedback, lang) + "\n")
+            continue
+        out.append(f"{indent}{glyph} " + t("part-line", lang, part=labels.get(name, name)), style="bold")
+        out.append(pick(part.feedback, lang) + "\n")
+    return out

@@ -62,10 +62,24 @@ class PredictionBox(Vertical):
         self.query_one("#prediction-question", Static).update(
             Text(pick(self.question.text, lang), style="bold")
         )
-        self.query_one("#prediction-form", Static).update(
-            pick(self.question.form, lang) + " · " + t("predict-enter", lang)
-        )
+        self._show_form()
         self._show_verdict()
+
+    def _show_form(self) -> None:
+        """The answer's form, then its keys: on one line where they fit, else the keys on
+        a line of their own (never "Esc:" at a line's end and "skip" on the next)."""
+        from rich.cells import cell_len
+
+        lang = self.app.lang
+        form, keys = pick(self.question.form, lang), t("predict-enter", lang)
+        room = self.content_region.width or max(20, self.app.size.width - 6)
+        joined = f"{form} · {keys}"
+        self.query_one("#prediction-form", Static).update(
+            joined if cell_len(joined) <= room else f"{form}\n{keys}"
+        )
+
+    def on_resize(self) -> None:
+        self._show_form()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()  # the figure redraws on its own inputs' changes, not on this one

@@ -115,7 +115,7 @@ def test_a_remembered_place_reads_back_unchanged(tmp_path_factory, objective, ta
 
 
 def test_next_objective_and_lesson_done_live_below_the_app(tmp_path):
-    assert next_objective("clm") is BY_ID["mlm"]
+    assert next_objective("clm") is BY_ID["packing"]  # the lesson after causal LM
     assert next_objective(OBJECTIVES[-1].id) is None
     progress = Progress(ProgressStore(tmp_path))
     assert not progress.lesson_done("self-supervision")

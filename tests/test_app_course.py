@@ -50,7 +50,7 @@ async def test_home_shows_course_progress_and_a_done_lesson_offers_the_next():
         await pilot.press("ctrl+n")
         await pilot.pause()
         await pilot.pause()
-        assert app.screen.objective.id == "mlm"
+        assert app.screen.objective.id == "packing"  # the lesson after causal LM
         await pilot.press("escape")
         await pilot.pause()
         content = str(app.screen.query_one("#course", Static).content)

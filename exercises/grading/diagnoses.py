@@ -66,7 +66,7 @@ DIAGNOSES: dict[str, Bilingual] = {
     # Masked LM as code (the code lab)
     "random-word-special": L(
         "The random 10 % puts an ordinary word of the vocabulary in the token's place: never [MASK], [CLS], [SEP], [PAD] or another special, which would teach the model that specials turn up inside text.",
-        "10% 的随机替换放进去的是词表里的普通词：永远不是 [MASK]、[CLS]、[SEP]、[PAD] 或其他特殊符号，否则模型会以为特殊符号会出现在正文里。",
+        "那 10% 随机替换换上的是词表里的普通词：永远不是 [MASK]、[CLS]、[SEP]、[PAD] 或其他特殊符号，否则模型会以为特殊符号会出现在正文里。",
     ),
     "random-word-not-uniform": L(
         "The random word is drawn uniformly from the whole non-special vocabulary: every ordinary id is equally likely (index a pool of all non-special ids with randint(0, len(pool))), not only the first few.",

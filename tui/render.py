@@ -109,13 +109,7 @@ def mask_grid(
     lines: list[Text] = []
     blocks = _blocks(n, cell_width, indent, width)
     for block in blocks:
-        if len(blocks) > 1:
-            lines.append(Text(t("columns-block", lang, first=block.start, last=block.stop - 1), style="dim"))
-        header = Text(" " * indent)
-        for column in block:
-            header.append(str(column).rjust(label_width) + " ", style="bold")
-        header.rstrip()
-        lines.append(header)
+        lines += _block_head(block, len(blocks) > 1, indent, label_width, lang)
         for index, row in enumerate(cells):
             line = Text(str(index).rjust(label_width) + "  ", style="bold")
             for column in block:
@@ -124,6 +118,20 @@ def mask_grid(
             line.rstrip()
             lines.append(line)
     return Group(*lines)
+
+
+def _block_head(block: range, titled: bool, indent: int, column_width: int, lang: str) -> list[Text]:
+    """A column block's title (when the grid is cut into several) and its header of
+    column numbers, shared by the mask grid and the attention grid."""
+    lines = []
+    if titled:
+        lines.append(Text(t("columns-block", lang, first=block.start, last=block.stop - 1), style="dim"))
+    header = Text(" " * indent)
+    for column in block:
+        header.append(str(column).rjust(column_width) + " ", style="bold")
+    header.rstrip()
+    lines.append(header)
+    return lines
 
 
 def attention_cell(weight: float) -> str:
@@ -150,13 +158,7 @@ def attention_grid(
     lines: list[Text] = []
     blocks = _blocks(n, cell_width, indent, width)
     for block in blocks:
-        if len(blocks) > 1:
-            lines.append(Text(t("columns-block", lang, first=block.start, last=block.stop - 1), style="dim"))
-        header = Text(" " * indent)
-        for column in block:
-            header.append(str(column).rjust(cell_width - 1) + " ", style="bold")
-        header.rstrip()
-        lines.append(header)
+        lines += _block_head(block, len(blocks) > 1, indent, cell_width - 1, lang)
         for index, row in enumerate(matrix):
             label = labels[index] + " " * (label_width - cell_len(labels[index]))
             line = Text(f"{str(index).rjust(index_width)} {label} ", style="bold")

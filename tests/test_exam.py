@@ -337,6 +337,15 @@ def burst(app, keys: str) -> None:
         app.post_message(events.Key(names.get(key, key), None if key in "\r" else key))
 
 
+async def _until(pilot, done, tries: int = 400) -> None:
+    """Let the app work until ``done()`` holds (or ``tries`` short pauses pass): a
+    condition, not a fixed wait that a loaded machine outruns."""
+    for _ in range(tries):
+        if done():
+            return
+        await pilot.pause(0.05)
+
+
 async def test_keys_typed_ahead_land_in_the_box_they_were_typed_for(tmp_path):
     session = ExamSession.open(QUIZ, "hal", tmp_path)
     app = TutorApp(lang="en", still=True, exam=session)
@@ -344,10 +353,10 @@ async def test_keys_typed_ahead_land_in_the_box_they_were_typed_for(tmp_path):
         await ready(app)
         burst(app, "ab\rc\rd\r")  # three boxes of question 1, then on to question 2
         burst(app, "ef\rg")
-        await pilot.pause(0.5)
+        await _until(pilot, lambda: session.answers.get(1, {}).get("labels") == "g")
         await pilot.press("pagedown", "pagedown")
         burst(app, "c")
-        await pilot.pause(0.5)
+        await _until(pilot, lambda: session.answers.get(3, {}).get("choice") == "C")
     assert session.answers[0] == {"inputs": "ab", "loss_positions": "c", "labels": "d"}
     assert session.answers[1] == {"inputs": "ef", "labels": "g"}
     assert session.answers[3] == {"choice": "C"}

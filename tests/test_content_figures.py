@@ -30,6 +30,12 @@ async def test_span_figure_opens_on_t5s_settings_and_says_why_one_last_span():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_figure(app, pilot, "span")
+        from engine.tokens import LESSON_SENTENCE
+
+        # A zh figure opens on a Chinese sentence; the lesson's English one has the 8 tokens
+        # the explanation below counts.
+        app.screen.query_one("#span-text").value = LESSON_SENTENCE
+        await pilot.pause()
         out = text_of(app.screen.query_one("#span-out"))
         assert "噪声比例 0.15" in out and "平均长度 3" in out
         assert "<extra_id_0> learn patterns from <extra_id_1> </s>" in out  # the given span 2:5

@@ -30,6 +30,11 @@ def _opening(objective: str, keys: tuple[str, ...] = (), exercise: str | None = 
                 panel.query_one(f"#part-{name}").value = value
             panel.check()
             panel.focus()
+            # The feedback is scrolled into view after a refresh: let that happen first (a
+            # loaded machine took the picture before it, once in a full run).
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause()
         await pilot.pause()
 
     return run_before

@@ -864,6 +864,11 @@ MESSAGES: dict[str, Bilingual] = {
     "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
     "key-train": L("Train", "训练"),
     "key-cancel": L("Cancel", "取消"),
+    "key-probe-box": L("Go to the probe box", "跳到探针输入框"),
+    "key-attention-model": L("Attention of the previous / next model", "上一个 / 下一个模型的注意力"),
+    "key-attention-row": L("Query row up / down", "查询行上移 / 下移"),
+    "key-attention-layer": L("Next layer", "下一层"),
+    "key-attention-head": L("Heads averaged, then each head in turn", "各头平均，然后逐个头"),
     # -- h1, session 3 (issue 11.9): argparse's usage errors in the learner's language.
     # The English side is argparse's own sentence (Python 3.11+), read back to translate it.
     "usage-line": L("{prog}: {message} (see --help)", "{prog}：{message}（见 --help）"),

@@ -159,6 +159,15 @@ def looks_at(view, row: int, layer: int | None, head: int | None, lang: str) -> 
 
 
 class TrainLabFigure(Figure):
+    ACTION_KEYS = {  # the labels of this figure's own actions (tui.bindings)
+        "probe_box": "key-probe-box",
+        "model(-1)": "key-attention-model",
+        "model(1)": "key-attention-model",
+        "row(-1)": "key-attention-row",
+        "row(1)": "key-attention-row",
+        "layer": "key-attention-layer",
+        "head": "key-attention-head",
+    }
     BINDINGS = [
         # priority: the steps box's own Ctrl+X (cut) and a focused button must not eat them
         Binding("ctrl+s", "start", "train", show=False, priority=True),

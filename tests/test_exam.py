@@ -34,12 +34,14 @@ QUIZ = Quiz("quiz-exam", "Week 7", "exam-salt", ("mlm-abcde", "clm-shift", "mask
 
 
 async def ready(app, view: str = "QuestionView") -> None:
-    """Until the engine is loaded and the exam shows ``view`` (a lab question: LabQuestionView)."""
+    """Until the engine is loaded, the exam shows ``view`` (a lab question: LabQuestionView) and
+    its first answer box has the focus: the views are in the DOM before their mount finishes,
+    and a key sent in between went nowhere (a CI failure under load)."""
     await engine_ready(app)
     for _ in range(600):
-        if app.screen.query(view):
-            await asyncio.sleep(0.05)
-            return
+        focused = app.focused
+        if focused is not None and any(type(node).__name__ == view for node in focused.ancestors):
+            return  # mounted and the first answer box has the keys: a typed key lands there
         await asyncio.sleep(0.05)
     raise AssertionError(f"the exam did not show {view}")
 
@@ -344,6 +346,7 @@ async def _until(pilot, done, tries: int = 400) -> None:
         if done():
             return
         await pilot.pause(0.05)
+    raise AssertionError("the app never reached the state the test waits for")
 
 
 async def test_keys_typed_ahead_land_in_the_box_they_were_typed_for(tmp_path):

@@ -73,7 +73,7 @@ def _not_special(ids: torch.Tensor, specials: tuple[int, ...]) -> torch.Tensor:
     low, high = int(low), int(high)
     if low < 0:  # not ids a table can index; search instead
         return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype), invert=True)
-    return _not_special_table(high + 1, specials).take(ids)
+    return _not_special_table(high + 1, specials).take(_as(ids, torch.long))  # take() indexes with int64 only
 
 
 @functools.lru_cache(maxsize=64)

@@ -13,19 +13,50 @@ touching spans, sentinels, ``</s>``, the closing sentinel, padding, lengths or d
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import struct
+from unittest import mock
 
 import pytest
 import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
+from engine import blocks
 from engine.clm import IGNORE_INDEX
 from engine.errors import InvalidInput
 from engine.mlm import mask_tokens
 from engine.spans import corrupt, corrupt_random, span_counts
 from tests.test_spans import t5_noise_span_to_unique_sentinel, t5_nonnoise_span_to_unique_sentinel
+
+# --- blocks of rows ---------------------------------------------------------------------------
+
+
+def blocks_of(elements: int | None):
+    """Work in blocks under ``elements`` as on a machine with 2 threads (None: as the machine is),
+    so the blocked path is compared with the references on any machine."""
+    if elements is None:
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(blocks, "SERIAL_ELEMENTS", elements))
+    stack.enter_context(mock.patch.object(blocks.torch, "get_num_threads", return_value=2))
+    return stack
+
+
+BLOCK_SIZES = st.sampled_from([None, 1, 7, 100])
+
+
+@given(st.integers(0, 300), st.integers(0, 700), st.sampled_from([1, 7, 100, 32_768]))
+def test_row_blocks_cover_every_row_once_in_blocks_below_the_size(rows, width, elements):
+    with blocks_of(elements):
+        parts = blocks.row_blocks(rows, width)
+    assert [i for part in parts for i in range(rows)[part]] == list(range(rows))
+    assert all(part.stop > part.start for part in parts) or rows == 0
+    assert all((part.stop - part.start) * width < elements or part.stop - part.start == 1 for part in parts)
+    sizes = [part.stop - part.start for part in parts]
+    assert max(sizes) - min(sizes) <= 1  # even
+
 
 # --- T5 span corruption ----------------------------------------------------------------------
 
@@ -151,12 +182,15 @@ SENTINEL_LISTS = st.sampled_from(
     eos_id=st.sampled_from([None, 1]),
     dtype=st.sampled_from([torch.int64, torch.int32]),
     one_row=st.booleans(),
+    block=BLOCK_SIZES,
 )
-@example(128, 512, 0.15, 3.0, 0, [32099 - k for k in range(100)], 0, 1, torch.int64, False)  # the benchmark's
-@example(3, 2, 1.0, 3.0, 1, list(range(1000, 1600)), 0, 1, torch.int64, False)  # 1 noise, 1 kept
-@example(2, 600, 1.0, 0.01, 2, list(range(1000, 1600)), 0, None, torch.int64, False)  # 1 kept token
+@example(
+    128, 512, 0.15, 3.0, 0, [32099 - k for k in range(100)], 0, 1, torch.int64, False, None
+)  # the benchmark's
+@example(3, 2, 1.0, 3.0, 1, list(range(1000, 1600)), 0, 1, torch.int64, False, 1)  # 1 noise, 1 kept
+@example(2, 600, 1.0, 0.01, 2, list(range(1000, 1600)), 0, None, torch.int64, False, 100)  # 1 kept token
 def test_random_corruption_is_the_reference_token_for_token(
-    batch, length, density, mean, seed, sentinels, pad_id, eos_id, dtype, one_row
+    batch, length, density, mean, seed, sentinels, pad_id, eos_id, dtype, one_row, block
 ):
     batch = 1 if one_row else batch
     ids = torch.randint(5, 900, (batch, length), generator=torch.Generator().manual_seed(seed % 1000)).to(
@@ -172,11 +206,12 @@ def test_random_corruption_is_the_reference_token_for_token(
         expected = error
     generator = torch.Generator().manual_seed(seed)
     if isinstance(expected, InvalidInput):
-        with pytest.raises(InvalidInput) as raised:
+        with pytest.raises(InvalidInput) as raised, blocks_of(block):
             corrupt_random(given_ids, sentinels, density, mean, pad_id, generator, eos_id)
         assert raised.value.code == expected.code
         return
-    result = corrupt_random(given_ids, sentinels, density, mean, pad_id, generator, eos_id)
+    with blocks_of(block):
+        result = corrupt_random(given_ids, sentinels, density, mean, pad_id, generator, eos_id)
     assert_same_corruption(result, ids.tolist(), masks, sentinels, pad_id, eos_id, dtype, squeeze=one_row)
 
 
@@ -337,8 +372,8 @@ def mlm_cases(draw):
     return ids, vocab, specials, extra, p, split, seed
 
 
-@given(mlm_cases())
-def test_masking_is_the_reference_position_for_position(case):
+@given(mlm_cases(), BLOCK_SIZES)
+def test_masking_is_the_reference_position_for_position(case, block):
     ids, vocab, specials, extra, p, split, seed = case
     arguments = dict(mask_id=vocab + 1, vocab_size=vocab, special_ids=specials, p=p, split=split)
     reference_extra = {
@@ -350,11 +385,12 @@ def test_masking_is_the_reference_position_for_position(case):
             ids, **arguments, **reference_extra, generator=torch.Generator().manual_seed(seed)
         )
     except InvalidInput as error:
-        with pytest.raises(InvalidInput) as raised:
+        with pytest.raises(InvalidInput) as raised, blocks_of(block):
             mask_tokens(ids, **arguments, **extra, generator=torch.Generator().manual_seed(seed))
         assert raised.value.code == error.code
         return
-    out = mask_tokens(ids, **arguments, **extra, generator=torch.Generator().manual_seed(seed))
+    with blocks_of(block):
+        out = mask_tokens(ids, **arguments, **extra, generator=torch.Generator().manual_seed(seed))
     inputs, labels, chosen, fate = expected
     assert out.original_ids is ids
     assert out.input_ids.shape == ids.shape and out.input_ids.dtype == ids.dtype

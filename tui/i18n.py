@@ -211,6 +211,7 @@ MESSAGES: dict[str, Bilingual] = {
     "key-toggle": L("Toggle", "切换"),
     "key-palette": L("Commands", "命令"),
     "variant": L("variant {seed}", "变体 {seed}"),
+    "seed-shown": L("seed {seed}", "种子 {seed}"),
     "hint-n": L("Hint {n}/{total}: {text}", "提示 {n}/{total}：{text}"),
     "no-more-hints": L("No more hints: try the solution (s).", "没有更多提示了：可以看答案（s）。"),
     "solution-shown": L("Solution (from the engine):", "参考答案（由引擎计算）："),
@@ -1030,6 +1031,14 @@ MESSAGES: dict[str, Bilingual] = {
     "class-reason-ended-by-teacher": L("your teacher signed you out", "老师让你退出了登录"),
     "class-reason-expired": L("it was idle too long", "闲置时间过长"),
     "class-reason-other": L("the server ended it", "服务器结束了它"),
+    "serve-not-installed": L(
+        "the browser server is the optional 'serve' extra: pip install -e '.[serve]'",
+        "浏览器服务器属于可选的 serve 附加组件：pip install -e '.[serve]'",
+    ),
+    "serve-warning": L(
+        "warning: listening on {host}: anyone who can reach this machine can open the app",
+        "警告：正在监听 {host}：能访问本机的任何人都能打开本应用",
+    ),
     "class-serve-urls": L("Students open:", "学生打开："),
     "class-serve-warning": L(
         "warning: listening on {host}: anyone who can reach this machine can open the sign-in page",

@@ -135,7 +135,9 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
     if args.json:
         emit_json(payload)
         return
-    console.print(Text(f"{payload['title']}  [{exercise.id} · seed {args.seed}]", style="bold"))
+    console.print(
+        Text(f"{payload['title']}  [{exercise.id} · {t('seed-shown', lang, seed=args.seed)}]", style="bold")
+    )
     console.print(payload["prompt"])
     console.print()
     for part in payload["parts"]:

@@ -365,7 +365,7 @@ def _run(argv: list[str], lang: str) -> int:
     except UsageError as error:
         _fail(str(error))
     except ValueError as error:  # the engine's InvalidInput, or a bad value met later
-        _fail(f"{PROG}: {t('error', lang)}: {error_text(error, lang)}")
+        _fail(t("error-line", lang, prog=PROG, message=error_text(error, lang)))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `| head`: stop quietly, and keep Python from complaining at exit

@@ -31,7 +31,7 @@ def detect_language() -> str:
 
 
 MESSAGES: dict[str, Bilingual] = {
-    "error": L("error", "错误"),
+    "error-line": L("{prog}: error: {message}", "{prog}：错误：{message}"),
     "internal-error": L(
         "unexpected internal error ({detail}); please report it", "意外的内部错误（{detail}），请报告给我们"
     ),

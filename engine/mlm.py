@@ -44,11 +44,10 @@ class MaskedLMBatch:
 
 def _check_probabilities(p: float, split: tuple[float, float, float]) -> None:
     if not 0.0 <= p <= 1.0:
-        raise InvalidInput("p-out-of-range", f"selection probability p must be in [0, 1], got {p}", p=p)
+        raise InvalidInput("p-out-of-range", p=p)
     if len(split) != 3 or any(not 0.0 <= part <= 1.0 for part in split) or abs(sum(split) - 1.0) > 1e-6:
         raise InvalidInput(
             "bad-split",
-            f"the mask/random/keep split must be three numbers in [0, 1] adding up to 1, got {tuple(split)}",
             split=tuple(split),
         )
 
@@ -135,15 +134,10 @@ def mask_tokens(
     # Every step is elementwise or along the last dimension, so one sequence (L,) is
     # worked on as it is: the same draws, in the same order, as for a batch (1, L).
     if ids.dim() not in (1, 2):
-        raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
-    for name, extra in (
-        ("attention_mask", attention_mask),
-        ("word_ids", word_ids),
-        ("selected", selected),
-        ("fates", fates),
-    ):
+        raise InvalidInput("bad-shape")
+    for extra in (attention_mask, word_ids, selected, fates):
         if extra is not None and extra.shape != ids.shape:
-            raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
+            raise InvalidInput("shape-mismatch")
 
     specials = tuple(int(i) for i in special_ids)
     # One call draws what two calls of ids.shape each would: draws[0] the selection draw, then
@@ -171,9 +165,7 @@ def mask_tokens(
     if sum(counts):
         pool = replacement_pool(vocab_size, specials) if replacement_ids is None else replacement_ids
         if pool.numel() == 0:
-            raise InvalidInput(
-                "no-replacement", "the vocabulary has no non-special token to use as a random replacement"
-            )
+            raise InvalidInput("no-replacement")
         picks = torch.randint(0, pool.numel(), (sum(counts),), generator=generator)
         replacements = _as(pool.index_select(0, picks), ids.dtype).split(counts)
         for (_, _, block_ids, random_positions, _), block_replacements in zip(

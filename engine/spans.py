@@ -42,7 +42,6 @@ def check_spans(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int
         if not 0 <= start < end <= length:
             raise InvalidInput(
                 "span-out-of-range",
-                f"span {start}:{end} is empty or outside the sequence of {length} tokens (need 0 <= start < end <= {length})",
                 start=start,
                 end=end,
                 n=length,
@@ -51,7 +50,6 @@ def check_spans(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int
         if start_b < end_a:
             raise InvalidInput(
                 "spans-overlap",
-                f"spans {start_a}:{end_a} and {start_b}:{end_b} overlap",
                 first=f"{start_a}:{end_a}",
                 second=f"{start_b}:{end_b}",
             )
@@ -83,18 +81,13 @@ def span_counts(length: int, density: float, mean_span: float) -> tuple[int, int
     if length < 2:
         raise InvalidInput(
             "sequence-too-short",
-            f"span corruption needs at least 2 tokens (one hidden, one kept), got {length}",
             n=length,
             need=2,
         )
     if not 0.0 <= density <= 1.0:
-        raise InvalidInput(
-            "density-out-of-range", f"noise density must be in [0, 1], got {density}", density=density
-        )
+        raise InvalidInput("density-out-of-range", density=density)
     if not mean_span > 0:
-        raise InvalidInput(
-            "mean-span-out-of-range", f"mean span length must be positive, got {mean_span}", mean=mean_span
-        )
+        raise InvalidInput("mean-span-out-of-range", mean=mean_span)
     if density == 0.0:
         return 0, 0
     noise = min(max(round(_float32(_float32(length) * _float32(density))), 1), length - 1)
@@ -191,7 +184,7 @@ def corrupt(
     if squeeze:
         ids, noise_mask = ids.unsqueeze(0), noise_mask.unsqueeze(0)
     if noise_mask.shape != ids.shape:
-        raise InvalidInput("shape-mismatch", "noise_mask must have the same shape as the token ids")
+        raise InvalidInput("shape-mismatch")
     # (.to() costs a call even when the mask is bool already.)
     noise = noise_mask if noise_mask.dtype == torch.bool else noise_mask.to(torch.bool)
     kept = ~noise  # (read only below)
@@ -251,7 +244,6 @@ def corrupt(
 def _too_many_spans(spans: int, need: int, sentinels: int) -> InvalidInput:
     return InvalidInput(
         "too-many-spans",
-        f"{spans} spans need {need} sentinels, but only {sentinels} exist",
         spans=spans,
         need=need,
         sentinels=sentinels,
@@ -306,7 +298,7 @@ def corrupt_explicit(
     span with one sentinel, as in T5, which marks noise token by token.
     """
     if ids.dim() != 1:
-        raise InvalidInput("bad-shape", "explicit spans apply to one sequence (1-D token ids)")
+        raise InvalidInput("bad-shape")
     return corrupt(ids, explicit_noise_mask(spans, int(ids.shape[0])), sentinel_ids, pad_id, eos_id)
 
 
@@ -314,7 +306,7 @@ def explicit_noise_mask(spans: Sequence[tuple[int, int]], length: int) -> torch.
     """The (N,) noise mask of validated explicit spans."""
     ordered = check_spans(spans, length)
     if not ordered:
-        raise InvalidInput("no-spans", "give at least one span to hide")
+        raise InvalidInput("no-spans")
     noise = [False] * length
     for start, end in ordered:
         noise[start:end] = [True] * (end - start)
@@ -353,7 +345,7 @@ def corrupt_random(
     squeeze = ids.dim() == 1
     batch_ids = ids.unsqueeze(0) if squeeze else ids
     if batch_ids.dim() != 2:
-        raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
+        raise InvalidInput("bad-shape")
     batch, length = batch_ids.shape
     noise, spans = span_counts(length, density, mean_span)
     if noise == 0 or batch == 0:  # nothing hidden, or no rows: the general build

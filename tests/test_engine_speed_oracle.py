@@ -127,7 +127,7 @@ def reference_corrupt(rows, masks, sentinels, pad_id, eos_id):
         spans = sum(noise and (i == 0 or not mask[i - 1]) for i, noise in enumerate(mask))
         closes = not mask or not mask[-1]
         if spans + closes > len(sentinels):
-            raise InvalidInput("too-many-spans", "")
+            raise InvalidInput("too-many-spans", spans=spans, need=spans + closes, sentinels=len(sentinels))
         source = t5_noise_span_to_unique_sentinel(tokens, mask, sentinels)
         target = engine_target(tokens, mask, sentinels)
         if mask and not mask[0]:  # T5's own masks start with kept text: then the target is T5's
@@ -329,7 +329,7 @@ def reference_mask_tokens(
         else:
             pool = replacement_ids.tolist()
         if not pool:
-            raise InvalidInput("no-replacement", "")
+            raise InvalidInput("no-replacement")
         picks = torch.randint(0, len(pool), (len(randoms),), generator=generator).tolist()
         for position, pick in zip(randoms, picks, strict=True):
             inputs[position] = pool[pick]

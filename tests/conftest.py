@@ -17,11 +17,19 @@ import pytest  # noqa: E402
 
 
 def pytest_collection_finish(session):
-    """What the test modules imported (torch, Textual, the app, the catalogue: hundreds of
-    thousands of objects that never become garbage) is moved out of the cyclic collector's
-    sight: every full collection walked all of it again, a tenth of an app test's CPU."""
+    """What the tests will import (torch, Textual, the app, the catalogue: hundreds of
+    thousands of objects that never become garbage) is imported now and moved out of the
+    cyclic collector's sight: every full collection walked all of it again. torch is
+    imported here because the app loads it in a thread after collection, and unfrozen it
+    made each full collection cost a quarter of a second, a second of every app test."""
+    import torch  # noqa: F401
+
+    import engine.masks  # noqa: F401
+    import tui.app  # noqa: F401
+
     gc.collect()
     gc.freeze()
+    gc.set_threshold(50_000, 50, 50)
 
 
 @pytest.fixture(autouse=True)

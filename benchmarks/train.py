@@ -24,6 +24,7 @@ import asyncio
 import os
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -150,8 +151,8 @@ async def _first_point() -> float:
         await pilot.pause()
         figure = app.screen.query_one(TrainLabFigure)
         figure.query_one("#tl-steps").value = "30"
-        for _ in range(2000):  # a learner reads the lesson first: the lab's warm-up has run
-            if "torch._dynamo" in sys.modules:
+        for _ in range(6000):  # a learner reads the lesson first: the lab's warm-up has run
+            if not any(thread.name == "train-lab-warm-up" for thread in threading.enumerate()):
                 break
             await asyncio.sleep(0.01)
         figure.action_start()

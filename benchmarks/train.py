@@ -135,21 +135,27 @@ def overhead(steps: int, rounds: int) -> bool:
     return ok
 
 
+async def _open_lab(app, pilot):
+    """The training lab's figure, opened as a learner does, once the engine has loaded."""
+    from tui.figures.train_lab import TrainLabFigure
+
+    for _ in range(600):
+        if app.engine_loaded:
+            break
+        await asyncio.sleep(0.05)
+    app.open_lesson("train-lab")
+    await pilot.pause()
+    await pilot.press("f6")
+    await pilot.pause()
+    return app.screen.query_one(TrainLabFigure)
+
+
 async def _first_point() -> float:
     from tui.app import TutorApp
-    from tui.figures.train_lab import TrainLabFigure
 
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(600):
-            if app.engine_loaded:
-                break
-            await asyncio.sleep(0.05)
-        app.open_lesson("train-lab")
-        await pilot.pause()
-        await pilot.press("f6")
-        await pilot.pause()
-        figure = app.screen.query_one(TrainLabFigure)
+        figure = await _open_lab(app, pilot)
         figure.query_one("#tl-steps").value = "30"
         for _ in range(6000):  # a learner reads the lesson first: the lab's warm-up has run
             if not any(thread.name == "train-lab-warm-up" for thread in threading.enumerate()):
@@ -183,20 +189,11 @@ def first_point(rounds: int) -> bool:
 
 async def _attention_draws(text: str, asks: int) -> list[float]:
     from tui.app import TutorApp
-    from tui.figures.train_lab import TrainLabFigure
 
     app = TutorApp(lang="en", still=True)
     times = []
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(600):
-            if app.engine_loaded:
-                break
-            await asyncio.sleep(0.05)
-        app.open_lesson("train-lab")
-        await pilot.pause()
-        await pilot.press("f6")
-        await pilot.pause()
-        figure = app.screen.query_one(TrainLabFigure)
+        figure = await _open_lab(app, pilot)
         for _ in range(asks):
             for _ in range(3000):  # the figure's own first ask (on mount) done
                 if figure.attention_seconds is not None:

@@ -278,6 +278,14 @@ class TrainedModel:
     cancelled: bool = False
 
 
+def warm_up() -> None:
+    """Import ahead what pressing Train would import: torch builds its first optimizer
+    behind ``torch._disable_dynamo``, which imports torch._dynamo, about 3 s of CPU
+    (torch 2.13) between the press and the first loss point. The app calls this in a
+    background thread when the training lab opens."""
+    import torch._dynamo  # noqa: F401
+
+
 def initial_model(vocab: Vocab, settings: LabSettings) -> TinyLM:
     torch.manual_seed(settings.seed)
     return TinyLM(len(vocab), settings.model)

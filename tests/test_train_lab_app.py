@@ -56,6 +56,34 @@ async def test_train_with_a_short_budget_then_read_the_table_and_probe(lang):
         assert str(figure.probe_result["models"]["clm"]["scored_passes"]) in shown  # #23 item 11
 
 
+async def test_opening_the_lab_warms_torchs_optimizer_imports_before_train(monkeypatch):
+    """Torch's first optimizer imports torch._dynamo (seconds of CPU): the lab starts that
+    import in the background when it opens, so that Train's first loss point does not wait."""
+    import threading
+
+    from tui.figures import train_lab
+
+    warmed = threading.Event()
+    monkeypatch.setattr(train_lab, "_warm_up", warmed.set)
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await _open_lab(app, pilot)
+        await _until(warmed.is_set, 10)
+        assert not figure.training  # nothing pressed: only the imports were warmed
+
+
+def test_warm_up_imports_what_the_first_optimizer_imports():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch; from engine.train_lab import warm_up; "
+        "assert 'torch._dynamo' not in sys.modules; warm_up(); "
+        "assert 'torch._dynamo' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
 async def test_cancel_stops_training_and_shows_no_table():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:

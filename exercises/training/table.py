@@ -141,13 +141,14 @@ def table_rows(result: dict, lang: str) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-# Measured (benchmarks/train.py, 2026-12-02): the T5 row stays at chance on the fill task.
+# Measured (benchmarks/train.py and the lesson's section on the T5 row, 2026-12-02).
 SPAN_LIMIT = L(
     "  a known limit: at 500 steps this T5 model fills the middle at chance (0.10 on seeds 0 and 4; "
-    "0.13 at 1000 steps), though its loss is the lowest: most of its target is the window's last "
-    "span, the easy end of a sentence. See the lesson.",
+    "0.13 at 1000 steps). It learned to find the blank's sentinel in its input, not to read the noun "
+    "beside it; its low loss is the last span, always at the input's end. See the lesson.",
     "  已知的局限：训练 500 步时，这个 T5 模型填中间只有随机猜的水平（种子 0 和 4 都是 0.10；"
-    "1000 步时 0.13），尽管它的损失最低：它的目标大多是窗口最后一段，也就是容易猜的句尾。详见讲解。",
+    "1000 步时 0.13）。它学会了在输入里找到空位的哨兵，却没学会读哨兵旁边的名词；它的损失低，"
+    "是因为最后一段总在输入末尾，很好猜。详见讲解。",
 )
 
 

@@ -261,6 +261,9 @@ class TrainLabFigure(Figure):
         from exercises.training.runs import last_table
 
         self.result = last_table()  # the last run's table, until a new run replaces it
+        # Torch's first optimizer costs seconds of imports: paid while the learner reads, not
+        # after Train (a daemon thread: quitting never waits for it).
+        threading.Thread(target=_warm_up, name="train-lab-warm-up", daemon=True).start()
         super().on_mount()
         self.set_interval(0.1, self._tick)
 
@@ -718,6 +721,15 @@ class TrainLabFigure(Figure):
         def __init__(self, result: dict) -> None:
             super().__init__()
             self.result = result
+
+
+def _warm_up() -> None:
+    try:
+        from engine.train_lab import warm_up
+
+        warm_up()
+    except (ImportError, OSError, RuntimeError):  # a broken torch: Train will say so, in words
+        return
 
 
 def _saved_from(run):

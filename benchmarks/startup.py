@@ -12,7 +12,7 @@ Target: <= 1.1x the bare app. Each learner's home is a fresh temporary folder.
 ``--engine``: the tutor runs on after its first frame, as a learner would use it.
 A thread in the app's process sends keys the way the terminal does, as fast as a
 practised learner presses them (``--reaction`` after the first frame, then
-``--key-gap`` between keys): Enter on the first lesson, F6 for its figure. Noted:
+``--key-gap`` after the lesson appears): Enter on the first lesson, F6 for its figure. Noted:
 when the engine is ready (torch and the engine imported in the background), when
 the figure tab is first painted, and when the figure is painted with the engine's
 output in it.
@@ -103,12 +103,18 @@ def first_frame(self):
     after_first_frame(self)
     threading.Thread(target=learner, args=(self,), daemon=True).start()
 
+lesson_shown = threading.Event()
+
 def learner(app):
-    # Keys as the terminal delivers them: through the driver, from another thread.
-    for delay, key, character in ((REACTION, "enter", "\\r"), (KEY_GAP, "f6", None)):
-        time.sleep(delay)
-        note("key-" + key)
-        app._driver.process_message(events.Key(key, character))
+    # Keys as the terminal delivers them: through the driver, from another thread. F6
+    # once the lesson is on screen (a key typed before goes to the home screen).
+    time.sleep(REACTION)
+    note("key-enter")
+    app._driver.process_message(events.Key("enter", "\\r"))
+    lesson_shown.wait()
+    time.sleep(KEY_GAP)
+    note("key-f6")
+    app._driver.process_message(events.Key("f6", None))
 
 def arrived(self):
     engine_arrived(self)
@@ -117,6 +123,9 @@ def arrived(self):
 def painted(screen):
     compositor_refresh(screen)
     tabs = next(iter(screen.query("#tabs")), None) if type(screen).__name__ == "LessonScreen" else None
+    if tabs is not None and screen.app.screen is screen:
+        note("lesson-painted")
+        lesson_shown.set()
     if tabs is not None and tabs.active == "figure" and screen.app.screen is screen:
         note("figure-tab")
         if screen.app.engine_loaded:
@@ -226,7 +235,15 @@ def first_frames(runs: int, roots: list[pathlib.Path]) -> None:
 
 
 def engine_ready(runs: int, reaction: float, key_gap: float) -> None:
-    moments = ("first-frame", "key-enter", "key-f6", "figure-tab", "engine-ready", "figure-drawn")
+    moments = (
+        "first-frame",
+        "key-enter",
+        "lesson-painted",
+        "key-f6",
+        "figure-tab",
+        "engine-ready",
+        "figure-drawn",
+    )
     rows: list[dict[str, tuple[float, float]]] = []
     for run in range(runs):
         lang = ("zh", "en")[run % 2]

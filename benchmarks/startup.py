@@ -1,19 +1,37 @@
-"""Launch -> first frame: objectives-tutor against a minimal Textual app, in the
-same run.
+"""Launch -> first frame, against a bare Textual app, and launch -> "engine ready"
+against the fastest way a learner can reach a figure.
 
-Each app is started as a fresh headless process that writes a marker file
-right after its first frame; the clock stops when the file appears and the
-process is then ended. The two apps take turns, so machine load hits both
-alike; the figure is the ratio of medians. Target: objectives-tutor <= 1.2x
-the minimal app, which it meets only because torch is imported in a worker
-after the first frame.
+First frame: each launch is a fresh headless process that notes the moment of its
+first frame (a callback after the first refresh, the same in both apps) and exits.
+In each run the bare app (a header, a line of text, a footer), objectives-tutor in
+English and objectives-tutor in Chinese take turns, the order rotating from run to
+run, so that the machine's load hits all three alike; every run gives a ratio
+tutor / bare, and the report is the median ratio and its spread over the runs.
+Target: <= 1.1x the bare app. Each learner's home is a fresh temporary folder.
 
-    .venv/bin/python benchmarks/startup.py [--runs 15]
+``--engine``: the tutor runs on after its first frame, as a learner would use it.
+A thread in the app's process sends keys the way the terminal does, as fast as a
+practised learner presses them (``--reaction`` after the first frame, then
+``--key-gap`` after the lesson appears): Enter on the first lesson, F6 for its figure. Noted:
+when the engine is ready (torch and the engine imported in the background), when
+the figure tab is first painted, and when the figure is painted with the engine's
+output in it.
+
+``--root`` twice compares two source trees (e.g. a copy of main and this tree):
+both are launched in every run, each against the same bare app.
+
+``--busy`` keeps every core busy (one ``yes > /dev/null`` per core, started before
+the first run and killed after the last), as on a shared machine under load.
+
+    .venv/bin/python benchmarks/startup.py [--runs 9] [--busy] [--root /tmp/main-copy --root .]
+    .venv/bin/python benchmarks/startup.py --engine [--runs 5] [--busy]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import pathlib
 import statistics
@@ -22,81 +40,245 @@ import sys
 import tempfile
 import time
 
-MINIMAL_APP = """
-import os
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+TIMEOUT_S = 300
+TARGET = 1.1
+
+STAMP = """
+import json, os, time
+
+def stamp(name):
+    with open(os.environ["STARTUP_BENCH_STAMPS"], "a") as handle:
+        handle.write(json.dumps([name, time.monotonic(), time.process_time()]) + "\\n")
+"""
+
+BARE_APP = (
+    STAMP
+    + """
 from textual.app import App
 from textual.widgets import Footer, Header, Static
 
-class Minimal(App):
+class Bare(App):
     def compose(self):
         yield Header()
         yield Static("hello")
         yield Footer()
 
     def on_mount(self):
-        self.call_after_refresh(self.mark)
+        self.call_after_refresh(self.first_frame)
 
-    def mark(self):
-        with open(os.environ["OBJECTIVES_TUTOR_FIRST_FRAME_FILE"], "w") as handle:
-            handle.write("first frame")
+    def first_frame(self):
+        stamp("first-frame")
+        self.exit()
 
-Minimal().run(headless=True)
+Bare().run(headless=True)
 """
+)
 
-TUTOR_APP = """
+TUTOR_APP = (
+    STAMP
+    + """
+import sys, threading
+from textual import events
+from textual.screen import Screen
 from tui.app import TutorApp
 
-TutorApp(lang="en").run(headless=True)
+ENGINE = sys.argv[2] == "engine"
+REACTION, KEY_GAP = float(sys.argv[3]), float(sys.argv[4])
+after_first_frame = TutorApp._after_first_frame
+engine_arrived = TutorApp._engine_arrived
+compositor_refresh = Screen._compositor_refresh
+noted = set()
+
+def note(name):
+    if name not in noted:
+        noted.add(name)
+        stamp(name)
+
+def first_frame(self):
+    note("first-frame")
+    if not ENGINE:
+        self.exit()
+        return
+    after_first_frame(self)
+    threading.Thread(target=learner, args=(self,), daemon=True).start()
+
+lesson_shown = threading.Event()
+
+def learner(app):
+    # Keys as the terminal delivers them: through the driver, from another thread. F6
+    # once the lesson is on screen (a key typed before goes to the home screen).
+    time.sleep(REACTION)
+    note("key-enter")
+    app._driver.process_message(events.Key("enter", "\\r"))
+    lesson_shown.wait()
+    time.sleep(KEY_GAP)
+    note("key-f6")
+    app._driver.process_message(events.Key("f6", None))
+
+def arrived(self):
+    engine_arrived(self)
+    note("engine-ready")
+
+def painted(screen):
+    compositor_refresh(screen)
+    tabs = next(iter(screen.query("#tabs")), None) if type(screen).__name__ == "LessonScreen" else None
+    if tabs is not None and screen.app.screen is screen:
+        note("lesson-painted")
+        lesson_shown.set()
+    if tabs is not None and tabs.active == "figure" and screen.app.screen is screen:
+        note("figure-tab")
+        if screen.app.engine_loaded:
+            note("figure-drawn")
+            screen.app.exit()
+
+TutorApp._after_first_frame = first_frame
+TutorApp._engine_arrived = arrived
+Screen._compositor_refresh = painted
+TutorApp(lang=sys.argv[1]).run(headless=True)
+os._exit(0)  # as the app's run_app leaves: the engine's thread may still be loading modules
 """
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-TIMEOUT_S = 60
+)
 
 
-def first_frame_seconds(code: str) -> float:
-    """Seconds from process start until the app has drawn its first frame."""
+def launch(code: str, *args: str, root: pathlib.Path = ROOT) -> dict[str, tuple[float, float]]:
+    """Each moment the process noted: (seconds since it was started, seconds of CPU it had
+    used by then, all its threads); the app's code from ``root``."""
     with tempfile.TemporaryDirectory() as folder:
-        marker = pathlib.Path(folder) / "first-frame"
-        env = {**os.environ, "OBJECTIVES_TUTOR_FIRST_FRAME_FILE": str(marker)}
-        start = time.perf_counter()
+        stamps = pathlib.Path(folder) / "stamps"
+        env = {
+            **os.environ,
+            "STARTUP_BENCH_STAMPS": str(stamps),
+            "OBJECTIVES_TUTOR_HOME": str(pathlib.Path(folder) / "home"),
+            "PYTHONPATH": str(root),
+        }
+        start = time.monotonic()
         process = subprocess.Popen(
-            [sys.executable, "-c", code],
+            [sys.executable, "-c", code, *args],
             env=env,
-            cwd=ROOT,
+            cwd=root,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         try:
-            while not marker.exists():
-                if process.poll() is not None:
-                    raise RuntimeError(f"the app exited with {process.returncode} before its first frame")
-                if time.perf_counter() - start > TIMEOUT_S:
-                    raise RuntimeError("no first frame within a minute")
-                time.sleep(0.001)
-            return time.perf_counter() - start
-        finally:
+            _, errors = process.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+            raise RuntimeError(f"{args or 'the bare app'}: not done within {TIMEOUT_S} s") from None
+        lines = stamps.read_text().splitlines() if stamps.exists() else []
+        if process.returncode != 0 or not lines:
+            raise RuntimeError(f"the app failed ({process.returncode}): {errors.decode()[-2000:]}")
+        return {name: (moment - start, cpu) for name, moment, cpu in map(json.loads, lines)}
+
+
+@contextlib.contextmanager
+def busy(on: bool):
+    """Every core kept busy (``yes > /dev/null``) while the block runs, if ``on``."""
+    hogs = []
+    try:
+        if on:
+            for _ in range(os.cpu_count() or 1):
+                hogs.append(subprocess.Popen(["yes"], stdout=subprocess.DEVNULL))
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def spread(values: list[float], scale: float = 1, digits: int = 0) -> str:
+    """ "median (min–max)" of ``values`` times ``scale``."""
+    low, mid, high = (round(v * scale, digits) for v in (min(values), statistics.median(values), max(values)))
+    fmt = f"{{:.{digits}f}}"
+    return f"{fmt.format(mid)} ({fmt.format(low)}–{fmt.format(high)})"
+
+
+def first_frames(runs: int, roots: list[pathlib.Path]) -> None:
+    apps = [("bare", BARE_APP, (), ROOT)]
+    for root in roots:
+        apps += [
+            (f"{lang} {root}" if len(roots) > 1 else lang, TUTOR_APP, (lang,), root) for lang in ("en", "zh")
+        ]
+    for _, code, args, root in apps:  # warm the file cache, compile what is not compiled yet
+        launch(code, *args, "first", "0", "0", root=root)
+    wall: dict[str, list[float]] = {name: [] for name, _, _, _ in apps}
+    cpu: dict[str, list[float]] = {name: [] for name, _, _, _ in apps}
+    for run in range(runs):
+        turn = apps[run % len(apps) :] + apps[: run % len(apps)]
+        for name, code, args, root in turn:
+            seconds, used = launch(code, *args, "first", "0", "0", root=root)["first-frame"]
+            wall[name].append(seconds)
+            cpu[name].append(used)
+        bare = wall["bare"][-1]
+        print(
+            f"run {run + 1}: bare {bare * 1000:.0f} ms, "
+            + ", ".join(
+                f"{name} {wall[name][-1] * 1000:.0f} ms ({wall[name][-1] / bare:.2f}x)"
+                for name in wall
+                if name != "bare"
+            ),
+            flush=True,
+        )
+    print(f"\nlaunch -> first frame over {runs} runs, median (min–max); CPU: the process's CPU time by then")
+    print(f"bare Textual app: {spread(wall['bare'], 1000)} ms, CPU {spread(cpu['bare'], 1000)} ms")
+    for name in wall:
+        if name == "bare":
+            continue
+        ratios = [tutor / bare for tutor, bare in zip(wall[name], wall["bare"], strict=True)]
+        cpu_ratios = [tutor / bare for tutor, bare in zip(cpu[name], cpu["bare"], strict=True)]
+        verdict = "PASS" if statistics.median(ratios) <= TARGET else "MISS"
+        print(
+            f"objectives-tutor {name}: {spread(wall[name], 1000)} ms, ratio {spread(ratios, 1, 2)}x "
+            f"(target <= {TARGET}x: {verdict}); CPU {spread(cpu[name], 1000)} ms, {spread(cpu_ratios, 1, 2)}x"
+        )
+
+
+def engine_ready(runs: int, reaction: float, key_gap: float) -> None:
+    moments = (
+        "first-frame",
+        "key-enter",
+        "lesson-painted",
+        "key-f6",
+        "figure-tab",
+        "engine-ready",
+        "figure-drawn",
+    )
+    rows: list[dict[str, tuple[float, float]]] = []
+    for run in range(runs):
+        lang = ("zh", "en")[run % 2]
+        rows.append(launch(TUTOR_APP, lang, "engine", str(reaction), str(key_gap)))
+        print(
+            f"run {run + 1} ({lang}): "
+            + ", ".join(f"{m} {rows[-1][m][0] * 1000:.0f}" for m in moments)
+            + " ms",
+            flush=True,
+        )
+    print(f"\nfrom launch, over {runs} runs, median (min–max), ms:")
+    for moment in moments:
+        print(f"  {moment:13} {spread([row[moment][0] for row in rows], 1000)}")
+    waited = [row["figure-drawn"][0] - row["figure-tab"][0] for row in rows]
+    print(f"the figure tab said 'loading' for {spread(waited, 1000)} ms before the engine's output")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15, help="launches of each app (default 15)")
+    parser.add_argument("--runs", type=int, default=None, help="runs (default 9; 5 with --engine)")
+    parser.add_argument("--busy", action="store_true", help="keep every core busy meanwhile")
+    parser.add_argument("--engine", action="store_true", help="launch -> engine ready and a figure")
+    parser.add_argument("--reaction", type=float, default=0.3, help="first key, s after the first frame")
+    parser.add_argument("--key-gap", type=float, default=0.15, help="s between keys")
+    parser.add_argument("--root", action="append", type=pathlib.Path, help="a source tree (twice: compare)")
     args = parser.parse_args(argv)
-    if args.runs < 1:
+    runs = args.runs if args.runs is not None else (5 if args.engine else 9)
+    if runs < 1:
         parser.error("--runs must be at least 1")
-    first_frame_seconds(MINIMAL_APP)  # warm the file cache for both
-    first_frame_seconds(TUTOR_APP)
-    minimal, tutor = [], []
-    for _ in range(args.runs):
-        minimal.append(first_frame_seconds(MINIMAL_APP))
-        tutor.append(first_frame_seconds(TUTOR_APP))
-    minimal_ms, tutor_ms = statistics.median(minimal) * 1000, statistics.median(tutor) * 1000
-    ratio = tutor_ms / minimal_ms
-    print(f"launch -> first frame, median of {args.runs} alternating runs")
-    print(f"minimal Textual app: {minimal_ms:.0f} ms")
-    print(f"objectives-tutor:    {tutor_ms:.0f} ms ({ratio:.2f}x)")
-    print(f"target <= 1.2x: {'PASS' if ratio <= 1.2 else 'MISS'}")
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, busy: {args.busy}", flush=True)
+    with busy(args.busy):
+        if args.engine:
+            engine_ready(runs, args.reaction, args.key_gap)
+        else:
+            first_frames(runs, [root.resolve() for root in args.root or [ROOT]])
     return 0
 
 

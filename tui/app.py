@@ -129,14 +129,16 @@ class TutorApp(App[None]):
             from engine.textbook import three_samples
 
             three_samples()
-            self._preload_lesson_modules()
         except (ImportError, OSError, RuntimeError) as error:
             # Shown on the home screen; the app stays usable. A missing or broken torch
             # (ImportError), a shared library that will not load (OSError), torch failing
             # to start (RuntimeError); anything else is a bug and is not hidden.
             self._from_import_thread(setattr, self, "engine_state", f"{type(error).__name__}: {error}")
             return
+        # The figures and exercises can work from here on: say so now, not after the
+        # lesson modules below (they took a third of the wait for "engine ready").
         self._from_import_thread(self._engine_arrived)
+        self._preload_lesson_modules()
 
     @staticmethod
     def _preload_lesson_modules() -> None:

@@ -16,6 +16,7 @@ keeps the word it raises (``e^损失`` is not broken after the ``^``).
 from __future__ import annotations
 
 import re
+from functools import cache
 
 CJK = (
     "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
@@ -38,15 +39,21 @@ def install() -> None:
     rich._wrap.re_word = CJK_WORD
 
 
-_WIDE = re.compile(rf"[{CJK}]")
-_FULL_PUNCTUATION = re.compile(rf"[{OPENING}{CLOSING}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]")
+@cache
+def _wide_and_full_width() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Compiled when a lesson's text is first joined, not on import: a class of the CJK
+    ranges takes ~8 ms to compile, and the app's first frame needs neither."""
+    return re.compile(rf"[{CJK}]"), re.compile(
+        rf"[{OPENING}{CLOSING}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]"
+    )
 
 
 def _no_space_between(before: str, after: str) -> bool:
     """Chinese on both sides, or full-width punctuation on either: no space. A Latin
     word beside a Chinese one keeps the space these lessons put there ("小 transformer")."""
-    both_wide = bool(_WIDE.match(before) and _WIDE.match(after))
-    return both_wide or bool(_FULL_PUNCTUATION.match(before) or _FULL_PUNCTUATION.match(after))
+    wide, full_width = _wide_and_full_width()
+    both_wide = bool(wide.match(before) and wide.match(after))
+    return both_wide or bool(full_width.match(before) or full_width.match(after))
 
 
 _BLOCK_START = re.compile(r"\s*(?:[#>|]|[-*+]\s|\d+[.)]\s|```|~~~|$)")

@@ -19,6 +19,15 @@ from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
 
 
+def _looks(lines: list[tuple[str, str | Text]]) -> list[tuple[str, str, object, object]]:
+    """What the list shows: ids, text, spans and each line's own style (which Text's ==
+    leaves out)."""
+    return [
+        (option_id, str(prompt), getattr(prompt, "spans", None), getattr(prompt, "style", None))
+        for option_id, prompt in lines
+    ]
+
+
 class HomeScreen(Screen):
     DEFAULT_CSS = """
     HomeScreen #intro { padding: 1 2 0 2; color: $text-muted; }
@@ -26,6 +35,16 @@ class HomeScreen(Screen):
     HomeScreen #course { padding: 0 2; height: auto; color: $text; }
     HomeScreen #engine { padding: 0 2; color: $text-muted; height: 1; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        # What the list and the lines show now: the home screen is refreshed on every
+        # resize and every return to it, and rebuilding an unchanged list cost the first
+        # frame four rebuilds and re-renders of every line.
+        self._lines: list[tuple[str, str | Text]] = []
+        self._shown: dict[str, str] = {}
+        self._width = -1  # the list's width when the lines were last cut to it
+        self._left = False  # another screen was shown over this one since on_mount
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -41,11 +60,20 @@ class HomeScreen(Screen):
         self.refresh_list()
         self.query_one(OptionList).focus()
 
+    def on_screen_suspend(self) -> None:
+        self._left = True
+
     def on_screen_resume(self) -> None:
-        self.refresh_list()
+        """Back from a lesson or a page: its progress is shown. (The first resume, as the
+        app starts, comes just after on_mount built the list: nothing changed since.)"""
+        if self._left:
+            self.refresh_list()
 
     def on_resize(self) -> None:
-        self.refresh_list()
+        """The lines are cut to the list's width: rebuilt when that changes (Textual sends
+        the screen several resizes of the same size as the app starts)."""
+        if self.query_one(OptionList).size.width != self._width:
+            self.refresh_list()
 
     def _engine_state(self, state: str) -> None:
         lang = self.app.lang
@@ -54,15 +82,16 @@ class HomeScreen(Screen):
         )
         if not self.app.progress.store.saving:
             message += " · " + t("not-saving", lang, why=self.app.progress.store.home)
-        self.query_one("#engine", Static).update(message)
+        self._show("#engine", message)
 
     def refresh_list(self) -> None:
         lang = self.app.lang
         progress = self.app.progress
         counts = progress.per_objective()  # computed once, in exercises/learner/progress.py (h4)
         self.sub_title = t("app-subtitle", lang)
-        self.query_one("#intro", Static).update(t("home-intro", lang))
-        self.query_one("#course", Static).update(
+        self._show("#intro", t("home-intro", lang))
+        self._show(
+            "#course",
             t(
                 "course-progress",
                 lang,
@@ -71,15 +100,14 @@ class HomeScreen(Screen):
                 solved=sum(count.solved for count in counts.values()),
                 total=sum(count.exercises for count in counts.values()),
                 mastered=sum(count.mastered for count in counts.values()),
-            )
+            ),
         )
         options = self.query_one(OptionList)
-        previous = options.highlighted
-        highlighted_id = options.get_option_at_index(previous).id if previous is not None else None
-        options.clear_options()
+        self._width = options.size.width
+        lines: list[tuple[str, str | Text]] = []  # (id, prompt) of each option, top to bottom
         place = progress.place
         if place is not None:
-            options.add_option(Option(self._continue_line(place), id=f"continue:{place.objective}"))
+            lines.append((f"continue:{place.objective}", self._continue_line(place)))
         for number, objective in enumerate(OBJECTIVES, start=1):
             solved, mastered, total = (
                 counts[objective.id].solved,
@@ -112,7 +140,7 @@ class HomeScreen(Screen):
             if room < cell_len(summary):
                 summary = set_cell_size(summary, max(room - 1, 0)) + "…" if room > 4 else ""
             line.append(summary, style="dim")
-            options.add_option(Option(line, id=objective.id))
+            lines.append((objective.id, line))
         now = time.time()
         queue = progress.queue(now)
         due_now, later = schedule(queue, now)
@@ -125,15 +153,30 @@ class HomeScreen(Screen):
             review = t("home-review-next", lang, when=when_words(days, lang), n=n)
         else:
             review = t("home-review-none", lang)
-        due = due_now
-        options.add_option(Option(Text(review, style="bold yellow" if due else "dim"), id="review"))
-        options.add_option(Option(t("home-history", lang), id="history"))
-        options.add_option(Option(t("home-settings", lang), id="settings"))
+        lines.append(("review", Text(review, style="bold yellow" if due_now else "dim")))
+        lines.append(("history", t("home-history", lang)))
+        lines.append(("settings", t("home-settings", lang)))
+        if _looks(lines) != _looks(self._lines):
+            self._replace_options(options, lines)
+        self._engine_state(self.app.engine_state)
+
+    def _replace_options(self, options: OptionList, lines: list[tuple[str, str | Text]]) -> None:
+        """The list rebuilt, the cursor kept on the same entry."""
+        previous = options.highlighted
+        highlighted_id = options.get_option_at_index(previous).id if previous is not None else None
+        options.clear_options()
+        options.add_options([Option(prompt, id=option_id) for option_id, prompt in lines])
+        self._lines = lines
         try:
             options.highlighted = options.get_option_index(highlighted_id) if highlighted_id else 0
         except OptionDoesNotExist:  # that option is gone (e.g. "continue" for another lesson)
             options.highlighted = 0
-        self._engine_state(self.app.engine_state)
+
+    def _show(self, selector: str, text: str) -> None:
+        """``text`` in that line, unless it is there already (each update lays the screen out again)."""
+        if self._shown.get(selector) != text:
+            self._shown[selector] = text
+            self.query_one(selector, Static).update(text)
 
     def _continue_line(self, place) -> Text:
         """ "Continue: Causal LM · Practice: Perplexity, variant 3": where Enter returns."""

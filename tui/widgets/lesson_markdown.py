@@ -9,6 +9,8 @@ brackets first, then any space) and the rest goes on the next line behind a dim
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Label, Markdown
@@ -69,12 +71,26 @@ def wrap_code(code: Content, width: int) -> Content:
     return Content("\n").join(lines)
 
 
+@lru_cache(maxsize=256)
+def _guess_language(code: str) -> str:
+    from textual.highlight import guess_language
+
+    return guess_language(code, None)
+
+
 class WrappedFence(MarkdownFence):
     """A code block whose long lines wrap with a mark instead of running off the edge."""
 
     DEFAULT_CSS = """
     WrappedFence { overflow: hidden hidden; }
     """
+
+    @classmethod
+    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
+        """Textual's highlighting, the language of an untagged block guessed once per text:
+        Textual guesses again (Pygments tries every lexer, ~10 ms a block) on every style
+        update, and every reopening of a lesson updates its styles."""
+        return super().highlight(code, language or _guess_language(code), ansi=ansi, dark=dark)
 
     def on_resize(self) -> None:
         self._fit()

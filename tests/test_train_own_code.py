@@ -328,3 +328,27 @@ def test_a_failing_run_exits_1_and_says_why(tmp_path, capsys, monkeypatch):
     assert _exit(["train", "--steps", "2", "--with-lab", str(folder)]) == 1
     out = capsys.readouterr().out
     assert "your bert_mask failed (at step 1): input_ids has shape" in " ".join(out.split())
+
+
+def test_specials_selectable_changes_nothing_here_as_the_lesson_says():
+    """The lesson leaves this bug out of its table: no training window holds a special
+    token, so selecting specials selects nothing more and the batches are the reference's."""
+    from engine.train_lab import BUILDERS, training_windows
+    from exercises.training.own_code import SandboxedBuilder
+
+    data = build_data(SHORT)
+    assert not torch.isin(data.stream, torch.tensor(data.vocab.special_ids())).any()
+    next_windows = training_windows(data, SHORT)
+    generator = torch.Generator().manual_seed(SHORT.seed + 17)
+    with SandboxedBuilder(bug_source("specials_selectable")) as build:
+        for _ in range(5):
+            windows = next_windows()
+            reference = BUILDERS["mlm"](windows, data.vocab, SHORT, generator)
+            batch = build(windows, data.vocab, SHORT, generator)
+            assert torch.equal(batch.inputs, reference.inputs) and torch.equal(batch.labels, reference.labels)
+
+
+def test_the_command_lines_copy_of_the_bug_names_is_the_modules():
+    from tui.commands.train import BUG_SLUGS
+
+    assert BUG_SLUGS == tuple(bug.slug for bug in BUGS)

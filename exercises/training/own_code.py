@@ -232,9 +232,14 @@ class SandboxedBuilder:
     """One sandboxed child serving one source for one run; a batch builder for
     ``train_objective``. Use as a context manager: the child is stopped at the end."""
 
-    def __init__(self, source: Source, *, call_limit: float = CALL_LIMIT_S) -> None:
+    def __init__(self, source: Source, *, call_limit: float = CALL_LIMIT_S, steps: int = 0) -> None:
         self.source = source
         self.call_limit = call_limit
+        from exercises.lab.sandbox import CPU_LIMIT_S
+
+        # The child's CPU seconds: the lab's limit, and a tenth of a second more per step
+        # (a 100,000-step run makes 100,000 calls; each call is also held to call_limit).
+        self.cpu_seconds = CPU_LIMIT_S + steps // 10
         self.sandbox = None
         self.masks: dict[int, object] = {}
         self.call_seconds = 0.0
@@ -243,7 +248,12 @@ class SandboxedBuilder:
         from exercises.lab.checks.runner import _load_message, _stopped_message
         from exercises.lab.sandbox import LoadFailed, Sandbox, SandboxStopped
 
-        self.sandbox = Sandbox(self.source.path, BY_ID[self.source.task].function, call_limit=self.call_limit)
+        self.sandbox = Sandbox(
+            self.source.path,
+            BY_ID[self.source.task].function,
+            call_limit=self.call_limit,
+            cpu_seconds=self.cpu_seconds,
+        )
         try:
             self.sandbox.start()
         except LoadFailed as error:
@@ -381,7 +391,7 @@ def train_own(
         if on_step is not None:
             on_step(index, loss)
 
-    builder = SandboxedBuilder(source, call_limit=call_limit)
+    builder = SandboxedBuilder(source, call_limit=call_limit, steps=settings.steps)
     try:
         with builder:
             load_seconds = builder.sandbox.start_seconds

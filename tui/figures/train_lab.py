@@ -371,7 +371,8 @@ class TrainLabFigure(Figure):
         except Exception:  # an unreadable progress file: no own code offered, nothing breaks
             self.own_ready = {}
 
-    def _own_options(self, lang: str) -> list[tuple[str, str]]:
+    def _own_options(self, lang: str) -> list[tuple[Text, str]]:
+        """The choices, as plain text (a Select reads a str as markup: "[MASK]" would vanish)."""
         options = [(t("tl-own-none", lang), NO_OWN)]
         options += [
             (pick(label_of(f"{TASK_OBJECTIVE[task]}:{MINE}"), lang), f"mine:{task}")
@@ -379,7 +380,7 @@ class TrainLabFigure(Figure):
         ]
         options += [(pick(bug.name, lang), f"bug:{bug.slug}") for bug in BUGS]
         options.append((t("tl-own-every-bug", lang), EVERY_BUG))
-        return options
+        return [(Text(label), value) for label, value in options]
 
     def _own_values(self) -> set[str]:
         return {value for _label, value in self._own_options("en")}

@@ -67,6 +67,21 @@ def test_variants_are_deterministic(exercise, seed):
     assert (fresh.question or exercise.question_key(seed)) == cached.question
 
 
+@pytest.mark.parametrize("exercise", [e for e in EXERCISES if e.make_variant is not None], ids=lambda e: e.id)
+def test_changing_a_variant_never_changes_the_next_learners(exercise):
+    """Variants are cached per seed; what a caller does to its copy stays in its copy."""
+    first = exercise.generate(3)
+    before = json.dumps(first.data, sort_keys=True, default=repr)
+    for value in first.data.values():  # the ways a caller could spoil shared data
+        if isinstance(value, list):
+            value.append("spoiled")
+            value.reverse()
+        elif isinstance(value, dict):
+            value["spoiled"] = True
+    first.data["spoiled"] = True
+    assert json.dumps(exercise.generate(3).data, sort_keys=True, default=repr) == before
+
+
 def test_variants_are_the_same_in_a_fresh_process_with_another_hash_seed():
     """Same seed, same variant on every machine: another interpreter with another
     PYTHONHASHSEED generates the same data."""

@@ -6,6 +6,7 @@ answer maps part names to the text the learner typed.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -179,12 +180,16 @@ class Exercise(ABC):
         return objective_of(self.id)
 
     def generate(self, seed: int) -> Variant:
+        """The variant for ``seed``: a copy of the item's cached one, so a caller that
+        changes its ``data`` (a list sorted in place, a key added) never changes what the
+        next learner with that seed is asked; what is cached stays as it was made."""
         if self.make_variant is None:
             raise NotImplementedError(f"{self.id} makes no variants")
-        variant = self.make_variant(seed)
-        if not variant.question and self.draw is not None:  # an item that names only its draw
-            variant = replace(variant, question=self.question_key(seed))
-        return variant
+        cached = self.make_variant(seed)
+        question = cached.question
+        if not question and self.draw is not None:  # an item that names only its draw
+            question = self.question_key(seed)
+        return replace(cached, data=copy.deepcopy(cached.data), question=question)
 
     def question_key(self, seed: int) -> str:
         """The identity of the question ``seed`` asks, without the engine: mastery

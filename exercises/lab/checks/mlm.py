@@ -81,6 +81,31 @@ def _short_row(g: torch.Generator, width: int) -> list[int]:
     return [2, *tokens, 3] + [0] * (width - n - 2)
 
 
+def selection_rates(
+    checker, box: Sandbox, report: list[dict], name: str, plan: StatCall, eligible, short
+) -> Failure | None:
+    """The two selection steps every BERT-style masking function meets: on ``plan``'s
+    large batch, the share of ``eligible`` positions given a label is p; then, one short
+    row a call (``short``: the plans, their counter and title), it is p there too."""
+    got = stat_call(checker, box, plan)
+    if isinstance(got, Failure):
+        return got
+    chosen = int(((got[1] != IGNORE) & eligible).sum())
+    failure = selection_test(report, name, chosen, int(eligible.sum()), MASK_RATE, SELECTION_RATE, plan.title)
+    plans, count, title = short
+    return failure or short_rows_test(checker, box, report, plans, MASK_RATE, count, title)
+
+
+def fates_test(report: list[dict], ids: torch.Tensor, got, mask_id: int, title: Bilingual) -> Failure | None:
+    """80/10/10 among the selected positions (every ordinary one, p = 1.0), then the 10 %
+    random ones drawn uniformly over the small vocabulary."""
+    input_ids, labels = got
+    selected = labels != IGNORE
+    return split_test(report, ids, input_ids, selected, mask_id, len(FATES_POOL), title) or uniform_test(
+        report, ids, input_ids, selected, mask_id, FATES_POOL, title
+    )
+
+
 class BertMask(Checker):
     rules = (SHAPE, LONG_IDS, INPUTS_UNCHANGED, REPRODUCIBLE, GENERATOR_USED, *BERT_MASKING_RULES)
     random = True
@@ -164,21 +189,6 @@ class BertMask(Checker):
                 "一个 (200, 200) 的批次：id 取自 [5, 30000) 和 [PAD]（0），special_ids [0, 1, 2, 3, 4]，mask_id 4，vocab_size 30000，p = 0.15，generator 种子 12345",
             ),
         )
-        got = stat_call(self, box, plan)
-        if isinstance(got, Failure):
-            return got
-        eligible = ids >= 5
-        failure = selection_test(
-            report,
-            "selection",
-            int(((got[1] != IGNORE) & eligible).sum()),
-            int(eligible.sum()),
-            MASK_RATE,
-            SELECTION_RATE,
-            plan.title,
-        )
-        if failure:
-            return failure
         g = torch.Generator().manual_seed(4247)
         plans = []
         for k in range(SHORT_CALLS):
@@ -189,21 +199,12 @@ class BertMask(Checker):
             eligible = args[0] >= 5
             return int(((labels != IGNORE) & eligible).sum()), eligible.sum(dim=1).tolist()
 
-        failure = short_rows_test(
-            self,
-            box,
-            report,
-            plans,
-            MASK_RATE,
-            count,
-            L(
-                f"{SHORT_CALLS} calls, each on one row [CLS], 1 to 3 tokens, [SEP], [PAD]… (shape (1, 5)); special_ids [0, 1, 2, 3, 4], vocab_size {SHORT_VOCAB}, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
-                f"{SHORT_CALLS} 次调用，每次一行：[CLS]、1 到 3 个 token、[SEP]、[PAD]…（形状 (1, 5)）；special_ids [0, 1, 2, 3, 4]，vocab_size {SHORT_VOCAB}，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
-            ),
+        short_title = L(
+            f"{SHORT_CALLS} calls, each on one row [CLS], 1 to 3 tokens, [SEP], [PAD]… (shape (1, 5)); special_ids [0, 1, 2, 3, 4], vocab_size {SHORT_VOCAB}, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+            f"{SHORT_CALLS} 次调用，每次一行：[CLS]、1 到 3 个 token、[SEP]、[PAD]…（形状 (1, 5)）；special_ids [0, 1, 2, 3, 4]，vocab_size {SHORT_VOCAB}，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
         )
-        if failure:
-            return failure
-        return self.fates(box, report)
+        failure = selection_rates(self, box, report, "selection", plan, ids >= 5, (plans, count, short_title))
+        return failure or self.fates(box, report)
 
     def fates(self, box: Sandbox, report: list[dict]) -> Failure | None:
         pool = torch.tensor(FATES_POOL)
@@ -222,13 +223,7 @@ class BertMask(Checker):
             ),
         )
         got = stat_call(self, box, plan)
-        if isinstance(got, Failure):
-            return got
-        input_ids, labels = got
-        selected = labels != IGNORE
-        return split_test(
-            report, ids, input_ids, selected, FATES_MASK, len(FATES_POOL), plan.title
-        ) or uniform_test(report, ids, input_ids, selected, FATES_MASK, FATES_POOL, plan.title)
+        return got if isinstance(got, Failure) else fates_test(report, ids, got, FATES_MASK, plan.title)
 
 
 class LessonMlmRun(Checker):
@@ -564,21 +559,6 @@ class WholeWordMask(Checker):
                 "[CLS] 和 [SEP] 之间 20000 个词，每词 1 到 3 个子词，id 取自 [5, 30000)，p = 0.15，generator 种子 12345",
             ),
         )
-        got = stat_call(self, box, plan)
-        if isinstance(got, Failure):
-            return got
-        first = _first_pieces(plan.args[1])
-        failure = selection_test(
-            report,
-            "word selection",
-            int(((got[1] != IGNORE) & first).sum()),
-            int(first.sum()),
-            MASK_RATE,
-            SELECTION_RATE,
-            plan.title,
-        )
-        if failure:
-            return failure
         g = torch.Generator().manual_seed(4253)
         plans = []
         for k in range(SHORT_CALLS):
@@ -593,17 +573,13 @@ class WholeWordMask(Checker):
             first = _first_pieces(args[1])
             return int(((labels != IGNORE) & first).sum()), [int(first.sum())]
 
-        failure = short_rows_test(
-            self,
-            box,
-            report,
-            plans,
-            MASK_RATE,
-            count,
-            L(
-                f"{SHORT_CALLS} calls on 1 to 3 words of 1 to 3 pieces, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
-                f"{SHORT_CALLS} 次调用，每次 1 到 3 个词，每词 1 到 3 个子词，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
-            ),
+        short_title = L(
+            f"{SHORT_CALLS} calls on 1 to 3 words of 1 to 3 pieces, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
+            f"{SHORT_CALLS} 次调用，每次 1 到 3 个词，每词 1 到 3 个子词，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
+        )
+        first = _first_pieces(plan.args[1])
+        failure = selection_rates(
+            self, box, report, "word selection", plan, first, (plans, count, short_title)
         )
         return failure or self.fates(box, report)
 
@@ -627,13 +603,10 @@ class WholeWordMask(Checker):
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
             return got
-        input_ids, labels = got
-        selected = labels != IGNORE
-        failure = split_test(report, ids, input_ids, selected, self.MASK, len(FATES_POOL), plan.title)
-        if failure is None:
-            failure = uniform_test(report, ids, input_ids, selected, self.MASK, FATES_POOL, plan.title)
+        failure = fates_test(report, ids, got, self.MASK, plan.title)
         if failure is not None:
             return failure
+        input_ids = got[0]
         # the first two pieces of each word of two or more: exactly one of them [MASK]
         words = plan.args[1]
         starts = (

@@ -351,4 +351,4 @@ def test_specials_selectable_changes_nothing_here_as_the_lesson_says():
 def test_the_command_lines_copy_of_the_bug_names_is_the_modules():
     from tui.commands.train import BUG_SLUGS
 
-    assert BUG_SLUGS == tuple(bug.slug for bug in BUGS)
+    assert tuple(bug.slug for bug in BUGS) == BUG_SLUGS

@@ -50,7 +50,9 @@ async def test_a_learner_trains_with_their_bert_mask(lang, capsys):
         table = text_of(figure.query_one("#tl-table"))
         assert ("└ your bert_mask" if lang == "en" else "└ 你的 bert_mask") in table
         lines = table.splitlines()
-        mlm_row = next(i for i, line in enumerate(lines) if ("masked LM" if lang == "en" else "掩码 LM") in line)
+        mlm_row = next(
+            i for i, line in enumerate(lines) if ("masked LM" if lang == "en" else "掩码 LM") in line
+        )
         assert "bert_mask" in lines[mlm_row + 1]  # right under the reference row
         assert figure.status_key == "tl-done"
 
@@ -137,7 +139,14 @@ def _made_up_result() -> dict:
         "objectives": {"clm": clm, "mlm": mlm},
         "own": [
             own("mine", L("your bert_mask", "你的 bert_mask"), "done", 0.0, 1.0, 0.91),
-            own("mask_never_applied", L("bug: [MASK] never written", "错误：从不写入 [MASK]"), "done", 0.0, 0.13, 0.35),
+            own(
+                "mask_never_applied",
+                L("bug: [MASK] never written", "错误：从不写入 [MASK]"),
+                "done",
+                0.0,
+                0.13,
+                0.35,
+            ),
             own(
                 "mine",
                 L("your bert_mask", "你的 bert_mask"),
@@ -145,7 +154,10 @@ def _made_up_result() -> dict:
                 None,
                 None,
                 None,
-                L("input_ids has shape (32, 31), the batch needs (32, 32)", "input_ids 的形状是 (32, 31)，批次需要 (32, 32)"),
+                L(
+                    "input_ids has shape (32, 31), the batch needs (32, 32)",
+                    "input_ids 的形状是 (32, 31)，批次需要 (32, 32)",
+                ),
                 1,
             ),
         ],

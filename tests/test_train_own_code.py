@@ -352,3 +352,17 @@ def test_the_command_lines_copy_of_the_bug_names_is_the_modules():
     from tui.commands.train import BUG_SLUGS
 
     assert tuple(bug.slug for bug in BUGS) == BUG_SLUGS
+
+
+def test_a_cancelled_run_stops_between_steps_and_leaves_no_call_behind(tmp_path):
+    data = build_data(SHORT)
+    start = initial_model(data.vocab, SHORT).state_dict()
+    path = _write(tmp_path, "06_bert_mask.py", code("solutions", "06_bert_mask.py"))
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 2
+
+    run = train_own(Source(MINE, "bert_mask", path), data, SHORT, start, should_stop=stop)
+    assert (run.status, run.steps_done, run.scores) == ("cancelled", 2, None)

@@ -173,16 +173,7 @@ def _made_up_result() -> dict:
 
 
 async def _show_made_up_run(pilot) -> None:
-    from tests.pilot import engine_ready
-    from tui.figures.train_lab import TrainLabFigure
-
-    app = pilot.app
-    await engine_ready(app)
-    app.open_lesson("train-lab")
-    await pilot.pause()
-    await pilot.press("f6")
-    await pilot.pause()
-    figure = app.screen.query_one(TrainLabFigure)
+    figure = await _open_lab(pilot.app, pilot)
     figure.result = _made_up_result()
     figure.attention = {}  # no attention view: the table is the picture
     figure._draw_table()

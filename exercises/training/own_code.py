@@ -263,6 +263,9 @@ class SandboxedBuilder:
         return self
 
     def __exit__(self, *exc) -> None:
+        pool = getattr(self, "_pool", None)
+        if pool is not None:  # the call still out (at most one, held to call_limit) ends first
+            pool.shutdown(wait=True)  # then no thread reads a pipe that close() hands back
         if self.sandbox is not None:
             self.sandbox.close()
 
@@ -289,19 +292,60 @@ class SandboxedBuilder:
         from engine.train_lab import Batch
 
         if self.source.task == "bert_mask":
-            from exercises.lab.sandbox import Generator
-
-            result = self._call(
-                windows,
-                vocab.special_ids(),
-                vocab.mask_id,
-                len(vocab),
-                settings.mask_p,
-                Generator(settings.seed + 17, keep=True),  # train_objective's own seed for its generator
-            )
+            result = self._mlm_result(windows, vocab, settings)
             inputs, labels = checked_mlm(result, windows, len(vocab))
             return Batch(inputs, None, labels)
         return self._prefix_batch(windows, settings, generator)
+
+    def prefetch(self, data, settings) -> None:
+        """Build the next step's batch while the model trains on this one: the windows
+        come in a known order (engine.train_lab.training_windows, the same seed), so the
+        sandbox can be asked one step ahead; a call hides its latency behind a step's
+        compute. A prefetched answer is used only for exactly the windows it was made
+        from, and never one step beyond the run."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from engine.train_lab import training_windows
+
+        self._ahead = (training_windows(data, settings), settings.steps)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="own-code-prefetch")
+        self._pending = None
+
+    def _mlm_call(self, windows, vocab, settings):
+        from exercises.lab.sandbox import Generator
+
+        return self._call(
+            windows,
+            vocab.special_ids(),
+            vocab.mask_id,
+            len(vocab),
+            settings.mask_p,
+            Generator(settings.seed + 17, keep=True),  # train_objective's own seed for its generator
+        )
+
+    def _mlm_result(self, windows, vocab, settings):
+        import torch
+
+        ahead = getattr(self, "_ahead", None)
+        if ahead is None:
+            return self._mlm_call(windows, vocab, settings)
+        next_windows, left = ahead
+        if self._pending is None:
+            first = next_windows()
+            self._pending = (first, self._pool.submit(self._mlm_call, first, vocab, settings))
+            left -= 1
+        expected, future = self._pending
+        self._pending = None
+        if left > 0:  # the next step's call goes out now, behind this one in the child
+            following = next_windows()
+            self._pending = (following, self._pool.submit(self._mlm_call, following, vocab, settings))
+            left -= 1
+        self._ahead = (next_windows, left)
+        result = future.result()
+        if not torch.equal(expected, windows):  # not the run's own order: no prefetching
+            self._ahead = None
+            raise OwnCodeFailed(L("the training windows came out of order", "训练窗口的顺序不对"))
+        return result
 
     def _prefix_batch(self, windows, settings, generator):
         """engine.train_lab.prefix_batch with the learner's mask: the same prefix draws."""
@@ -395,6 +439,8 @@ def train_own(
     try:
         with builder:
             load_seconds = builder.sandbox.start_seconds
+            if source.task == "bert_mask":
+                builder.prefetch(data, settings)
             trained = train_objective(
                 source.objective, data, settings, start_state, step, should_stop, build=builder
             )

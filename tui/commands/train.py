@@ -90,13 +90,14 @@ def add_parser(commands, common) -> None:
         type=LAB_DIR,
         metavar="DIR",
         help="also train with your own code from the code lab's folder DIR (bert_mask, prefix_lm_mask: "
-        "each once its lab check passes), run in the lab's sandbox",
+        f"each once its lab check passes), run in the lab's sandbox ({LAB_DIR.limits})",
     )
     train.add_argument(
         "--bug",
         type=BUG_NAMES,
         metavar="NAME",
-        help=f"also train from a classic bert_mask bug (comma-separated, or all): {', '.join(BUG_SLUGS)}",
+        help=f"also train from a classic bert_mask bug (comma-separated, or all): {', '.join(BUG_SLUGS)} "
+        f"({BUG_NAMES.limits})",
     )
     probe = commands.add_parser(
         "probe", parents=[common], help="ask the last trained models: continue or fill _"

@@ -28,16 +28,15 @@ IGNORE_INDEX = -100
 
 def _check(ids: torch.Tensor, attention_mask: torch.Tensor | None) -> None:
     if ids.dim() not in (1, 2):
-        raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
+        raise InvalidInput("bad-shape")
     if ids.shape[-1] < 2:
         raise InvalidInput(
             "sequence-too-short",
-            f"causal LM needs at least 2 tokens (one to read, one to predict), got {ids.shape[-1]}",
             n=int(ids.shape[-1]),
             need=2,
         )
     if attention_mask is not None and attention_mask.shape != ids.shape:
-        raise InvalidInput("shape-mismatch", "attention_mask must have the same shape as the token ids")
+        raise InvalidInput("shape-mismatch")
 
 
 def shift_for_next_token(
@@ -62,7 +61,6 @@ def loss_side_pairs(length: int) -> list[tuple[int, int]]:
     if length < 2:
         raise InvalidInput(
             "sequence-too-short",
-            f"causal LM needs at least 2 tokens (one to read, one to predict), got {length}",
             n=length,
             need=2,
         )
@@ -74,7 +72,6 @@ def loss_side_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     if logits.shape[:-1] != labels.shape:
         raise InvalidInput(
             "shape-mismatch",
-            f"logits {tuple(logits.shape)} do not match labels {tuple(labels.shape)}",
         )
     return causal_lm_loss(logits[..., :-1, :], labels[..., 1:])
 
@@ -91,7 +88,6 @@ def causal_lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     if logits.shape[:-1] != labels.shape:
         raise InvalidInput(
             "shape-mismatch",
-            f"logits {tuple(logits.shape)} do not match labels {tuple(labels.shape)}",
         )
     return F.cross_entropy(
         logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE_INDEX
@@ -101,5 +97,5 @@ def causal_lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 def uniform_baseline(vocab_size: int) -> float:
     """The loss of a model that has learnt nothing and guesses uniformly: ln V."""
     if vocab_size < 1:
-        raise InvalidInput("bad-vocab-size", f"vocabulary size must be at least 1, got {vocab_size}")
+        raise InvalidInput("bad-vocab-size")
     return math.log(vocab_size)

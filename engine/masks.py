@@ -16,7 +16,7 @@ KINDS = ("causal", "bidirectional", "prefix")
 
 def _check_length(n: int) -> None:
     if n < 1:
-        raise InvalidInput("length-too-small", f"a mask needs at least 1 position, got n={n}", n=n)
+        raise InvalidInput("length-too-small", n=n)
 
 
 def causal_mask(n: int) -> torch.Tensor:
@@ -45,7 +45,6 @@ def prefix_mask(n: int, prefix_len: int | torch.Tensor) -> torch.Tensor:
         if not 0 <= prefix_len <= n:
             raise InvalidInput(
                 "prefix-out-of-range",
-                f"prefix length {prefix_len} must be between 0 and the sequence length {n}",
                 prefix=prefix_len,
                 n=n,
             )
@@ -54,13 +53,12 @@ def prefix_mask(n: int, prefix_len: int | torch.Tensor) -> torch.Tensor:
         return (positions > positions.view(n, 1)) & (positions >= prefix_len)
     prefix = torch.as_tensor(prefix_len)
     if prefix.dim() > 1:
-        raise InvalidInput("bad-prefix", "prefix_len must be an int or a 1-D tensor (one per row)")
+        raise InvalidInput("bad-prefix")
     low, high = (int(prefix.min()), int(prefix.max())) if prefix.numel() else (0, 0)
     if low < 0 or high > n:
         bad = low if low < 0 else high
         raise InvalidInput(
             "prefix-out-of-range",
-            f"prefix length {bad} must be between 0 and the sequence length {n}",
             prefix=bad,
             n=n,
         )
@@ -79,9 +77,7 @@ def mask_for(kind: str, n: int, prefix_len: int = 0) -> torch.Tensor:
         return bidirectional_mask(n)
     if kind == "prefix":
         return prefix_mask(n, prefix_len)
-    raise InvalidInput(
-        "unknown-mask-kind", f"unknown mask kind {kind!r}; choose one of {', '.join(KINDS)}", kind=kind
-    )
+    raise InvalidInput("unknown-mask-kind", kind=kind)
 
 
 def with_key_padding(mask: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -91,12 +87,11 @@ def with_key_padding(mask: torch.Tensor, attention_mask: torch.Tensor) -> torch.
     from token values, so a pad id that doubles as EOS is not mistaken for padding.
     """
     if attention_mask.dim() != 2:
-        raise InvalidInput("bad-attention-mask", "attention_mask must have shape (batch, length)")
+        raise InvalidInput("bad-attention-mask")
     n = attention_mask.shape[1]
     if mask.shape[-1] != n or mask.shape[-2] != n:
         raise InvalidInput(
             "shape-mismatch",
-            f"mask is {tuple(mask.shape)} but attention_mask has length {n}",
         )
     key_is_pad = attention_mask.to(torch.bool).logical_not().view(-1, 1, n)
     return mask.to(torch.bool) | key_is_pad

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
+from engine.blocks import row_blocks
 from engine.clm import IGNORE_INDEX
 from engine.errors import InvalidInput
 from engine.settings import BERT_SPLIT, MASK_RATE
@@ -43,11 +44,10 @@ class MaskedLMBatch:
 
 def _check_probabilities(p: float, split: tuple[float, float, float]) -> None:
     if not 0.0 <= p <= 1.0:
-        raise InvalidInput("p-out-of-range", f"selection probability p must be in [0, 1], got {p}", p=p)
+        raise InvalidInput("p-out-of-range", p=p)
     if len(split) != 3 or any(not 0.0 <= part <= 1.0 for part in split) or abs(sum(split) - 1.0) > 1e-6:
         raise InvalidInput(
             "bad-split",
-            f"the mask/random/keep split must be three numbers in [0, 1] adding up to 1, got {tuple(split)}",
             split=tuple(split),
         )
 
@@ -73,7 +73,12 @@ def _not_special(ids: torch.Tensor, specials: tuple[int, ...]) -> torch.Tensor:
     low, high = int(low), int(high)
     if low < 0:  # not ids a table can index; search instead
         return torch.isin(ids, torch.tensor(specials, dtype=ids.dtype), invert=True)
-    return _not_special_table(high + 1, specials).take(ids)
+    # (index_select, not take(): take's kernel starts the thread pool on a few thousand ids.)
+    return (
+        _not_special_table(high + 1, specials)
+        .index_select(0, _as(ids, torch.long).reshape(-1))
+        .view(ids.shape)
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,13 +90,6 @@ def _not_special_table(size: int, specials: tuple[int, ...]) -> torch.Tensor:
     if inside:
         table[torch.tensor(inside)] = False
     return table
-
-
-@functools.lru_cache(maxsize=32)
-def _fate_cuts(split: tuple[float, float, float]) -> torch.Tensor:
-    """The fate draw's cuts for ``torch.bucketize``: a draw (in [0, 1)) at or above 0 is at least
-    MASKED (1), at or above the mask share RANDOM (2), at or above mask + random KEPT (3)."""
-    return torch.tensor([0.0, split[0], split[0] + split[1]])
 
 
 def _as(tensor: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -136,24 +134,67 @@ def mask_tokens(
     # Every step is elementwise or along the last dimension, so one sequence (L,) is
     # worked on as it is: the same draws, in the same order, as for a batch (1, L).
     if ids.dim() not in (1, 2):
-        raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
-    for name, extra in (
-        ("attention_mask", attention_mask),
-        ("word_ids", word_ids),
-        ("selected", selected),
-        ("fates", fates),
-    ):
+        raise InvalidInput("bad-shape")
+    for extra in (attention_mask, word_ids, selected, fates):
         if extra is not None and extra.shape != ids.shape:
-            raise InvalidInput("shape-mismatch", f"{name} must have the same shape as the token ids")
+            raise InvalidInput("shape-mismatch")
 
     specials = tuple(int(i) for i in special_ids)
-    eligible = _not_special(ids, specials)
-    if attention_mask is not None:
-        eligible &= attention_mask.to(torch.bool)
-
     # One call draws what two calls of ids.shape each would: draws[0] the selection draw, then
     # draws[1] the fate draw (both made even when fixed, so the replacement draws stay the same).
     draws = torch.rand((2, *ids.shape), generator=generator)
+    # Then the rows in blocks that torch works on in this thread (engine.blocks): each step
+    # until the replacement draw is per row. One sequence (L,) is one block.
+    blocks = row_blocks(ids.shape[0], ids.shape[1]) if ids.dim() == 2 else [slice(None)]
+    parts = [
+        _decide(
+            ids[rows],
+            draws[:, rows],
+            specials,
+            mask_id,
+            p,
+            split,
+            *(
+                None if extra is None else extra[rows]
+                for extra in (attention_mask, word_ids, selected, fates)
+            ),
+        )
+        for rows in blocks
+    ]
+    counts = [int(part[3].count_nonzero()) for part in parts]  # random replacements per block
+    if sum(counts):
+        pool = replacement_pool(vocab_size, specials) if replacement_ids is None else replacement_ids
+        if pool.numel() == 0:
+            raise InvalidInput("no-replacement")
+        picks = torch.randint(0, pool.numel(), (sum(counts),), generator=generator)
+        replacements = _as(pool.index_select(0, picks), ids.dtype).split(counts)
+        for (_, _, block_ids, random_positions, _), block_replacements in zip(
+            parts, replacements, strict=True
+        ):
+            # = block_ids[random_positions] = ..., in row-major order, without index_put's search
+            block_ids.masked_scatter_(random_positions, block_replacements)
+    chosen, fate, input_ids, _, labels = (
+        torch.cat(part) if len(parts) > 1 else part[0] for part in zip(*parts, strict=True)
+    )
+    return MaskedLMBatch(ids, input_ids, labels, chosen, fate)
+
+
+def _decide(
+    ids: torch.Tensor,
+    draws: torch.Tensor,
+    specials: tuple[int, ...],
+    mask_id: int,
+    p: float,
+    split: tuple[float, float, float],
+    attention_mask: torch.Tensor | None,
+    word_ids: torch.Tensor | None,
+    selected: torch.Tensor | None,
+    fates: torch.Tensor | None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One block's (selected, fates, input ids with [MASK] in, where random ids go, labels)."""
+    eligible = _not_special(ids, specials)
+    if attention_mask is not None:
+        eligible &= attention_mask.to(torch.bool)
     if selected is None:
         selection_draw = draws[0]
         if word_ids is not None:
@@ -163,26 +204,16 @@ def mask_tokens(
         chosen = _as(selected, torch.bool) & eligible
 
     if fates is None:
-        # MASKED (1) below the first cut, RANDOM (2) below the second, KEPT (3) above.
-        fate = torch.bucketize(draws[1], _fate_cuts(tuple(split)), right=True).to(torch.int8)
+        # MASKED (1) below the mask share, RANDOM (2) below mask + random, KEPT (3) from there.
+        # (Compared as float32, as torch compares a float32 draw with a number; not bucketize,
+        # whose kernel starts the thread pool at 200 elements.)
+        fate = (draws[1] >= split[0]).to(torch.int8).add_(draws[1] >= split[0] + split[1]).add_(MASKED)
     else:
         fate = _as(fates, torch.int8)
     fate = fate * chosen
-
     input_ids = ids.masked_fill(fate == MASKED, mask_id)
-    random_positions = fate == RANDOM
-    n_random = int(random_positions.count_nonzero())  # (a bool sum would widen to int64 first)
-    if n_random:
-        pool = replacement_pool(vocab_size, specials) if replacement_ids is None else replacement_ids
-        if pool.numel() == 0:
-            raise InvalidInput(
-                "no-replacement", "the vocabulary has no non-special token to use as a random replacement"
-            )
-        picks = torch.randint(0, pool.numel(), (n_random,), generator=generator)
-        # = input_ids[random_positions] = ..., in the same row-major order, without index_put's search
-        input_ids.masked_scatter_(random_positions, _as(pool.index_select(0, picks), ids.dtype))
     labels = torch.where(chosen, ids, _IGNORE)
-    return MaskedLMBatch(ids, input_ids, labels, chosen, fate)
+    return chosen, fate, input_ids, fate == RANDOM, labels
 
 
 def expected_counts(

@@ -96,7 +96,6 @@ def pack_documents(
     if not MIN_WINDOW <= window <= MAX_WINDOW:
         raise InvalidInput(
             "window-out-of-range",
-            f"the window length must be between {MIN_WINDOW} and {MAX_WINDOW}, got {window}",
             window=window,
             low=MIN_WINDOW,
             high=MAX_WINDOW,
@@ -106,19 +105,17 @@ def pack_documents(
     if total > MAX_TOKENS:
         raise InvalidInput(
             "corpus-too-long",
-            f"the documents hold {total} tokens with their separators; at most {MAX_TOKENS} are packed",
             n=total,
             limit=MAX_TOKENS,
         )
     if drop_last and total < window:
         raise InvalidInput(
             "sequence-too-short",
-            f"packing needs at least one window of {window} tokens, got {total}",
             n=total,
             need=window,
         )
     if not documents:
-        raise InvalidInput("sequence-too-short", "packing needs at least 1 document, got 0", n=0, need=1)
+        raise InvalidInput("sequence-too-short", n=0, need=1)
 
     order = list(range(len(documents)))
     if seed is not None:

@@ -28,19 +28,17 @@ def prefix_lm_sample(ids: torch.Tensor, prefix_len: int) -> PrefixLMSample:
     to the whole prefix and predicting it would be copying.
     """
     if ids.dim() != 1:
-        raise InvalidInput("bad-shape", "prefix_lm_sample takes one sequence (1-D token ids)")
+        raise InvalidInput("bad-shape")
     n = int(ids.shape[0])
     if n < 2:
         raise InvalidInput(
             "sequence-too-short",
-            f"prefix LM needs at least 2 tokens, got {n}",
             n=n,
             need=2,
         )
     if not 0 <= prefix_len <= n - 1:
         raise InvalidInput(
             "prefix-out-of-range",
-            f"prefix length {prefix_len} must be between 0 and {n - 1} so that at least one token is left to predict",
             prefix=prefix_len,
             n=n - 1,
         )
@@ -55,5 +53,5 @@ def random_prefix_length(n: int, generator: torch.Generator | None = None) -> in
     its density 0.5, t5/data/preprocessors.py): the prefix is the first k tokens, k drawn
     uniformly from 1 to n-1, so that both parts are non-empty."""
     if n < 2:
-        raise InvalidInput("sequence-too-short", f"prefix LM needs at least 2 tokens, got {n}", n=n, need=2)
+        raise InvalidInput("sequence-too-short", n=n, need=2)
     return int(torch.randint(1, n, (1,), generator=generator))

@@ -43,7 +43,6 @@ def _tokens(text: str, need: int, objective: str) -> list[str]:
     if len(tokens) < need:
         raise InvalidInput(
             "sequence-too-short",
-            f"{objective} needs a text of at least {need} tokens, got {len(tokens)}",
             n=len(tokens),
             need=need,
         )
@@ -117,7 +116,7 @@ def parse_fates(names: Sequence[str]) -> list[int]:
     codes = []
     for name in names:
         if name not in FATE_CODES:
-            raise InvalidInput("unknown-fate", f"unknown fate {name!r}; use mask, random or keep", fate=name)
+            raise InvalidInput("unknown-fate", fate=name)
         codes.append(FATE_CODES[name])
     return codes
 
@@ -148,9 +147,7 @@ def mlm_sample(
     else:
         tokens, word_list = _tokens(text, 1, "masked LM"), None
     if not tokens:
-        raise InvalidInput(
-            "sequence-too-short", "masked LM needs a text of at least 1 token, got 0", n=0, need=1
-        )
+        raise InvalidInput("sequence-too-short", n=0, need=1)
     if add_cls_sep:
         tokens = [CLS, *tokens, SEP]
         word_list = None if word_list is None else [-1, *word_list, -1]
@@ -160,7 +157,7 @@ def mlm_sample(
     if positions is not None:
         chosen, fate_codes = _fixed_choice(tokens, positions, fates)
     elif fates is not None:
-        raise InvalidInput("fates-without-positions", "fates can only be given together with positions")
+        raise InvalidInput("fates-without-positions")
     input_ids, labels, selected, fate_codes = _masked(
         tuple(vocab.encode(tokens)),
         vocab.mask_id,
@@ -235,21 +232,18 @@ def _fixed_choice(
         if not 0 <= position < n:
             raise InvalidInput(
                 "position-out-of-range",
-                f"position {position} is outside the text of {n} tokens (positions count from 0)",
                 position=position,
                 n=n,
             )
         if is_special(tokens[position]):
             raise InvalidInput(
                 "special-selected",
-                f"position {position} is the special token {tokens[position]}, which masking never selects",
                 position=position,
                 token=tokens[position],
             )
     if fates is not None and len(fates) != len(positions):
         raise InvalidInput(
             "fates-count",
-            f"{len(fates)} fates given for {len(positions)} positions; give one fate per position",
         )
     codes = parse_fates(fates) if fates is not None else [MASKED] * len(positions)
     chosen = [False] * n

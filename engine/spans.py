@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
+from engine.blocks import row_blocks
 from engine.errors import InvalidInput
 from engine.settings import MEAN_SPAN, NOISE_DENSITY
 
@@ -41,7 +42,6 @@ def check_spans(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int
         if not 0 <= start < end <= length:
             raise InvalidInput(
                 "span-out-of-range",
-                f"span {start}:{end} is empty or outside the sequence of {length} tokens (need 0 <= start < end <= {length})",
                 start=start,
                 end=end,
                 n=length,
@@ -50,7 +50,6 @@ def check_spans(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int
         if start_b < end_a:
             raise InvalidInput(
                 "spans-overlap",
-                f"spans {start_a}:{end_a} and {start_b}:{end_b} overlap",
                 first=f"{start_a}:{end_a}",
                 second=f"{start_b}:{end_b}",
             )
@@ -82,18 +81,13 @@ def span_counts(length: int, density: float, mean_span: float) -> tuple[int, int
     if length < 2:
         raise InvalidInput(
             "sequence-too-short",
-            f"span corruption needs at least 2 tokens (one hidden, one kept), got {length}",
             n=length,
             need=2,
         )
     if not 0.0 <= density <= 1.0:
-        raise InvalidInput(
-            "density-out-of-range", f"noise density must be in [0, 1], got {density}", density=density
-        )
+        raise InvalidInput("density-out-of-range", density=density)
     if not mean_span > 0:
-        raise InvalidInput(
-            "mean-span-out-of-range", f"mean span length must be positive, got {mean_span}", mean=mean_span
-        )
+        raise InvalidInput("mean-span-out-of-range", mean=mean_span)
     if density == 0.0:
         return 0, 0
     noise = min(max(round(_float32(_float32(length) * _float32(density))), 1), length - 1)
@@ -127,19 +121,44 @@ def random_spans_noise_mask(
     noise, spans = span_counts(length, density, mean_span)
     if noise == 0:  # density 0: T5 returns an all-kept mask
         return torch.zeros(batch, length, dtype=torch.bool)
-    kept = length - noise
-    keys = torch.rand(batch, noise - 1 + kept - 1, generator=generator)
-    if spans > 1:
-        noise_cuts = _random_cuts(keys[:, : noise - 1], spans)
-        kept_cuts = _random_cuts(keys[:, noise - 1 :], spans)
-    else:
-        noise_cuts = kept_cuts = torch.zeros(batch, 0, dtype=torch.long)
-    kept_through = torch.cat([kept_cuts, torch.full((batch, 1), kept, dtype=torch.long)], dim=1)
-    noise_before = torch.cat([torch.zeros(batch, 1, dtype=torch.long), noise_cuts], dim=1)
-    edges = torch.zeros(batch, length, dtype=torch.int8)
-    edges.scatter_(1, kept_through + noise_before, 1)  # span starts
-    edges.scatter_(1, kept_cuts + noise_cuts, -1)  # span ends (the last one is the sequence end)
-    return edges.cumsum(dim=1, dtype=torch.int8).bool()
+    keys = _segment_keys(batch, length, noise, generator)
+    masks = [_Segments(keys[rows], length, noise, spans).noise_mask() for rows in row_blocks(batch, length)]
+    return torch.cat(masks) if len(masks) > 1 else masks[0]
+
+
+def _segment_keys(batch: int, length: int, noise: int, generator: torch.Generator | None) -> torch.Tensor:
+    """The one draw a batch's segmentation is made of: a key per gap between noise tokens,
+    then one per gap between kept tokens (every seeded mask depends on this order)."""
+    return torch.rand(batch, noise - 1 + length - noise - 1, generator=generator)
+
+
+class _Segments:
+    """One block of rows cut as T5 cuts them: ``spans`` kept segments and ``spans`` noise
+    segments, alternating from a kept one, as (B, spans) running counts."""
+
+    def __init__(self, keys: torch.Tensor, length: int, noise: int, spans: int) -> None:
+        rows, kept = keys.shape[0], length - noise
+        if spans > 1:
+            noise_cuts = _random_cuts(keys[:, : noise - 1], spans)
+            kept_cuts = _random_cuts(keys[:, noise - 1 :], spans)
+        else:
+            noise_cuts = kept_cuts = torch.zeros(rows, 0, dtype=torch.long)
+        self.length, self.kept, self.noise, self.spans = length, kept, noise, spans
+        self.kept_cuts, self.noise_cuts = kept_cuts, noise_cuts
+        # Kept tokens through segment j, noise tokens before span j, and the lengths of both.
+        self.kept_through = torch.cat([kept_cuts, kept_cuts.new_full((rows, 1), kept)], dim=1)
+        self.noise_before = torch.cat([noise_cuts.new_zeros(rows, 1), noise_cuts], dim=1)
+        self.kept_lengths = self.kept_through.diff(dim=1, prepend=self.kept_through.new_zeros(rows, 1))
+        self.noise_lengths = self.noise_before.diff(
+            dim=1, append=self.noise_before.new_full((rows, 1), noise)
+        )
+
+    def noise_mask(self) -> torch.Tensor:
+        """(B, N) bool: +1 where a span starts, -1 where one ends (the last ends the row), summed."""
+        edges = torch.zeros(self.kept_cuts.shape[0], self.length, dtype=torch.int8)
+        edges.scatter_(1, self.kept_through + self.noise_before, 1)
+        edges.scatter_(1, self.kept_cuts + self.noise_cuts, -1)
+        return edges.cumsum(dim=1, dtype=torch.int8).bool()
 
 
 def corrupt(
@@ -165,7 +184,7 @@ def corrupt(
     if squeeze:
         ids, noise_mask = ids.unsqueeze(0), noise_mask.unsqueeze(0)
     if noise_mask.shape != ids.shape:
-        raise InvalidInput("shape-mismatch", "noise_mask must have the same shape as the token ids")
+        raise InvalidInput("shape-mismatch")
     # (.to() costs a call even when the mask is bool already.)
     noise = noise_mask if noise_mask.dtype == torch.bool else noise_mask.to(torch.bool)
     kept = ~noise  # (read only below)
@@ -191,13 +210,7 @@ def corrupt(
         torch.stack([need, input_lengths, target_lengths]).amax(dim=1).tolist() if batch else (0, 0, 0)
     )
     if most > len(sentinel_ids):
-        raise InvalidInput(
-            "too-many-spans",
-            f"{int(n_spans.max())} spans need {most} sentinels, but only {len(sentinel_ids)} exist",
-            spans=int(n_spans.max()),
-            need=most,
-            sentinels=len(sentinel_ids),
-        )
+        raise _too_many_spans(int(n_spans.max()), most, len(sentinel_ids))
     # Destinations are 1-based so that column 0 can take every discarded write:
     # multiplying a destination by its keep-flag sends the rest there.
     span_sentinel = _sentinel_of_span(tuple(sentinel_ids), span_number, ids.dtype)
@@ -226,6 +239,15 @@ def corrupt(
 
     parts = (noise, inputs, targets, input_lengths, target_lengths)
     return SpanCorruption(*(t.squeeze(0) for t in parts) if squeeze else parts)
+
+
+def _too_many_spans(spans: int, need: int, sentinels: int) -> InvalidInput:
+    return InvalidInput(
+        "too-many-spans",
+        spans=spans,
+        need=need,
+        sentinels=sentinels,
+    )
 
 
 def _sentinel_of_span(
@@ -276,7 +298,7 @@ def corrupt_explicit(
     span with one sentinel, as in T5, which marks noise token by token.
     """
     if ids.dim() != 1:
-        raise InvalidInput("bad-shape", "explicit spans apply to one sequence (1-D token ids)")
+        raise InvalidInput("bad-shape")
     return corrupt(ids, explicit_noise_mask(spans, int(ids.shape[0])), sentinel_ids, pad_id, eos_id)
 
 
@@ -284,7 +306,7 @@ def explicit_noise_mask(spans: Sequence[tuple[int, int]], length: int) -> torch.
     """The (N,) noise mask of validated explicit spans."""
     ordered = check_spans(spans, length)
     if not ordered:
-        raise InvalidInput("no-spans", "give at least one span to hide")
+        raise InvalidInput("no-spans")
     noise = [False] * length
     for start, end in ordered:
         noise[start:end] = [True] * (end - start)
@@ -311,13 +333,44 @@ def corrupt_random(
     generator: torch.Generator | None = None,
     eos_id: int | None = None,
 ) -> SpanCorruption:
-    """T5's random span corruption of a (B, N) or (N,) batch."""
+    """T5's random span corruption of a (B, N) or (N,) batch: ``corrupt`` of a
+    ``random_spans_noise_mask``, built straight from the segmentation.
+
+    T5's masks have one shape: every row hides the same number of tokens in the same
+    number of spans, kept text first and noise last (so spans never touch and no closing
+    sentinel is needed), so every row has the same two widths and the columns of each
+    segment are known from the running counts. Each block of rows (``row_blocks``) is
+    then a few gathers and scatters, with no search for runs.
+    """
     squeeze = ids.dim() == 1
     batch_ids = ids.unsqueeze(0) if squeeze else ids
     if batch_ids.dim() != 2:
-        raise InvalidInput("bad-shape", "token ids must have shape (length,) or (batch, length)")
-    noise = random_spans_noise_mask(batch_ids.shape[0], batch_ids.shape[1], density, mean_span, generator)
-    result = corrupt(batch_ids, noise, sentinel_ids, pad_id, eos_id)
+        raise InvalidInput("bad-shape")
+    batch, length = batch_ids.shape
+    noise, spans = span_counts(length, density, mean_span)
+    if noise == 0 or batch == 0:  # nothing hidden, or no rows: the general build
+        mask = random_spans_noise_mask(batch, length, density, mean_span, generator)
+        result = corrupt(batch_ids, mask, sentinel_ids, pad_id, eos_id)
+    else:
+        if spans > len(sentinel_ids):
+            raise _too_many_spans(spans, spans, len(sentinel_ids))
+        keys = _segment_keys(batch, length, noise, generator)
+        sentinels = _closing_table(tuple(sentinel_ids), pad_id, batch_ids.dtype)[:spans]
+        blocks = [
+            _corrupt_segments(batch_ids[rows], _Segments(keys[rows], length, noise, spans), sentinels, eos_id)
+            for rows in row_blocks(batch, length + 1)
+        ]
+        mask, inputs, targets = (
+            torch.cat(parts) if len(blocks) > 1 else parts[0] for parts in zip(*blocks, strict=True)
+        )
+        extra = 0 if eos_id is None else 1
+        result = SpanCorruption(
+            mask,
+            inputs,
+            targets,
+            torch.full((batch,), length - noise + spans + extra, dtype=torch.long),
+            torch.full((batch,), noise + spans + extra, dtype=torch.long),
+        )
     if squeeze:
         result = SpanCorruption(
             *(
@@ -332,6 +385,45 @@ def corrupt_random(
             )
         )
     return result
+
+
+def _corrupt_segments(
+    ids: torch.Tensor, cut: _Segments, sentinels: torch.Tensor, eos_id: int | None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(noise mask, inputs, targets) of one block of rows, as ``corrupt`` builds them.
+
+    Inputs: kept segment j, then sentinel j, at column kept_through[j] + j. Targets:
+    sentinel j, at column noise_before[j] + j, then span j. Along either row the position
+    read runs with the column, one token per column, except where it skips what the
+    other sequence holds: the inputs skip span j's tokens after sentinel j (a jump of its
+    length less the sentinel's column), the targets kept segment j's at sentinel j. The
+    sentinels, and </s> at the end, are then written over their columns.
+    """
+    rows = ids.shape[0]
+    step = torch.arange(cut.spans)
+    extra = 0 if eos_id is None else 1
+    sentinels = sentinels.expand(rows, -1)
+    input_place = cut.kept_through + step
+    inputs = _read_with_jumps(ids, cut.kept + cut.spans + extra, input_place + 1, cut.noise_lengths - 1)
+    inputs.scatter_(1, input_place, sentinels)
+    target_place = cut.noise_before + step
+    targets = _read_with_jumps(ids, cut.noise + cut.spans + extra, target_place, cut.kept_lengths - 1)
+    targets.scatter_(1, target_place, sentinels)
+    if eos_id is not None:
+        inputs[:, -1] = eos_id
+        targets[:, -1] = eos_id
+    return cut.noise_mask(), inputs, targets
+
+
+def _read_with_jumps(
+    ids: torch.Tensor, width: int, places: torch.Tensor, jumps: torch.Tensor
+) -> torch.Tensor:
+    """(B, width) tokens: column c reads position c plus every jump placed at or before c.
+    (A column whose position runs past the row is one the caller writes over.)"""
+    rows, length = ids.shape
+    offsets = torch.zeros(rows, width + 1, dtype=torch.long).scatter_(1, places, jumps)
+    source = offsets.cumsum_(dim=1)[:, :width].add_(torch.arange(width)).clamp_(max=length - 1)
+    return ids.gather(1, source)
 
 
 def merge_back(

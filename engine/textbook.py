@@ -30,9 +30,7 @@ def _generator(seed: int) -> torch.Generator:
 
 def _check_size(name: str, value: int, low: int) -> None:
     if value < low:
-        raise InvalidInput(
-            "size-too-small", f"{name} must be at least {low}, got {value}", name=name, value=value, low=low
-        )
+        raise InvalidInput("size-too-small", name=name, value=value, low=low)
 
 
 @dataclass(frozen=True)
@@ -184,7 +182,6 @@ def three_samples(
     if len(tokens) < 2:
         raise InvalidInput(
             "sequence-too-short",
-            f"the three samples need a sentence of at least 2 tokens, got {len(tokens)}",
             n=len(tokens),
             need=2,
         )
@@ -195,7 +192,6 @@ def three_samples(
         if not 0 <= position < len(tokens):
             raise InvalidInput(
                 "position-out-of-range",
-                f"position {position} is outside the sentence of {len(tokens)} tokens (positions count from 0)",
                 position=position,
                 n=len(tokens),
             )

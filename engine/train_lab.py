@@ -84,30 +84,26 @@ class LabSettings:
     def check(self) -> LabSettings:
         toy_corpus.grammar(self.corpus)
         if not self.objectives:
-            raise InvalidInput("no-objectives", "name at least one objective: clm, mlm, prefix or span")
+            raise InvalidInput("no-objectives")
         for name in self.objectives:
             if name not in OBJECTIVES:
                 raise InvalidInput(
                     "unknown-objective",
-                    f"unknown objective {name!r}; use clm, mlm, prefix or span",
                     objective=name,
                 )
         if len(set(self.objectives)) != len(self.objectives):
-            raise InvalidInput("repeated-objective", "each objective can be named only once")
+            raise InvalidInput("repeated-objective")
         if not 1 <= self.steps <= MAX_STEPS:
             raise InvalidInput(
                 "steps-out-of-range",
-                f"steps must be between 1 and {MAX_STEPS}, got {self.steps}",
                 steps=self.steps,
             )
         if not 0 <= self.seed < 2**32:
-            raise InvalidInput("seed-out-of-range", "the seed must be a whole number from 0 to 4294967295")
+            raise InvalidInput("seed-out-of-range")
         if not 1 <= self.threads <= 64:
-            raise InvalidInput(
-                "threads-out-of-range", f"threads must be between 1 and 64, got {self.threads}"
-            )
+            raise InvalidInput("threads-out-of-range")
         if self.schedule not in ("constant", "cosine"):
-            raise InvalidInput("bad-schedule", f"unknown schedule {self.schedule!r}; use constant or cosine")
+            raise InvalidInput("bad-schedule")
         return self
 
 
@@ -598,12 +594,12 @@ def probe_fill(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[str
     context alone, and by scoring the whole sentence with every ordinary token
     of the vocabulary written into the blank (one pass per candidate)."""
     if list(tokens).count(MASK) != 1:
-        raise InvalidInput("one-blank", "mark exactly one blank with _ or [MASK]")
+        raise InvalidInput("one-blank")
     context = model.shape.context
     window = _ids(vocab, tokens, context)
     at = int((window[0] == vocab.mask_id).nonzero()[0])
     if at == 0 and objective in ("clm", "prefix"):
-        raise InvalidInput("blank-first", "a next-token predictor needs at least one token before the blank")
+        raise InvalidInput("blank-first")
     # The sentence sits where a sentence end sits in every training window: at the end.
     offset = max(context - window.shape[1], 0)
     logits = blank_logits(objective, model, window, torch.tensor([at]), vocab, offset)[0]
@@ -693,9 +689,9 @@ def attention_map(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[
     training put text: ending at the window's end."""
     tokens = list(tokens)
     if tokens.count(MASK) > 1:
-        raise InvalidInput("one-blank", "mark exactly one blank with _ or [MASK]")
+        raise InvalidInput("one-blank")
     if not tokens:
-        raise InvalidInput("empty-text", "the text is empty")
+        raise InvalidInput("empty-text")
     context = model.shape.context
     ids = _ids(vocab, tokens, context)
     blank = int((ids[0] == vocab.mask_id).nonzero()[0]) if MASK in tokens else None
@@ -722,7 +718,7 @@ def attention_map(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[
         prefix = hidden.shape[1] + 1
         answer = ids.shape[1] - 1
     else:
-        raise InvalidInput("unknown-objective", f"unknown objective {objective!r}", objective=objective)
+        raise InvalidInput("unknown-objective", objective=objective)
     weights: list[torch.Tensor] = []
     device = next(model.parameters()).device
     model(ids.to(device), mask.to(device), offset=offset, weights=weights)

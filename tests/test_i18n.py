@@ -1,6 +1,8 @@
-"""One i18n mechanism: every app and command-line word is a key of MESSAGES, in both
-languages, with the same parameters; every error code the engine raises has both
-languages too; and no key is left unused."""
+"""One i18n mechanism, the bilingual pair ``L(en, zh)``: every pair (MESSAGES' keys, the
+ones written inline beside their rule, argparse's catalogue) has both languages with the
+same parameters, and no key is left unused. The engine's errors: tests/test_i18n_errors.py;
+argparse's sentences: tests/test_i18n_argparse.py; strings outside the mechanism:
+tests/test_i18n_strays.py."""
 
 import ast
 import re
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.i18n import ERRORS, MESSAGES, error_text, t
+from tui.i18n import ARGPARSE, MESSAGES, t
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,48 +28,77 @@ def python_files(*folders: str) -> list[Path]:
     return sorted(path for folder in folders for path in (ROOT / folder).rglob("*.py"))
 
 
-@pytest.mark.parametrize("table", [MESSAGES, ERRORS], ids=["MESSAGES", "ERRORS"])
-def test_every_entry_has_both_languages_with_the_same_parameters(table):
-    for key, text in table.items():
+def test_every_key_has_both_languages_with_the_same_parameters():
+    for key, text in MESSAGES.items():
         assert set(text) == {"en", "zh"}, key
         assert text["en"].strip() and text["zh"].strip(), key
         assert fields(text["en"]) == fields(text["zh"]), key
 
 
-def engine_raises() -> dict[str, list[set[str]]]:
-    """Every InvalidInput raised in engine/: code -> the parameter names of each raise."""
-    found: dict[str, list[set[str]]] = {}
-    for path in python_files("engine"):
+def inline_pairs() -> list[tuple[str, str, str]]:
+    """Every ``L("…", "…")`` written with two literal sentences in tui/ and exercises/:
+    (where, en, zh). A pair built from variables is checked where it is built."""
+    found = []
+    for path in python_files("tui", "exercises"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InvalidInput":
-                code = node.args[0]
-                assert isinstance(code, ast.Constant), (
-                    f"{path.name}:{node.lineno}: the code must be a literal"
-                )
-                found.setdefault(code.value, []).append({kw.arg for kw in node.keywords})
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "L" and len(node.args) == 2:
+                en, zh = node.args
+                if all(isinstance(arg, ast.Constant) and isinstance(arg.value, str) for arg in (en, zh)):
+                    found.append((f"{path.relative_to(ROOT)}:{node.lineno}", en.value, zh.value))
     return found
 
 
-def test_the_scan_finds_the_engine_errors():
-    assert {"sequence-too-short", "spans-overlap", "bad-shape"} <= set(engine_raises())
+def test_the_scan_finds_the_inline_pairs():
+    where = {place.split(":")[0] for place, _, _ in inline_pairs()}
+    assert {"exercises/items/mask_matrix.py", "exercises/text.py", "tui/i18n.py"} <= where
+    assert len(inline_pairs()) > 1000
 
 
-def test_every_engine_error_code_speaks_both_languages():
-    raised = engine_raises()
-    assert sorted(set(raised) - set(ERRORS)) == []
-    assert sorted(set(ERRORS) - set(raised)) == []  # no text for an error that no longer exists
-    for code, sites in raised.items():
-        for params in sites:  # every raise passes what the text names
-            assert fields(ERRORS[code]["en"]) <= params, (code, params)
+SPEC = re.compile(r"(.?[<>=^])?[+\- ]?#?0?\d*[,_]?(\.\d+)?[bcdeEfFgGnosxX%]?")
 
 
-def test_an_engine_error_reads_in_either_language():
-    from engine.errors import InvalidInput
+def parameters(template: str) -> set[str] | None:
+    """The {parameters} a template is formatted with; None for prose that holds braces
+    of its own ("{0..5}", "{位置: 原 token}"), which is never formatted."""
+    try:
+        parsed = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
+    except ValueError:
+        return None
+    if any(not name.isidentifier() or not SPEC.fullmatch(spec or "") for name, spec in parsed):
+        return None
+    return {name for name, _ in parsed}
 
-    error = InvalidInput("spans-overlap", "spans 1:3 and 2:4 overlap", first="1:3", second="2:4")
-    assert error_text(error, "zh") == "片段 1:3 与 2:4 重叠"
-    assert error_text(error, "en") == "spans 1:3 and 2:4 overlap"
-    assert error_text(InvalidInput("a-new-code", "something new"), "zh") == "something new"
+
+def test_every_inline_pair_has_both_languages_with_the_same_parameters():
+    """Both sides say something (or both nothing: ``L("", "")`` is "no note" in both),
+    and name the same {parameters}; prose braces are the same in number on both sides."""
+    bad = []
+    for place, en, zh in inline_pairs():
+        if bool(en.strip()) != bool(zh.strip()):
+            bad.append((place, "one language is empty", en, zh))
+            continue
+        said = parameters(en), parameters(zh)
+        if None in said:
+            same = sorted(re.findall(r"[{}]", en)) == sorted(re.findall(r"[{}]", zh))
+        else:
+            same = said[0] == said[1]
+        if not same:
+            bad.append((place, "parameters differ", en, zh))
+    assert bad == []
+
+
+def test_the_pair_check_sees_a_missing_parameter_and_an_empty_side():
+    assert parameters("got {value!r} of {limit:,}") == {"value", "limit"}
+    assert parameters("labels = {位置: 原 token}") is None
+    assert parameters("收到 {值}") == {"值"}  # a Chinese name is still a parameter: it differs
+
+
+def test_every_argparse_sentence_has_both_languages_with_the_same_placeholders():
+    percent = re.compile(r"%(?:\(\w+\))?[sdr]")
+    for msgid, text in ARGPARSE.items():
+        assert set(text) == {"en", "zh"} and text["en"] == msgid, msgid  # English: argparse's own
+        assert text["zh"].strip(), msgid
+        assert sorted(percent.findall(text["en"])) == sorted(percent.findall(text["zh"])), msgid
 
 
 def used_strings() -> set[str]:

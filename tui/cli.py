@@ -8,9 +8,7 @@ one line on stderr; nothing here ever shows a traceback.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
-import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -21,21 +19,21 @@ from tui.commands.arguments import (
     PORT,
     SEED,
     ArgumentsError,
-    Refusal,
     named_text,
     names,
     positions,
     real,
     refuse_undecodable,
     span_list,
+    speaking,
     text,
     whole,
 )
 from tui.errors import UsageError
-from tui.i18n import LANGUAGES, MESSAGES, detect_language, error_text, t
+from tui.i18n import LANGUAGES, detect_language, error_text, t
 
 PROG = "objectives-tutor"
-__all__ = ["ArgumentsError", "OneLineParser", "build_parser", "main", "translate_usage", "usage_line"]
+__all__ = ["ArgumentsError", "OneLineParser", "build_parser", "main", "usage_line"]
 
 # The sizes of show and exercise/check (textbook's are in tui/commands/textbook.py, the
 # training lab's in tui/commands/train.py), stated in --help and docs/learner.md.
@@ -54,9 +52,9 @@ ANSWER = named_text(MAX_ANSWER_CHARS)
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse prints the usage and the error on two lines, in English; we print one,
-    in the learner's language. Its actions refuse an option given twice and record the
-    options typed (tui/commands/arguments.py: rule 3)."""
+    """argparse prints the usage and the error on two lines; we print one (in the
+    learner's language: built and read inside ``speaking``). Its actions refuse an option
+    given twice and record the options typed (tui/commands/arguments.py: rule 3)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -64,67 +62,12 @@ class OneLineParser(argparse.ArgumentParser):
             self.register("action", name, action)
 
     def error(self, message: str) -> NoReturn:
-        raise ArgumentsError(self.prog, message, _refusal_behind(sys.exc_info()[1]))
-
-
-def _refusal_behind(error: BaseException | None) -> Refusal | None:
-    """The Refusal a type function raised: argparse turns it into ArgumentError(str(it))
-    while handling it, so it is the context of the error being handled here."""
-    while error is not None:
-        if isinstance(error, Refusal):
-            return error
-        error = error.__context__
-    return None
-
-
-# argparse's own sentences (and two of the quiz's, until it raises Refusal), most specific
-# first; "usage-argument" is the frame the others fit in, its detail read again.
-USAGE_KEYS = (
-    "usage-required",
-    "usage-unrecognised",
-    "usage-one-of",
-    "usage-ambiguous",
-    "usage-choice",
-    "usage-expected-one",
-    "usage-expected-some",
-    "usage-not-with",
-    "usage-no-value",
-    "usage-bad-value",
-    "usage-twice",
-    "usage-argument",
-    "usage-minutes",
-    "usage-grace",
-)
-
-
-@functools.cache
-def _pattern(key: str) -> re.Pattern[str]:
-    """The English template of ``key`` as a pattern that captures its fields."""
-    parts = re.split(r"\{(\w+)\}", MESSAGES[key]["en"])
-    literal = [re.escape(part) if i % 2 == 0 else f"(?P<{part}>.*?)" for i, part in enumerate(parts)]
-    return re.compile("".join(literal), re.DOTALL)
-
-
-def translate_usage(message: str, lang: str, refusal: Refusal | None = None) -> str:
-    """argparse's English ``message`` in ``lang``: a refused value in the refusal's own
-    words; a sentence we do not know stays English."""
-    if lang == "en":
-        return message
-    if refusal is not None and message == str(refusal):
-        return refusal.said(lang)
-    for key in USAGE_KEYS:
-        match = _pattern(key).fullmatch(message)
-        if match:
-            fields = match.groupdict()
-            if "detail" in fields:
-                fields["detail"] = translate_usage(fields["detail"], lang, refusal)
-            return t(key, lang, **fields)
-    return message
+        raise ArgumentsError(self.prog, message)
 
 
 def usage_line(error: ArgumentsError, lang: str) -> str:
-    message = translate_usage(error.message, lang, error.refusal)
-    return t("usage-line", lang, prog=error.prog, message=message)
+    """A usage error's one line: its sentence is in ``lang`` already (``speaking``)."""
+    return t("usage-line", lang, prog=error.prog, message=error.message)
 
 
 def requested_language(argv: Sequence[str]) -> str:
@@ -356,6 +299,11 @@ def _console():
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = requested_language(argv)
+    with speaking(lang):  # argparse's sentences and our refusals, in the learner's language
+        return _run(argv, lang)
+
+
+def _run(argv: list[str], lang: str) -> int:
     try:
         refuse_undecodable(PROG, argv)
         parser = build_parser()
@@ -417,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         _fail(str(error))
     except ValueError as error:  # the engine's InvalidInput, or a bad value met later
-        _fail(f"{PROG}: {t('error', lang)}: {error_text(error, lang)}")
+        _fail(t("error-line", lang, prog=PROG, message=error_text(error, lang)))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `| head`: stop quietly, and keep Python from complaining at exit

@@ -1,7 +1,10 @@
 """The words the command line and the app speak, in English and Chinese.
 
-Engine errors carry a stable code; ``error_text`` turns one into the learner's
-language, falling back to the engine's English sentence.
+One mechanism: a sentence is a bilingual pair ``L(en, zh)`` (exercises/text.py), said
+with ``pick``/``t``. ``MESSAGES`` names the pairs the app and the command line share;
+``ARGPARSE`` is argparse's own sentences by msgid; the engine's errors carry a code
+whose pair lives in engine/errors.py (``error_text``). docs/contributing.md says how
+to add a string.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ def detect_language() -> str:
 
 
 MESSAGES: dict[str, Bilingual] = {
-    "error": L("error", "错误"),
+    "error-line": L("{prog}: error: {message}", "{prog}：错误：{message}"),
     "internal-error": L(
         "unexpected internal error ({detail}); please report it", "意外的内部错误（{detail}），请报告给我们"
     ),
@@ -208,6 +211,7 @@ MESSAGES: dict[str, Bilingual] = {
     "key-toggle": L("Toggle", "切换"),
     "key-palette": L("Commands", "命令"),
     "variant": L("variant {seed}", "变体 {seed}"),
+    "seed-shown": L("seed {seed}", "种子 {seed}"),
     "hint-n": L("Hint {n}/{total}: {text}", "提示 {n}/{total}：{text}"),
     "no-more-hints": L("No more hints: try the solution (s).", "没有更多提示了：可以看答案（s）。"),
     "solution-shown": L("Solution (from the engine):", "参考答案（由引擎计算）："),
@@ -899,33 +903,9 @@ MESSAGES: dict[str, Bilingual] = {
     "key-attention-row": L("Query row up / down", "查询行上移 / 下移"),
     "key-attention-layer": L("Next layer", "下一层"),
     "key-attention-head": L("Heads averaged, then each head in turn", "各头平均，然后逐个头"),
-    # -- h1, session 3 (issue 11.9): argparse's usage errors in the learner's language.
-    # The English side is argparse's own sentence (Python 3.11+), read back to translate it.
+    # -- h1, session 3 (issue 11.9): a usage error's one line, and our refusals of values
+    # (argparse's own sentences are ARGPARSE's, below).
     "usage-line": L("{prog}: {message} (see --help)", "{prog}：{message}（见 --help）"),
-    "usage-required": L("the following arguments are required: {names}", "缺少必需的参数：{names}"),
-    "usage-unrecognised": L("unrecognized arguments: {words}", "无法识别的参数：{words}"),
-    "usage-one-of": L("one of the arguments {names} is required", "以下参数必须给出其一：{names}"),
-    "usage-ambiguous": L(
-        "ambiguous option: {option} could match {matches}", "选项 {option} 有歧义，可能是 {matches}"
-    ),
-    "usage-choice": L(
-        "argument {argument}: invalid choice: {value} (choose from {choices})",
-        "参数 {argument}：无效的选择 {value}（可选：{choices}）",
-    ),
-    "usage-expected-one": L("argument {argument}: expected one argument", "参数 {argument}：后面需要一个值"),
-    "usage-expected-some": L(
-        "argument {argument}: expected at least one argument", "参数 {argument}：后面至少需要一个值"
-    ),
-    "usage-not-with": L(
-        "argument {argument}: not allowed with argument {other}", "参数 {argument} 不能与 {other} 同时使用"
-    ),
-    "usage-no-value": L(
-        "argument {argument}: ignored explicit argument {value}", "参数 {argument}：不接受值 {value}"
-    ),
-    "usage-bad-value": L(
-        "argument {argument}: invalid {kind} value: {value}", "参数 {argument}：无效的 {kind} 值 {value}"
-    ),
-    "usage-argument": L("argument {argument}: {detail}", "参数 {argument}：{detail}"),
     "usage-whole-number": L("not a whole number: {value}", "不是整数：{value}"),
     "usage-number": L("not a number: {value}", "不是数：{value}"),
     "usage-positions": L("expected positions like 2,5, got {value}", "应为像 2,5 这样的位置，收到 {value}"),
@@ -955,8 +935,6 @@ MESSAGES: dict[str, Bilingual] = {
         "give at least one --answer PART=TEXT (parts: {parts})",
         "请至少给出一个 --answer 部分=文本（部分：{parts}）",
     ),
-    "usage-minutes": L("not a number of minutes: {value}", "不是分钟数：{value}"),
-    "usage-grace": L("the grace must be from 0 to 1440 minutes", "宽限时间必须在 0 到 1440 分钟之间"),
     # -- h1, session 3 (issue 11.9): the command line's own refusals in the learner's language
     "train-bad-device": L("--device must be cpu or cuda", "--device 只能是 cpu 或 cuda"),
     "probe-empty": L("the prompt is empty", "提示为空"),
@@ -1083,6 +1061,14 @@ MESSAGES: dict[str, Bilingual] = {
     "class-reason-ended-by-teacher": L("your teacher signed you out", "老师让你退出了登录"),
     "class-reason-expired": L("it was idle too long", "闲置时间过长"),
     "class-reason-other": L("the server ended it", "服务器结束了它"),
+    "serve-not-installed": L(
+        "the browser server is the optional 'serve' extra: pip install -e '.[serve]'",
+        "浏览器服务器属于可选的 serve 附加组件：pip install -e '.[serve]'",
+    ),
+    "serve-warning": L(
+        "warning: listening on {host}: anyone who can reach this machine can open the app",
+        "警告：正在监听 {host}：能访问本机的任何人都能打开本应用",
+    ),
     "class-serve-urls": L("Students open:", "学生打开："),
     "class-serve-warning": L(
         "warning: listening on {host}: anyone who can reach this machine can open the sign-in page",
@@ -1259,123 +1245,50 @@ MESSAGES: dict[str, Bilingual] = {
     "progress-predictions": L("predictions right", "预测对"),
 }
 
-# The engine's error codes (engine/errors.py, raised across engine/) in both languages.
-# The engine's own English sentence is the fallback for a code missing here;
-# tests/test_i18n.py checks that none is.
-ERRORS: dict[str, Bilingual] = {
-    "sequence-too-short": L(
-        "the text is too short: at least {need} tokens are needed, got {n}",
-        "序列太短：至少需要 {need} 个 token，实际只有 {n} 个",
+# argparse's own sentences (Python 3.11's Lib/argparse.py), keyed by the msgid it hands
+# to gettext's ``_()``/``ngettext()``: gettext's idea, with our pairs as the catalogue.
+# tui/commands/arguments.py's ``speaking`` installs them for the command line's language.
+# Each English side is the msgid itself; tests/test_i18n_argparse.py reads argparse.py
+# and fails on a msgid a learner can meet that is missing here (a new Python's, say).
+ARGPARSE: dict[str, Bilingual] = {
+    "usage: ": L("usage: ", "用法："),
+    "positional arguments": L("positional arguments", "位置参数"),
+    "options": L("options", "选项"),
+    "show this help message and exit": L("show this help message and exit", "显示此帮助信息并退出"),
+    "%(prog)s: error: %(message)s\n": L("%(prog)s: error: %(message)s\n", "%(prog)s：错误：%(message)s\n"),
+    "argument %(argument_name)s: %(message)s": L(
+        "argument %(argument_name)s: %(message)s", "参数 %(argument_name)s：%(message)s"
     ),
-    "length-too-small": L("a mask needs at least 1 position, got n={n}", "掩码至少需要 1 个位置，收到 n={n}"),
-    "p-out-of-range": L(
-        "the selection probability p must be in [0, 1], got {p}", "选择概率 p 必须在 [0, 1] 之间，收到 {p}"
+    "the following arguments are required: %s": L(
+        "the following arguments are required: %s", "缺少必需的参数：%s"
     ),
-    "bad-split": L(
-        "the mask/random/keep split must be three numbers in [0, 1] adding up to 1, got {split}",
-        "mask/random/keep 三个比例必须都在 [0, 1] 之间且相加为 1，收到 {split}",
+    "one of the arguments %s is required": L(
+        "one of the arguments %s is required", "以下参数必须给出其一：%s"
     ),
-    "prefix-out-of-range": L(
-        "the prefix length {prefix} must be between 0 and {n}", "前缀长度 {prefix} 必须在 0 到 {n} 之间"
+    "unrecognized arguments: %s": L("unrecognized arguments: %s", "无法识别的参数：%s"),
+    "ambiguous option: %(option)s could match %(matches)s": L(
+        "ambiguous option: %(option)s could match %(matches)s", "选项 %(option)s 有歧义，可能是 %(matches)s"
     ),
-    "span-out-of-range": L(
-        "span {start}:{end} is empty or outside the sequence of {n} tokens (need 0 <= start < end <= {n})",
-        "片段 {start}:{end} 为空或超出了 {n} 个 token 的序列（需要 0 <= 起点 < 终点 <= {n}）",
+    "unexpected option string: %s": L("unexpected option string: %s", "意外的选项：%s"),
+    "invalid choice: %(value)r (choose from %(choices)s)": L(
+        "invalid choice: %(value)r (choose from %(choices)s)", "无效的选择 %(value)r（可选：%(choices)s）"
     ),
-    "window-out-of-range": L(
-        "the window length must be between {low} and {high}, got {window}",
-        "窗口长度必须在 {low} 到 {high} 之间，收到 {window}",
+    "unknown parser %(parser_name)r (choices: %(choices)s)": L(
+        "unknown parser %(parser_name)r (choices: %(choices)s)",
+        "未知的子命令 %(parser_name)r（可选：%(choices)s）",
     ),
-    "corpus-too-long": L(
-        "the documents hold {n} tokens with their separators; at most {limit} are packed",
-        "这些文档连同分隔符共 {n} 个 token；最多打包 {limit} 个",
+    "invalid %(type)s value: %(value)r": L(
+        "invalid %(type)s value: %(value)r", "无效的 %(type)s 值：%(value)r"
     ),
-    "vocab-out-of-range": L(
-        "the vocabulary size must be in [0, 100000], got {size}",
-        "词表大小必须在 [0, 100000] 之间，收到 {size}",
-    ),
-    "text-too-long": L(
-        "the text has {n} characters; at most {limit} are read", "文本有 {n} 个字符；最多读取 {limit} 个"
-    ),
-    "spans-overlap": L("spans {first} and {second} overlap", "片段 {first} 与 {second} 重叠"),
-    "too-many-spans": L(
-        "{spans} spans need {need} sentinels, but there are only {sentinels}",
-        "{spans} 个片段需要 {need} 个哨兵，但只有 {sentinels} 个",
-    ),
-    "density-out-of-range": L(
-        "the noise density must be in [0, 1], got {density}", "噪声比例必须在 [0, 1] 之间，收到 {density}"
-    ),
-    "mean-span-out-of-range": L(
-        "the mean span length must be positive, got {mean}", "平均片段长度必须为正数，收到 {mean}"
-    ),
-    "position-out-of-range": L(
-        "position {position} is outside the text of {n} tokens (positions count from 0)",
-        "位置 {position} 超出了 {n} 个 token 的范围（位置从 0 开始计数）",
-    ),
-    "special-selected": L(
-        "position {position} is the special token {token}, which masking never selects",
-        "位置 {position} 是特殊符号 {token}，掩码从不选中它",
-    ),
-    "unknown-fate": L(
-        "unknown fate {fate!r}: use mask, random or keep",
-        "未知的处理方式 {fate!r}：请用 mask、random 或 keep",
-    ),
-    "size-too-small": L("{name} must be at least {low}, got {value}", "{name} 至少为 {low}，收到 {value}"),
-    "unknown-mask-kind": L(
-        "unknown mask kind {kind!r}: use causal, bidirectional or prefix",
-        "未知的掩码类型 {kind!r}：请用 causal、bidirectional 或 prefix",
-    ),
-    "no-spans": L("give at least one span to hide", "请至少给出一个要遮盖的片段"),
-    "bad-shape": L(
-        "the token ids have the wrong shape: (length,) or (batch, length)",
-        "token ids 的形状不对：应为 (length,) 或 (batch, length)",
-    ),
-    "shape-mismatch": L(
-        "two inputs that belong together have different shapes", "两个应当对应的输入形状不一致"
-    ),
-    "bad-vocab-size": L("the vocabulary needs at least 1 token", "词表至少需要 1 个 token"),
-    "bad-prefix": L(
-        "the prefix length must be a whole number (or one per row)", "前缀长度必须是整数（或每行一个）"
-    ),
-    "bad-attention-mask": L(
-        "the attention mask must have shape (batch, length)", "注意力掩码的形状必须是 (batch, length)"
-    ),
-    "no-replacement": L(
-        "the vocabulary has no ordinary token to use as a random replacement",
-        "词表里没有可用作随机替换的普通 token",
-    ),
-    "fates-without-positions": L(
-        "fates can only be given together with positions", "只有同时给出位置时才能指定处理方式"
-    ),
-    "fates-count": L("give one fate per selected position", "每个选中的位置需要恰好一个命运"),
-    # -- h7: the training lab --
-    "unknown-corpus": L(
-        "unknown corpus {corpus!r}; use zh, en or arith", "未知语料 {corpus!r}；请用 zh、en 或 arith"
-    ),
-    "no-objectives": L(
-        "name at least one objective: clm, mlm, prefix or span",
-        "请至少指定一个目标：clm、mlm、prefix 或 span",
-    ),
-    "unknown-objective": L(
-        "unknown objective {objective!r}; use clm, mlm, prefix or span",
-        "未知目标 {objective!r}；请用 clm、mlm、prefix 或 span",
-    ),
-    "repeated-objective": L("each objective can be named only once", "每个目标只能写一次"),
-    "steps-out-of-range": L(
-        "steps must be between 1 and 100000, got {steps}", "步数必须在 1 到 100000 之间，收到 {steps}"
-    ),
-    "seed-out-of-range": L(
-        "the seed must be a whole number from 0 to 4294967295", "种子必须是 0 到 4294967295 之间的整数"
-    ),
-    "threads-out-of-range": L("threads must be between 1 and 64", "线程数必须在 1 到 64 之间"),
-    "bad-schedule": L(
-        "unknown learning-rate schedule; use constant or cosine", "未知的学习率计划；请用 constant 或 cosine"
-    ),
-    "one-blank": L("mark exactly one blank with _ or [MASK]", "请用 _ 或 [MASK] 标出恰好一个空"),
-    "empty-text": L("the text is empty", "文本是空的"),
-    "blank-first": L(
-        "a next-token predictor needs at least one token before the blank",
-        "“预测下一个”的模型需要空位前至少有一个 token",
+    "expected one argument": L("expected one argument", "后面需要一个值"),
+    "expected at most one argument": L("expected at most one argument", "后面最多只能有一个值"),
+    "expected at least one argument": L("expected at least one argument", "后面至少需要一个值"),
+    "expected %s argument": L("expected %s argument", "后面需要 %s 个值"),  # ngettext: the singular
+    "expected %s arguments": L("expected %s arguments", "后面需要 %s 个值"),  # and the plural
+    "not allowed with argument %s": L("not allowed with argument %s", "不能与 %s 同时使用"),
+    "ignored explicit argument %r": L("ignored explicit argument %r", "不接受值 %r"),
+    "can't open '%(filename)s': %(error)s": L(
+        "can't open '%(filename)s': %(error)s", "无法打开 '%(filename)s'：%(error)s"
     ),
 }
 
@@ -1401,12 +1314,10 @@ def notice_text(notice: object, lang: str) -> str:
 
 
 def error_text(error: Exception, lang: str) -> str:
-    """One line for the learner: the engine's error in their language (the
-    engine's English sentence when the code or its parameters are unknown here)."""
-    code = getattr(error, "code", None)
-    if code not in ERRORS:
-        return str(error)
-    try:
-        return pick(ERRORS[code], lang).format(**getattr(error, "params", {}))
-    except (KeyError, IndexError, ValueError):  # a parameter the template names is missing
-        return str(error)
+    """One line for the learner: the engine's error in their language (engine/errors.py
+    holds each code's sentence in both); any other error's own text."""
+    from engine.errors import InvalidInput  # here: `--help` imports nothing of the engine
+
+    if isinstance(error, InvalidInput):
+        return error.said(lang)
+    return str(error)

@@ -17,22 +17,24 @@ A refusal is one line on stderr in the learner's language, exit 2. What learners
 is read as they type it: full-width digits and punctuation (２：５，７、８) as ASCII.
 
 Any command's parser uses these (``type=whole(1, 64)``, ``type=text(200)``...), or raises
-``Refusal`` from a type of its own: argparse keeps only its English ``str()``, and
-tui/cli.py finds the Refusal itself and says it in the learner's language.
+``Refusal`` from a type of its own. Everything is said in the command line's language
+(``speaking``): argparse's own sentences through its gettext hook, a Refusal in its pair.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 
 from exercises.text import Bilingual, pick
 from tui.errors import UsageError
-from tui.i18n import MESSAGES
+from tui.i18n import ARGPARSE, MESSAGES
 
 # Stated here so that --help imports nothing heavy; tests/test_cli_bounds.py checks each
 # against the module that enforces it.
@@ -41,24 +43,63 @@ MAX_ANSWER_CHARS = 20_000  # exercises.grading.parsing.MAX_ANSWER_CHARS: a part'
 MAX_SHOWN = 40  # characters of a refused value quoted back in the one-line error
 
 
-class ArgumentsError(UsageError):
-    """A command line that cannot be read. Its English sentence is kept as it is, so
-    that tui/cli.py can say it in the learner's language (``usage_line``), with the
-    Refusal of a value when one was behind it."""
+# -- the language the command line speaks ---------------------------------------------
 
-    def __init__(self, prog: str, message: str, refusal: Refusal | None = None) -> None:
+_SPOKEN: ContextVar[str] = ContextVar("the command line's language", default="en")
+
+
+def gettext(msgid: str) -> str:
+    """argparse's ``_()``: its English msgid in the command line's language (tui/i18n.py's
+    ARGPARSE). A msgid not there is a mistake in building a parser: it stays English."""
+    text = ARGPARSE.get(msgid)
+    return pick(text, _SPOKEN.get()) if text else msgid
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """argparse's ``ngettext()``: the English form for ``n``, then its translation."""
+    return gettext(singular if n == 1 else plural)
+
+
+@contextlib.contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """Inside, the command line speaks ``lang``: argparse's sentences and every Refusal.
+
+    argparse (3.11) calls ``_``/``ngettext`` from its module globals each time it says
+    something (``_('usage: ')``, ``_('expected one argument')``...): gettext's hook, for
+    which we are the catalogue. Some are said while a parser is built (the help's
+    headings), others while it reads a line, so build and parse inside. Put back after;
+    outside (and in another thread) our functions say argparse's English."""
+    token = _SPOKEN.set(lang)
+    saved = argparse._, argparse.ngettext
+    argparse._, argparse.ngettext = gettext, ngettext
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved
+        _SPOKEN.reset(token)
+
+
+class ArgumentsError(UsageError):
+    """A command line that cannot be read, its sentence already in the command line's
+    language (``speaking``); tui/cli.py's ``usage_line`` frames it."""
+
+    def __init__(self, prog: str, message: str) -> None:
         super().__init__(f"{prog}: {message} (see --help)")
-        self.prog, self.message, self.refusal = prog, message, refusal
+        self.prog, self.message = prog, message
 
 
 class Refusal(argparse.ArgumentTypeError):
     """A value refused, with its sentence in both languages. Any command's type
     function may raise one (``Refusal(L(en, zh), **params)``, or a ``usage-*``
-    message of tui/i18n.py); a parameter may itself be bilingual."""
+    message of tui/i18n.py); a parameter may itself be bilingual. argparse quotes
+    ``str()`` of it, which is said in the command line's language."""
 
     def __init__(self, text: Bilingual, **params: object) -> None:
         self.text, self.params = text, params
         super().__init__(self.said("en"))
+
+    def __str__(self) -> str:
+        return self.said(_SPOKEN.get())
 
     def said(self, lang: str) -> str:
         params = {
@@ -309,7 +350,7 @@ class _Once:
         if self.option_strings:
             key = _GIVEN + self.dest
             if hasattr(namespace, key) and not self.repeatable:
-                raise argparse.ArgumentError(self, MESSAGES["usage-twice"]["en"])
+                raise argparse.ArgumentError(self, str(Refusal(MESSAGES["usage-twice"])))
             setattr(namespace, key, max(self.option_strings, key=len))
         super().__call__(parser, namespace, values, option_string)
 
@@ -361,7 +402,7 @@ def refuse_inapplicable(
     for dest, applies, where in rules:
         if dest in typed and not applies:
             refusal = Refusal(MESSAGES["usage-not-applicable"], option=typed[dest], where=where)
-            raise ArgumentsError(prog, str(refusal), refusal)
+            raise ArgumentsError(prog, str(refusal))
 
 
 def refuse_out_of_range(prog: str, option: str, bounds: whole, value: int) -> None:
@@ -369,7 +410,11 @@ def refuse_out_of_range(prog: str, option: str, bounds: whole, value: int) -> No
     asked for (``textbook clm`` allows a shorter ``--seq-len`` than ``visibility``)."""
     if not bounds.low <= value <= bounds.high:
         refusal = bounds.refusal(value)
-        raise ArgumentsError(prog, f"argument {option}: {refusal}", refusal)
+        raise ArgumentsError(
+            prog,
+            gettext("argument %(argument_name)s: %(message)s")
+            % {"argument_name": option, "message": refusal},
+        )
 
 
 # -- rule 5: UTF-8 ---------------------------------------------------------------------
@@ -385,4 +430,4 @@ def refuse_undecodable(prog: str, argv: Sequence[str]) -> None:
             raw = os.fsencode(word)
             said = repr(raw) if len(repr(raw)) <= MAX_SHOWN else repr(raw)[: MAX_SHOWN - 1] + "…"
             refusal = Refusal(MESSAGES["usage-not-utf8"], index=index, value=said)
-            raise ArgumentsError(prog, str(refusal), refusal) from None
+            raise ArgumentsError(prog, str(refusal)) from None

@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.text import Text
 
 from exercises.classdb.settings import MAX_TRAINING_SLOTS, MAX_TRAINING_STEPS
-from exercises.text import cannot, pick
-from tui.commands.arguments import whole
+from exercises.text import L, cannot, pick
+from tui.commands.arguments import Refusal, shown, whole
 from tui.errors import UsageError
 from tui.i18n import t
 
@@ -38,7 +38,10 @@ def _seconds(text: str) -> float:
     value = unicodedata.normalize("NFKC", text).strip().lower().replace(" ", "").replace("−", "-")
     found = re.fullmatch(TIME, value)
     if not found:
-        raise argparse.ArgumentTypeError(f"not a time like 300, 5m or 1h: {text[:20]!r}")
+        raise Refusal(
+            L("not a time like 300, 5m or 1h: {value}", "不是像 300、5m 或 1h 这样的时间：{value}"),
+            value=shown(text),
+        )
     scale = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, None: 1}[found.group(2)]
     return float(found.group(1)) * scale
 

@@ -52,9 +52,7 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
     try:
         import textual_serve  # noqa: F401
     except ImportError:
-        raise UsageError(
-            "objectives-tutor class serve: the browser server is the optional 'serve' extra: pip install -e '.[serve]'"
-        ) from None
+        raise UsageError(f"objectives-tutor class serve: {t('serve-not-installed', lang)}") from None
     from tui.classweb.server import ClassWebServer, serve
     from tui.commands.serve import is_loopback
 

@@ -135,7 +135,9 @@ def run_exercise(args: argparse.Namespace, lang: str, console: Console) -> None:
     if args.json:
         emit_json(payload)
         return
-    console.print(Text(f"{payload['title']}  [{exercise.id} · seed {args.seed}]", style="bold"))
+    console.print(
+        Text(f"{payload['title']}  [{exercise.id} · {t('seed-shown', lang, seed=args.seed)}]", style="bold")
+    )
     console.print(payload["prompt"])
     console.print()
     for part in payload["parts"]:
@@ -170,7 +172,7 @@ def parse_answers(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
     for name, text in pairs or []:
         if name in answers:
             refusal = Refusal(MESSAGES["usage-answer-twice"], part=name)
-            raise ArgumentsError("objectives-tutor check", str(refusal), refusal)
+            raise ArgumentsError("objectives-tutor check", str(refusal))
         answers[name] = text
     return answers
 
@@ -198,7 +200,7 @@ def run_check(args: argparse.Namespace, lang: str, console: Console) -> None:
     exercise = _exercise(args.id)
     if not answers:
         refusal = Refusal(MESSAGES["usage-no-answer"], parts=", ".join(exercise.part_names()))
-        raise ArgumentsError("objectives-tutor check", str(refusal), refusal)
+        raise ArgumentsError("objectives-tutor check", str(refusal))
     variant = exercise.generate(args.seed)
     try:
         result = exercise.grade(variant, answers)

@@ -291,7 +291,8 @@ def _key(args: argparse.Namespace, lang: str, console: Console) -> int:
         return 0
     console.print(Text(f"{plain(quiz.title)} · {plain(student)}", style="bold"))
     for row in rows:
-        console.print(Text(f"\n{row['index'] + 1}. {row['exercise']} (seed {row['seed']})", style="bold"))
+        seed = t("seed-shown", lang, seed=row["seed"])
+        console.print(Text(f"\n{row['index'] + 1}. {row['exercise']} ({seed})", style="bold"))
         console.print(Text(row["prompt"]))
         for part, text in row["solution"].items():
             if "\n" in text.strip():  # a lab task's reference file: as a file

@@ -12,6 +12,7 @@ import shlex
 import sys
 
 from tui.errors import UsageError
+from tui.i18n import detect_language, t
 
 
 def is_loopback(host: str) -> bool:
@@ -45,16 +46,13 @@ def app_command(lang: str | None) -> str:
 
 
 def run_serve(args: argparse.Namespace, lang_flag: str | None) -> int:
+    lang = lang_flag or detect_language()  # what the command line speaks (tui/cli.py's main)
     try:
         from textual_serve.server import Server
     except ImportError:
-        raise UsageError(
-            "objectives-tutor serve: the browser server is the optional 'serve' extra: pip install -e '.[serve]'"
-        ) from None
+        raise UsageError(f"objectives-tutor serve: {t('serve-not-installed', lang)}") from None
     if not is_loopback(args.host):
-        sys.stderr.write(
-            f"objectives-tutor serve: warning: listening on {args.host}: anyone who can reach this machine can open the app\n"
-        )
+        sys.stderr.write(f"objectives-tutor serve: {t('serve-warning', lang, host=args.host)}\n")
     server = Server(
         app_command(lang_flag),
         host=args.host,

@@ -28,7 +28,7 @@ from rich.text import Text
 from exercises.text import L, pick
 from tui.commands.arguments import SEED, names, refuse_inapplicable, text, whole
 from tui.errors import UsageError
-from tui.i18n import ERRORS, t
+from tui.i18n import t
 
 # engine.train_lab_spec's and engine.toy_corpus's facts, copied because `--help` and the
 # argument checks import nothing of the engine (tests/test_layers.py); a test keeps them equal.
@@ -129,7 +129,9 @@ def _check(args: argparse.Namespace, lang: str) -> None:
     here without torch so that a typo is told at once; said in the engine's words."""
 
     def refuse(code: str, **params) -> NoReturn:
-        raise UsageError(f"objectives-tutor train: {pick(ERRORS[code], lang).format(**params)}")
+        from engine.errors import InvalidInput  # its sentences only: no torch
+
+        raise UsageError(f"objectives-tutor train: {InvalidInput(code, **params).said(lang)}")
 
     unknown = [name for name in args.objectives if name not in OBJECTIVES]
     if not args.objectives:

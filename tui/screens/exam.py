@@ -276,7 +276,9 @@ class ExamScreen(Screen):
                 self.mark_answered(question.index)
         first = next(iter(views[0].query("Input, MatrixEditor, RadioSet")), None) if views else None
         if first is not None:
-            self.set_focus(first, scroll_visible=False)  # now, not after a refresh: keys typed next land there
+            self.set_focus(
+                first, scroll_visible=False
+            )  # now, not after a refresh: keys typed next land there
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         switcher = self.query_one(ContentSwitcher)

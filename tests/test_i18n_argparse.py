@@ -1,0 +1,150 @@
+"""argparse speaks the learner's language through its own gettext hook: each msgid it
+hands to ``_()``/``ngettext()`` is looked up in tui/i18n.py's ARGPARSE (tui/commands/
+arguments.py's ``speaking``). No regex reads its English back."""
+
+import argparse
+import ast
+import re
+
+import pytest
+
+from tui.cli import main
+from tui.commands.arguments import speaking
+from tui.i18n import ARGPARSE
+
+# argparse's msgids that only a mistake in building a parser can produce (a programming
+# error of ours, raised before any learner types anything): they stay English.
+BUILDING_MISTAKES = {
+    "conflicting option string: %s",
+    "conflicting option strings: %s",
+    ".__call__() not defined",
+    "'required' is an invalid argument for positionals",
+    "mutually exclusive arguments must be optional",
+    "%r is not callable",
+    "cannot merge actions - two groups are named %r",
+    "invalid option string %(option)r: must start with a character %(prefix_chars)r",
+    "dest= is required for options like %r",
+    "invalid conflict_resolution value: %r",
+    "cannot have multiple subparser arguments",
+    "conflicting subparser: %s",
+    "conflicting subparser alias: %s",
+    'argument "-" with mode %r',
+}
+
+
+def argparse_msgids() -> set[str]:
+    """Every literal msgid the running Python's argparse.py passes to _() or ngettext()."""
+    with open(argparse.__file__, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_", "ngettext"):
+            found |= {
+                arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            }
+    return found
+
+
+def test_the_scan_reads_argparse():
+    assert {"usage: ", "expected one argument", "expected %s arguments"} <= argparse_msgids()
+
+
+def test_every_msgid_a_learner_can_meet_is_translated():
+    """A new Python's new sentence fails here until it has its pair."""
+    assert sorted(argparse_msgids() - BUILDING_MISTAKES - set(ARGPARSE)) == []
+
+
+def test_every_pair_is_one_of_argparses_msgids():
+    assert sorted(set(ARGPARSE) - argparse_msgids()) == []
+    assert sorted(BUILDING_MISTAKES - argparse_msgids()) == []
+
+
+def run(argv, capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    captured = capsys.readouterr()
+    return stopped.value.code, captured.out, captured.err
+
+
+# What learners type wrong, in every command that reads values, and the Chinese line.
+ZH = [
+    (
+        ["show", "mask", "--seq-len", "x"],
+        "objectives-tutor show mask：参数 kind：无效的选择 'x'（可选：'causal', 'bidirectional', 'prefix'）（见 --help）",
+    ),
+    (
+        ["show", "mask", "causal", "--seq-len", "x"],
+        "objectives-tutor：无法识别的参数：--seq-len x（见 --help）",
+    ),
+    (
+        ["textbook", "clm", "--seq-len", "x"],
+        "objectives-tutor textbook：参数 --seq-len：不是整数：'x'（见 --help）",
+    ),
+    (["check"], "objectives-tutor check：缺少必需的参数：id（见 --help）"),
+    (
+        ["train", "--corpus", "fr"],
+        "objectives-tutor train：参数 --corpus：无效的选择 'fr'（可选：'zh', 'en', 'arith'）（见 --help）",
+    ),
+    (
+        ["show", "mask", "causal", "--n", "3", "--n", "4"],
+        "objectives-tutor show mask：参数 --n：只能给出一次（见 --help）",
+    ),
+    (
+        ["show", "sample", "mlm", "--s", "1"],
+        "objectives-tutor show sample：选项 --s 有歧义，可能是 --seed, --spans（见 --help）",
+    ),
+    (["show", "mask", "causal", "--n"], "objectives-tutor show mask：参数 --n：后面需要一个值（见 --help）"),
+    (["frobnicate"], "objectives-tutor：参数 COMMAND：无效的选择 'frobnicate'（可选："),
+    (
+        ["class", "quiz", "extend", "--class", "c", "s1", "soon"],
+        "objectives-tutor class quiz extend：参数 TIME：不是像 300、5m 或 1h 这样的时间：'soon'（见 --help）",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "chinese"), ZH)
+def test_a_usage_error_is_one_chinese_line(argv, chinese, capsys):
+    code, out, err = run(["--lang", "zh", *argv], capsys)
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert err.startswith(chinese), err
+    assert not re.search(r"\b(argument|arguments|required|invalid|unrecognized|expected|choose)\b", err), err
+
+
+def test_help_headings_are_chinese(capsys):
+    code, out, err = run(["--lang", "zh", "show", "mask", "--help"], capsys)
+    assert code == 0 and err == ""
+    assert out.startswith("用法：objectives-tutor show mask")
+    # argparse writes the colon after a heading itself (HelpFormatter._Section): ASCII
+    assert "\n位置参数:\n" in out and "\n选项:\n" in out and "显示此帮助信息并退出" in out
+    assert not re.search(r"\b(usage|positional arguments|options|show this help)\b", out)
+    code, out, err = run(["--lang", "en", "show", "mask", "--help"], capsys)
+    assert out.startswith("usage: objectives-tutor show mask") and "\noptions:\n" in out
+
+
+def test_speaking_puts_argparse_back_even_after_an_error():
+    before = argparse._, argparse.ngettext
+    with pytest.raises(RuntimeError), speaking("zh"):
+        assert argparse._("usage: ") == "用法："
+        raise RuntimeError
+    assert (argparse._, argparse.ngettext) == before
+    assert argparse._("usage: ") == "usage: "
+
+
+def test_outside_speaking_a_parser_speaks_english():
+    from tui.cli import ArgumentsError, build_parser
+
+    with pytest.raises(ArgumentsError) as refused:
+        build_parser().parse_args(["show", "mask", "sideways"])
+    assert refused.value.message.startswith("argument kind: invalid choice: 'sideways'")
+    with speaking("zh"), pytest.raises(ArgumentsError) as refused:
+        build_parser().parse_args(["show", "mask", "sideways"])
+    assert refused.value.message.startswith("参数 kind：无效的选择 'sideways'")
+
+
+def test_plural_forms_pick_the_english_form_then_translate():
+    from tui.commands.arguments import ngettext
+
+    assert ngettext("expected %s argument", "expected %s arguments", 1) == "expected %s argument"
+    assert ngettext("expected %s argument", "expected %s arguments", 2) == "expected %s arguments"
+    with speaking("zh"):
+        assert ngettext("expected %s argument", "expected %s arguments", 2) == "后面需要 %s 个值"

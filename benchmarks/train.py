@@ -15,6 +15,11 @@
 4. Attention view: seconds from asking for one sentence's attention maps (every
    saved model, through the app's code path) to the grid drawn (target <= 0.2 s);
    the first ask also reads the saved run from disk, so it is reported apart.
+5. Own code, cost (issue 26, part 2): the masked LM trained with the reference
+   ``bert_mask`` run in the lab's sandbox against the reference run, alternating,
+   wall time (the sandbox is another process): the ratio must stay <= 1.5.
+6. Own code, bugs (issue 26, part 2): the shipped classic bugs' masked LMs against the
+   reference masked LM over the seeds, at the default budget (run with nice -n 10).
 """
 
 from __future__ import annotations
@@ -233,13 +238,118 @@ def attention_view(rounds: int) -> bool:
     return statistics.median(later) <= 0.2
 
 
+# -- 4 and 5: train with your own code (exercises/training/own_code.py) ---------------------
+
+
+def own_code_cost(steps: int, rounds: int) -> bool:
+    """Wall seconds of a masked-LM run whose batches come from the sandbox (start included)
+    over the reference run's, alternating; the first sandboxed run also starts the lab's
+    fork server (a torch import), reported apart."""
+    import tempfile
+
+    from exercises.lab import sandbox
+    from exercises.lab.tasks import code
+    from exercises.training.own_code import MINE, Source, train_own
+
+    print(
+        f"\n== own code: sandboxed bert_mask vs the reference masked LM, {steps} steps, {rounds} rounds, wall time"
+    )
+    settings = LabSettings(objectives=("mlm",), steps=steps)
+    data = build_data(settings)
+    start = initial_model(data.vocab, settings).state_dict()
+    folder = Path(tempfile.mkdtemp(prefix="own-code-bench-"))
+    path = folder / "06_bert_mask.py"
+    path.write_text(code("solutions", "06_bert_mask.py"), encoding="utf-8")
+    source = Source(MINE, "bert_mask", path)
+    sandbox.shutdown()
+    began = time.perf_counter()
+    cold = train_own(source, data, settings, start)
+    print(
+        f"cold (fork server started too): {time.perf_counter() - began:.2f} s, sandbox start {cold.start_seconds:.2f} s"
+    )
+    ratios, starts, calls = [], [], []
+    for _ in range(rounds):
+        began = time.perf_counter()
+        train_objective("mlm", data, settings, start)
+        reference = time.perf_counter() - began
+        began = time.perf_counter()
+        own = train_own(source, data, settings, start)
+        mine = time.perf_counter() - began
+        assert own.status == "done", own.error
+        ratios.append(mine / reference)
+        starts.append(own.start_seconds)
+        calls.append(own.call_seconds / steps * 1000)
+        print(
+            f"reference {reference:.2f} s, own code {mine:.2f} s (sandbox start {own.start_seconds:.3f} s, "
+            f"calls {own.call_seconds:.2f} s = {calls[-1]:.2f} ms per step), ratio {ratios[-1]:.2f}",
+            flush=True,
+        )
+    ok = max(ratios) <= 1.5
+    print(
+        f"ratio median {statistics.median(ratios):.2f}, spread {min(ratios):.2f}-{max(ratios):.2f} (<= 1.5: {ok}); "
+        f"sandbox start {min(starts):.3f}-{max(starts):.3f} s; per call {min(calls):.2f}-{max(calls):.2f} ms"
+    )
+    return ok
+
+
+def _same_batches(source, data, settings, steps: int = 50) -> bool:
+    """Whether ``source`` builds the reference's first batches exactly (then its model is
+    the reference model: training it again would measure nothing)."""
+    from exercises.training.own_code import SandboxedBuilder
+
+    next_windows = training_windows(data, settings)
+    generator = torch.Generator().manual_seed(settings.seed + 17)
+    with SandboxedBuilder(source) as build:
+        for _ in range(steps):
+            windows = next_windows()
+            reference = BUILDERS[source.objective](windows, data.vocab, settings, generator)
+            batch = build(windows, data.vocab, settings, generator)
+            if not (
+                torch.equal(batch.inputs, reference.inputs) and torch.equal(batch.labels, reference.labels)
+            ):
+                return False
+    return True
+
+
+def own_code_bugs(seeds: list[int], steps: int, reference: bool = True) -> bool:
+    """The masked LM's continue and fill, reference against each shipped bug, per seed
+    (``reference=False``: the bugs alone; the sureness section measures the reference)."""
+    from exercises.training.own_code import BUGS, bug_source, train_own
+
+    print(f"\n== own code: the classic bugs' masked LMs, {steps} steps, seeds {seeds[0]}-{seeds[-1]}")
+    print("seed  reference(cont fill loss)  " + "  ".join(f"{bug.slug}(cont fill loss)" for bug in BUGS))
+    for seed in seeds:
+        settings = LabSettings(objectives=("mlm",), steps=steps, seed=seed)
+        data = build_data(settings)
+        start = initial_model(data.vocab, settings).state_dict()
+        line = f"{seed:>4}  -"
+        if reference:
+            trained = train_objective("mlm", data, settings, start)
+            scores = evaluate("mlm", trained.model, data)
+            line = f"{seed:>4}  {scores.continue_:.2f} {scores.fill:.2f} {trained.losses[-1]:.2f}"
+        for bug in BUGS:
+            if _same_batches(bug_source(bug.slug), data, settings):
+                line += "  | same batches as the reference"
+                continue
+            run = train_own(bug_source(bug.slug), data, settings, start)
+            if run.status != "done":
+                line += f"  {bug.slug}: {run.status} {run.error}"
+                continue
+            line += f"  | {run.scores.continue_:.2f} {run.scores.fill:.2f} {run.losses[-1]:.2f}"
+        print(line, flush=True)
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", default="0-7")
     parser.add_argument("--steps", type=int, default=LabSettings().steps)
     parser.add_argument("--quick", action="store_true", help="seeds 0-1, fewer rounds")
+    parser.add_argument("--bugs-only", action="store_true", help="own-bugs: no reference model")
     parser.add_argument(
-        "--only", choices=("sureness", "overhead", "first-point", "attention"), help="one part"
+        "--only",
+        choices=("sureness", "overhead", "first-point", "attention", "own-cost", "own-bugs"),
+        help="one part",
     )
     args = parser.parse_args()
     low, _, high = args.seeds.partition("-")
@@ -252,6 +362,8 @@ def main() -> int:
         "overhead": lambda: overhead(100 if args.quick else 200, 2 if args.quick else 3),
         "first-point": lambda: first_point(2 if args.quick else 3),
         "attention": lambda: attention_view(2 if args.quick else 3),
+        "own-cost": lambda: own_code_cost(args.steps, 2 if args.quick else 5),
+        "own-bugs": lambda: own_code_bugs(seeds, args.steps, not args.bugs_only),
     }
     results = [run() for name, run in parts.items() if args.only in (None, name)]
     print("\nload average at the end", os.getloadavg())

@@ -307,9 +307,12 @@ def train_objective(
     initial_state: dict | None = None,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    build: Callable[[torch.Tensor, Vocab, LabSettings, torch.Generator], Batch] | None = None,
 ) -> TrainedModel:
     """Train one model with one objective. ``on_step(step, loss)`` is called after
-    every step; ``should_stop()`` returning True ends training early (cancelled)."""
+    every step; ``should_stop()`` returning True ends training early (cancelled).
+    ``build`` replaces the objective's batch builder (a learner's own code, run in
+    the code lab's sandbox: exercises.training.own_code); all else stays the same."""
     torch.set_num_threads(settings.threads)
     model = initial_model(data.vocab, settings)
     if initial_state is not None:
@@ -319,7 +322,7 @@ def train_objective(
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=0.01)
     next_windows = training_windows(data, settings)
     generator = torch.Generator().manual_seed(settings.seed + 17)
-    build = BUILDERS[objective]
+    build = build or BUILDERS[objective]
     losses: list[float] = []
     started = time.perf_counter()
     cancelled = False

@@ -637,6 +637,17 @@ MESSAGES: dict[str, Bilingual] = {
     "lab-key-init": L("write files", "写入文件"),
     # -- h7: the training lab (train / probe commands and the lesson screen) --
     "train-training": L("training {objective}: {steps} steps …", "正在训练 {objective}：{steps} 步……"),
+    "train-unknown-bug": L(
+        "no shipped bug named {bug}; use one of {bugs}, or all",
+        "没有名为 {bug} 的内置错误；请用其中之一：{bugs}，或 all",
+    ),
+    "train-lab-no-folder": L("no folder {folder}", "没有文件夹 {folder}"),
+    "train-lab-none-ready": L(
+        "no code of {folder} can build batches yet: bert_mask or prefix_lm_mask must pass its check first "
+        "(objectives-tutor lab check bert_mask --dir {folder})",
+        "{folder} 里还没有能构建批次的代码：bert_mask 或 prefix_lm_mask 要先通过检查"
+        "（objectives-tutor lab check bert_mask --dir {folder}）",
+    ),
     "train-no-cuda": L(
         "CUDA is not available here; use --device cpu", "这台机器没有可用的 CUDA；请用 --device cpu"
     ),
@@ -701,6 +712,21 @@ MESSAGES: dict[str, Bilingual] = {
     "tl-objectives": L("Objectives:", "训练目标："),
     "tl-steps": L("Steps:", "步数："),
     "tl-corpus": L("Text:", "语料："),
+    "tl-own": L("Batches also from:", "另用此代码构建批次："),
+    "tl-own-none": L("— the reference only", "——只用参考实现"),
+    "tl-own-every-bug": L("every classic bug, in turn", "依次试每个经典错误"),
+    "tl-own-ready": L(
+        "your {tasks} passed its lab check: it can build the batches (run in the lab's sandbox)",
+        "你的 {tasks} 已通过实验检查：可以用它构建批次（在实验沙箱中运行）",
+    ),
+    "tl-own-not-yet": L(
+        "your own bert_mask joins this list once it passes its lab check (F8; folder {folder})",
+        "你自己写的 bert_mask 通过实验检查后会出现在这里（F8；文件夹 {folder}）",
+    ),
+    "tl-own-not-passing": L(
+        "your file changed since it passed its check: check it again in the code lab (F8)",
+        "你的文件在通过检查后改过了：请在代码实验中重新检查（F8）",
+    ),
     "tl-attn-title": L("What each model looks at", "每个模型在看哪里"),
     "tl-attn-keys": L(
         "←/→ model · ↑/↓ row · l layer · h head (mean, then each) · p another text",
@@ -746,6 +772,10 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "tl-done": L("done in {seconds} s: the table is below", "完成，用时 {seconds} 秒：结果表在下方"),
     "tl-failed": L("training failed: {error}", "训练失败：{error}"),
+    "tl-own-failed": L(
+        "done in {seconds} s; a run from code failed: why is under the table",
+        "完成，用时 {seconds} 秒；有一次用代码构建批次的训练失败了：原因见表格下方",
+    ),
     "tl-train-first": L("train first: there are no models to probe yet", "请先训练：还没有可探测的模型"),
     "tl-rules-title": L("The toy language's rules:", "玩具语言的规则："),
     "probe-top": L(

@@ -86,14 +86,16 @@ def encode(value):
     return {"$repr": f"{type(value).__name__}: {repr(value)[:120]}"}
 
 
-def decode(value):
+def decode(value, kept: dict | None = None):
     """The values ``encode`` wrote. The parent decodes what a child sends, and a child's
     learner code can write anything on the protocol's pipe: a value that is not one
-    ``encode`` makes raises (ValueError, TypeError...), it is never looked up freely."""
+    ``encode`` makes raises (ValueError, TypeError...), it is never looked up freely.
+    ``kept`` (the child's own, for the parent's requests only): the generators a kept
+    ``$gen`` names, by seed, so that their streams go on from call to call."""
     import torch
 
     if isinstance(value, list):
-        return [decode(item) for item in value]
+        return [decode(item, kept) for item in value]
     if isinstance(value, dict):
         if "$t" in value:
             dtype = getattr(torch, str(value["$t"]), None)
@@ -105,14 +107,19 @@ def decode(value):
             data = torch.tensor(value["data"], dtype=torch.int8 if dtype == torch.bool else dtype)
             return data.to(dtype).reshape(shape)
         if "$tuple" in value:
-            return tuple(decode(item) for item in value["$tuple"])
+            return tuple(decode(item, kept) for item in value["$tuple"])
         if "$dict" in value:
-            return {decode(k): decode(v) for k, v in value["$dict"]}
+            return {decode(k, kept): decode(v, kept) for k, v in value["$dict"]}
         if "$gen" in value:
+            if value.get("$keep") and kept is not None:  # one stream across calls (training batches)
+                seed = int(value["$gen"])
+                if seed not in kept:
+                    kept[seed] = torch.Generator().manual_seed(seed)
+                return kept[seed]
             return torch.Generator().manual_seed(int(value["$gen"]))
         if "$repr" in value or "$toolarge" in value:
             return Opaque(value)
-        return {k: decode(v) for k, v in value.items()}
+        return {k: decode(v, kept) for k, v in value.items()}
     return value
 
 
@@ -191,13 +198,14 @@ def serve(path: str, function: str, shown_name: str, confine=None, readable=None
         send({"load": "missing", "line": None, "message": function})
         return
     send({"ready": True})
+    kept: dict = {}  # the generators of the parent's kept "$gen" (it names one per run)
     for line in requests:
         request = json.loads(line)
         torch.manual_seed(
             int(request.get("global_seed", 0))
         )  # code that ignores the generator stays repeatable
         try:
-            args = decode(request["args"])
+            args = decode(request["args"], kept)
             result = target(*args)
             reply = {"ok": encode(result)}
         except NotImplementedError as error:

@@ -77,14 +77,17 @@ class SandboxStopped(Exception):
 
 @dataclass(frozen=True)
 class Generator:
-    """A torch.Generator seeded in the child: the learner receives the real thing."""
+    """A torch.Generator seeded in the child: the learner receives the real thing. With
+    ``keep``, every call naming the same seed receives the same generator, its stream
+    going on from call to call (as the engine's one generator does over a training run)."""
 
     seed: int
+    keep: bool = False
 
 
 def _wire(value):
     if isinstance(value, Generator):
-        return {"$gen": value.seed}
+        return {"$gen": value.seed, "$keep": 1} if value.keep else {"$gen": value.seed}
     if isinstance(value, tuple):
         return {"$tuple": [_wire(item) for item in value]}
     if isinstance(value, list):

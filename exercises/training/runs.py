@@ -53,8 +53,10 @@ class RunUnreadable(Exception):
         self.moved_to = moved_to
 
 
-def save_run(run, home: Path | None = None) -> Path:
-    """Write ``run`` (an engine LabRun) atomically: a half-written file never replaces a good one."""
+def save_run(run, home: Path | None = None, own: list | None = None) -> Path:
+    """Write ``run`` (an engine LabRun) atomically: a half-written file never replaces a good one.
+    ``own``: the rows trained from the learner's code (exercises.training.own_code), kept in
+    the table as ``"own"`` (their models are not kept)."""
     import torch
 
     path = run_path(home)
@@ -71,16 +73,20 @@ def save_run(run, home: Path | None = None) -> Path:
             for name, trained in run.models.items()
         },
         "models": {name: trained.model.state_dict() for name, trained in run.models.items()},
-        "table": run.to_json(),
+        "table": table_of(run, own),
     }
     partial = path.with_name(path.name + ".partial")
     torch.save(payload, partial)
     os.replace(partial, path)
     table = path.with_name(TABLE_NAME)
     partial = table.with_name(table.name + ".partial")
-    partial.write_text(json.dumps(run.to_json(), ensure_ascii=False), encoding="utf-8")
+    partial.write_text(json.dumps(table_of(run, own), ensure_ascii=False), encoding="utf-8")
     os.replace(partial, table)
     return path
+
+
+def table_of(run, own: list | None = None) -> dict:
+    return {**run.to_json(), "own": own} if own else run.to_json()
 
 
 def last_table(home: Path | None = None) -> dict | None:

@@ -3,6 +3,9 @@ from the command line.
 
     train [--objectives clm,mlm[,prefix,span]] [--steps N] [--seed S]
           [--corpus zh|en|arith] [--device cpu|cuda] [--threads N] [--json]
+          [--with-lab DIR] [--bug NAME,...|all]
+                                 also train from your code-lab files, or a classic bug,
+                                 each under its objective's reference row
     probe "prompt" [--json]      the last trained models continue it, or fill its _ blank
     probe --attention "text" [--layer N] [--head H] [--json]
                                  what each model looked at: its attention, beside its mask
@@ -41,6 +44,10 @@ PROMPT = text(MAX_PROMPT)
 LAYER = whole(1, 16)  # checked again against the saved model, which has fewer
 HEAD = whole(1, 16)
 OBJECTIVE_NAMES = names(len(OBJECTIVES))
+# exercises.training.own_code's shipped bugs, copied for --help (a test keeps them equal).
+BUG_SLUGS = ("labels_everywhere", "specials_selectable", "no_keep", "mask_never_applied")
+BUG_NAMES = names(len(BUG_SLUGS) + 1)
+LAB_DIR = text(4096)
 
 
 def add_parser(commands, common) -> None:
@@ -78,6 +85,20 @@ def add_parser(commands, common) -> None:
     train.add_argument("--json", action="store_true", help="print JSON")
     train.add_argument("--no-save", action="store_true", help="do not keep the models for `probe`")
     train.add_argument("--rules", action="store_true", help="print the toy language's rules and exit")
+    train.add_argument(
+        "--with-lab",
+        type=LAB_DIR,
+        metavar="DIR",
+        help="also train with your own code from the code lab's folder DIR (bert_mask, prefix_lm_mask: "
+        f"each once its lab check passes), run in the lab's sandbox ({LAB_DIR.limits})",
+    )
+    train.add_argument(
+        "--bug",
+        type=BUG_NAMES,
+        metavar="NAME",
+        help=f"also train from a classic bert_mask bug (comma-separated, or all): {', '.join(BUG_SLUGS)} "
+        f"({BUG_NAMES.limits})",
+    )
     probe = commands.add_parser(
         "probe", parents=[common], help="ask the last trained models: continue or fill _"
     )
@@ -121,6 +142,29 @@ def _check(args: argparse.Namespace, lang: str) -> None:
         refuse("repeated-objective")
     if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
         raise UsageError(f"objectives-tutor train: {t('train-bad-device', lang)}")
+    for bug in args.bug or ():
+        if bug not in (*BUG_SLUGS, "all"):
+            raise UsageError(
+                f"objectives-tutor train: {t('train-unknown-bug', lang, bug=bug, bugs=', '.join(BUG_SLUGS))}"
+            )
+
+
+def own_sources(args: argparse.Namespace, lang: str) -> list:
+    """The learner's passing files of --with-lab, then the bugs of --bug (torch-free)."""
+    from pathlib import Path
+
+    from exercises.training.own_code import BUGS, bug_source, ready
+
+    sources = []
+    if args.with_lab is not None:
+        folder = Path(args.with_lab).expanduser()
+        if not folder.is_dir():
+            raise UsageError(f"objectives-tutor train: {t('train-lab-no-folder', lang, folder=folder)}")
+        sources = ready(folder)
+        if not sources:
+            raise UsageError(f"objectives-tutor train: {t('train-lab-none-ready', lang, folder=folder)}")
+    slugs = [bug.slug for bug in BUGS] if "all" in (args.bug or ()) else list(dict.fromkeys(args.bug or ()))
+    return sources + [bug_source(slug) for slug in slugs]
 
 
 def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
@@ -129,7 +173,7 @@ def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
     if args.corpus is None:  # the learner's own language, as the app's lab and probe's offer
         args.corpus = lang if lang in CORPORA else "zh"
     if args.rules:
-        training = ("objectives", "steps", "seed", "device", "threads", "json", "no_save")
+        training = ("objectives", "steps", "seed", "device", "threads", "json", "no_save", "with_lab", "bug")
         refuse_inapplicable(
             args,
             "objectives-tutor train",
@@ -143,29 +187,49 @@ def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
 
         if not torch.cuda.is_available():
             raise UsageError(f"objectives-tutor train: {t('train-no-cuda', lang)}")
+    sources = own_sources(args, lang)
+    objectives = list(args.objectives)
+    objectives += [name for name in dict.fromkeys(s.objective for s in sources) if name not in objectives]
+    if sources and args.with_lab is not None:
+        from tui.sandbox_notice import warn_unisolated
+
+        warn_unisolated(lang)  # as `lab check` does: said once where this machine cannot isolate
     from engine.train_lab import LabSettings, run_lab
     from exercises.training.runs import save_run
 
     settings = LabSettings(
         corpus=args.corpus,
-        objectives=tuple(args.objectives),
+        objectives=tuple(objectives),
         steps=args.steps,
         seed=args.seed,
         threads=args.threads,
         device=args.device,
     )
-    run = run_lab(settings, on_step=None if args.json else _announcer(settings.steps, lang))
+    announce = None if args.json else _announcer(settings.steps, lang)
+    if sources:
+        from exercises.training.own_code import warm_up
+
+        warm_up()  # the sandbox's fork server starts while the reference models train
+    run = run_lab(settings, on_step=announce)
+    own = []
+    if sources:
+        from exercises.training.own_code import train_sources
+
+        own = [entry.to_json() for entry in train_sources(sources, settings, on_step=announce, data=run.data)]
     result = run.to_json()
+    if own:
+        result["own"] = own
     if not args.no_save:
         try:
-            result["saved_to"] = str(save_run(run))
+            result["saved_to"] = str(save_run(run, own=own))
         except OSError as error:
             sys.stderr.write(t("train-not-saved", lang, why=error) + "\n")
+    failed = any(entry["status"] != "done" for entry in own)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
-        return 0
+        return 1 if failed else 0
     print_table(result, lang, console)
-    return 0
+    return 1 if failed else 0
 
 
 def _announcer(steps: int, lang: str):
@@ -176,14 +240,17 @@ def _announcer(steps: int, lang: str):
         if name != last["name"]:
             last["name"] = name
             sys.stderr.write(t("train-training", lang, objective=name, steps=steps) + "\n")
+            sys.stderr.flush()
 
     return on_step
 
 
 def print_table(result: dict, lang: str, console: Console) -> None:
+    from exercises.training.own_code import failure_line, merged_rows
     from exercises.training.table import CORPUS_NAMES, notes, table_rows
 
     header, rows = table_rows(result, lang)
+    rows = merged_rows(result, (header, rows), lang)
     settings = result["settings"]
     table = Table(
         title=t(
@@ -198,10 +265,16 @@ def print_table(result: dict, lang: str, console: Console) -> None:
     for index, name in enumerate(header):
         table.add_column(name, justify="left" if index == 0 else "right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(
+            *(Text(value) for value in row)
+        )  # an own-code row holds the learner's words: plain text
     console.print(table)
     for line in notes(result, lang):
         console.print(line)
+    for entry in result.get("own", []):
+        line = failure_line(entry, lang)
+        if line is not None:
+            console.print(Text(line))
 
 
 def default_settings():

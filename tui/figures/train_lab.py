@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, ProgressBar, Select, Static
 from engine.toy_corpus import CORPORA
 from engine.train_lab_spec import APP_MAX_STEPS, DEFAULT_STEPS, OBJECTIVES
 from exercises.text import L, pick
+from exercises.training.own_code import BUGS, MINE, TASK_OBJECTIVE, failure_line, label_of, merged_rows
 from exercises.training.table import (
     CORPUS_NAMES,
     EXAMPLES,
@@ -44,6 +45,32 @@ from tui.widgets.mask_view import BLOCKED, VISIBLE, short_label
 
 MARKS = {"clm": "C", "mlm": "M", "prefix": "P", "span": "S"}
 STYLES = {"clm": "bold cyan", "mlm": "bold magenta", "prefix": "bold green", "span": "bold yellow"}
+NO_OWN = "none"  # the own-code choice: reference run only
+EVERY_BUG = "bugs"
+
+
+def curve_mark(name: str) -> str:
+    """A curve's letter: the objective's for a reference run; for a run from the learner's
+    code ("mlm:mine") the same in lower case; for a shipped bug its number (1-4)."""
+    if name in MARKS:
+        return MARKS[name]
+    objective, _, source = name.partition(":")
+    if source == "mine":
+        return MARKS[objective].lower()
+    slugs = [bug.slug for bug in BUGS]
+    return str(slugs.index(source) + 1) if source in slugs else "?"
+
+
+def curve_style(name: str) -> str:
+    return STYLES[name.partition(":")[0]]
+
+
+def curve_name(name: str, lang: str) -> str:
+    if name in OBJECTIVE_NAMES:
+        return pick(OBJECTIVE_NAMES[name], lang)
+    return pick(label_of(name), lang)
+
+
 LABEL_CELLS = 6  # a row's token label in the attention grid
 # The attention grid's shades: a weight at or above each threshold takes its glyph.
 SHADES = ((0.5, "█"), (0.25, "▓"), (0.1, "▒"), (0.0, "░"))
@@ -71,8 +98,8 @@ def loss_chart(
                 continue
             value = sum(chunk) / len(chunk)
             row = height - 1 - min(height - 1, max(0, round(value / top * (height - 1))))
-            grid[row][column] = MARKS[name]
-            styles[row][column] = STYLES[name]
+            grid[row][column] = curve_mark(name)
+            styles[row][column] = curve_style(name)
     chart = Text()
     for row in range(height):
         level = top * (height - 1 - row) / (height - 1)
@@ -187,6 +214,9 @@ class TrainLabFigure(Figure):
     TrainLabFigure GlyphCheckbox { width: auto; border: none; padding: 0 1 0 0; height: 1; }
     TrainLabFigure #tl-steps { width: 12; }
     TrainLabFigure #tl-corpus { width: 32; }
+    TrainLabFigure #tl-own { height: auto; }
+    TrainLabFigure #tl-own-source { width: 44; }
+    TrainLabFigure #tl-own-hint { color: $text-muted; }
     TrainLabFigure Button { min-width: 10; margin-right: 1; }
     TrainLabFigure #tl-buttons { height: auto; }
     TrainLabFigure ProgressBar { margin: 0 0; }
@@ -222,6 +252,10 @@ class TrainLabFigure(Figure):
         self.attn_layer: int | None = None  # None: the last layer
         self.attn_head: int | None = None  # None: the mean of the heads
         self._attn_asked = 0.0
+        # train with my code: the learner's passing code-lab files (task -> path), read on
+        # mount and again before each run (a file edited since its check no longer counts)
+        self.own_ready: dict[str, object] = {}
+        self.own_folder = None
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="tl-intro")
@@ -238,6 +272,10 @@ class TrainLabFigure(Figure):
             options = [(pick(CORPUS_NAMES[name], lang), name) for name in CORPORA]
             yield Select(options, value=corpus, allow_blank=False, id="tl-corpus")
             self._corpus_lang = lang
+        with Horizontal(id="tl-own"):
+            yield Static(markup=False, classes="tl-label", id="tl-own-label")
+            yield Select(self._own_options(lang), value=NO_OWN, allow_blank=False, id="tl-own-source")
+        yield Static(markup=False, id="tl-own-hint")
         with Horizontal(id="tl-buttons"):
             yield Button("", id="tl-start", variant="primary")
             yield Button("", id="tl-cancel", variant="error", disabled=True)
@@ -260,6 +298,12 @@ class TrainLabFigure(Figure):
     def on_mount(self) -> None:
         from exercises.training.runs import last_table
 
+        self._refresh_own()
+        own = self.query_one("#tl-own-source", Select)
+        with own.prevent(Select.Changed):
+            own.set_options(self._own_options(self.lang))
+            own.value = NO_OWN
+        self._own_lang = self.lang
         self.result = last_table()  # the last run's table, until a new run replaces it
         # Torch's first optimizer costs seconds of imports: paid while the learner reads, not
         # after Train (a daemon thread: quitting never waits for it).
@@ -290,6 +334,15 @@ class TrainLabFigure(Figure):
             self.query_one(f"#tl-{name}", GlyphCheckbox).label = pick(SHORT_NAMES[name], lang)
         self.query_one("#tl-steps-label", Static).update(t("tl-steps", lang))
         self.query_one("#tl-corpus-label", Static).update(t("tl-corpus", lang))
+        self.query_one("#tl-own-label", Static).update(t("tl-own", lang))
+        self._own_hint()
+        own = self.query_one("#tl-own-source", Select)
+        if getattr(self, "_own_lang", None) != lang:
+            chosen = own.value
+            with own.prevent(Select.Changed):
+                own.set_options(self._own_options(lang))
+                own.value = chosen if chosen in self._own_values() else NO_OWN
+            self._own_lang = lang
         self.query_one("#tl-start", Button).label = t("tl-start", lang)
         self.query_one("#tl-cancel", Button).label = t("tl-cancel", lang)
         self.query_one("#tl-probe", Input).placeholder = t("tl-probe-placeholder", lang)
@@ -306,6 +359,57 @@ class TrainLabFigure(Figure):
         self.query_one("#tl-rules", Static).update(
             t("tl-rules-title", lang) + "\n" + rules_text(self._corpus(), lang)
         )
+
+    # -- train with my code ---------------------------------------------------------
+
+    def _refresh_own(self) -> None:
+        """Which of the learner's code-lab files can build batches now (their file, as it
+        is, passed its last check), in the folder the code lab last used."""
+        from exercises.training.own_code import ready
+        from tui.screens.lab import lab_folder
+
+        try:
+            self.own_folder = lab_folder(self.app)
+            self.own_ready = {source.task: source for source in ready(self.own_folder)}
+        except Exception:  # an unreadable progress file: no own code offered, nothing breaks
+            self.own_ready = {}
+
+    def _own_options(self, lang: str) -> list[tuple[Text, str]]:
+        """The choices, as plain text (a Select reads a str as markup: "[MASK]" would vanish)."""
+        options = [(t("tl-own-none", lang), NO_OWN)]
+        options += [
+            (pick(label_of(f"{TASK_OBJECTIVE[task]}:{MINE}"), lang), f"mine:{task}")
+            for task in self.own_ready
+        ]
+        options += [(pick(bug.name, lang), f"bug:{bug.slug}") for bug in BUGS]
+        options.append((t("tl-own-every-bug", lang), EVERY_BUG))
+        return [(Text(label), value) for label, value in options]
+
+    def _own_values(self) -> set[str]:
+        return {value for _label, value in self._own_options("en")}
+
+    def _own_hint(self) -> None:
+        lang = self.lang
+        if self.own_ready:
+            names = pick(L(", ", "、"), lang).join(self.own_ready)
+            hint = t("tl-own-ready", lang, tasks=names)
+        else:
+            hint = t("tl-own-not-yet", lang, folder=str(self.own_folder or "~/objectives-lab"))
+        self.query_one("#tl-own-hint", Static).update(hint)
+
+    def own_sources(self) -> list | None:
+        """The chosen sources, or None when the learner's file no longer passes."""
+        from exercises.training.own_code import bug_source
+
+        value = self.query_one("#tl-own-source", Select).value
+        if value == EVERY_BUG:
+            return [bug_source(bug.slug) for bug in BUGS]
+        if isinstance(value, str) and value.startswith("bug:"):
+            return [bug_source(value.removeprefix("bug:"))]
+        if isinstance(value, str) and value.startswith("mine:"):
+            task = value.removeprefix("mine:")
+            return [self.own_ready[task]] if task in self.own_ready else None
+        return []
 
     def _corpus(self) -> str:
         value = self.query_one("#tl-corpus", Select).value
@@ -325,7 +429,7 @@ class TrainLabFigure(Figure):
         text = loss_chart(self.curves, self.ln_v, self.steps_for_chart, width=min(width, 100))
         legend = Text("      ")
         for name in self.curves:
-            legend.append(f"{MARKS[name]} = {pick(OBJECTIVE_NAMES[name], self.lang)}  ", style=STYLES[name])
+            legend.append(f"{curve_mark(name)} = {curve_name(name, self.lang)}  ", style=curve_style(name))
         legend.append("┈ = ln V", style="red")
         chart.update(Text.assemble(text, "\n", legend))
 
@@ -336,13 +440,17 @@ class TrainLabFigure(Figure):
             return
         lang = self.lang
         header, rows = table_rows(self.result, lang)
+        rows = merged_rows(self.result, (header, rows), lang)
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
         for index, name in enumerate(header):
             table.add_column(name, justify="left" if index == 0 else "right")
-        baselines_from = len(self.result["objectives"])
+        baselines_from = len(rows) - 2  # chance and majority
         for index, row in enumerate(rows):
-            table.add_row(*row, style="dim" if index >= baselines_from else "")
+            table.add_row(*(Text(value) for value in row), style="dim" if index >= baselines_from else "")
         lines = Text("\n".join(notes(self.result, lang)), style="dim")
+        failures = [line for entry in self.result.get("own", []) if (line := failure_line(entry, lang))]
+        if failures:  # the learner's own words: plain text, never markup
+            lines = Text.assemble(lines, "\n", Text("\n".join(failures), style="bold red"))
         target.update(Group(table, lines))
 
     def _draw_probe(self) -> None:
@@ -529,6 +637,13 @@ class TrainLabFigure(Figure):
         if self.training:
             return
         objectives, steps = self.chosen(), self.budget()
+        self._refresh_own()
+        self._own_hint()
+        sources = self.own_sources()
+        if sources is None:
+            self._status("tl-own-not-passing")
+            return
+        objectives += [name for name in dict.fromkeys(s.objective for s in sources) if name not in objectives]
         if not objectives:
             self._status("tl-pick-one")
             return
@@ -544,10 +659,10 @@ class TrainLabFigure(Figure):
             return
         self.training = True
         self.cancel_event.clear()
-        self.curves = {name: [] for name in objectives}
+        self.curves = {name: [] for name in [*objectives, *(source.run_key for source in sources)]}
         self.result = None
         self.attention = None
-        self.done_steps, self.total_steps = 0, steps * len(objectives)
+        self.done_steps, self.total_steps = 0, steps * len(self.curves)
         self.steps_for_chart = steps
         self.started_at = time.perf_counter()
         self.first_point_seconds = None
@@ -561,8 +676,15 @@ class TrainLabFigure(Figure):
         self._draw_table()
         self._draw_attention()
         corpus = self._corpus()
+        if any(source.key == MINE for source in sources):
+            from tui.sandbox_notice import notify_unisolated
+
+            notify_unisolated(self.app)  # as the code lab does: said once where code is not isolated
         self.run_worker(
-            lambda: self._train(objectives, steps, corpus), thread=True, exclusive=True, group="train-lab"
+            lambda: self._train(objectives, steps, corpus, sources),
+            thread=True,
+            exclusive=True,
+            group="train-lab",
         )
 
     def action_cancel(self) -> None:
@@ -570,8 +692,9 @@ class TrainLabFigure(Figure):
             self.cancel_event.set()
             self._status("tl-cancelling")
 
-    def _train(self, objectives: list[str], steps: int, corpus: str) -> None:
-        """In a worker thread: build the data, train each objective, save the run."""
+    def _train(self, objectives: list[str], steps: int, corpus: str, sources: list | None = None) -> None:
+        """In a worker thread: build the data, train each objective, then each own-code
+        source (in the lab's sandbox), save the run."""
         try:
             import math
 
@@ -597,22 +720,37 @@ class TrainLabFigure(Figure):
                     self.app.call_from_thread(self._finished, None, "tl-cancelled")
                     return
             try:
+                if sources:
+                    from exercises.training.own_code import warm_up
+
+                    warm_up()  # the sandbox's fork server starts while the reference models train
                 run = run_lab(settings, on_step=on_step, should_stop=self.cancel_event.is_set)
+                if sources and not any(trained.cancelled for trained in run.models.values()):
+                    from exercises.training.own_code import train_sources
+
+                    own_runs = train_sources(sources, settings, on_step, self.cancel_event.is_set, run.data)
+                else:
+                    own_runs = []
             finally:
                 if slot is not None:
                     slot.release()
-            if any(trained.cancelled for trained in run.models.values()):
+            cancelled = any(entry.status == "cancelled" for entry in own_runs)
+            if cancelled or any(trained.cancelled for trained in run.models.values()):
                 self.app.call_from_thread(self._finished, None, "tl-cancelled")
                 return
+            own = [entry.to_json() for entry in own_runs]
             result = run.to_json()
+            if own:
+                result["own"] = own
             try:
-                save_run(run)
+                save_run(run, own=own)
                 from exercises.training.runs import load_run
 
                 self.saved = load_run()
             except Exception:  # could not save: probe this session's models anyway
                 self.saved = _saved_from(run)
-            self.app.call_from_thread(self._finished, result, "tl-done")
+            failed = [entry for entry in own if entry["status"] == "failed"]
+            self.app.call_from_thread(self._finished, result, "tl-own-failed" if failed else "tl-done")
         except Exception as error:  # shown, never a crash
             self.app.call_from_thread(self._finished, None, "tl-failed", f"{type(error).__name__}: {error}")
 
@@ -642,7 +780,7 @@ class TrainLabFigure(Figure):
             if current is not None and not self.cancel_event.is_set():
                 self._status(
                     "tl-training",
-                    objective=pick(OBJECTIVE_NAMES[current], self.lang),
+                    objective=curve_name(current, self.lang),
                     loss=f"{self.curves[current][-1]:.2f}",
                 )
         self._draw_chart()

@@ -247,6 +247,22 @@ def _pss_kb(pid: int) -> int:
     return 0
 
 
+IDLE_SECONDS = 10.0  # how long the class sits still, every tab open, to measure what idling costs
+
+
+def _cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU seconds (user + system) each process has used so far (gone ones left out)."""
+    ticks = __import__("os").sysconf("SC_CLK_TCK")
+    used = {}
+    for pid in pids:
+        try:
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return used
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in pathlib.Path("/proc").iterdir():
@@ -374,7 +390,14 @@ def session_load(students: int, spread: float, mode: str, warm: bool) -> dict:
                 if mode == "tutor":
                     await asyncio.wait_for(asyncio.gather(*loads), timeout=1800)
                 processes = _descendants(server.pid)
+                before = _cpu_seconds([server.pid, *processes])
+                await asyncio.sleep(IDLE_SECONDS)  # every tab open, nobody typing
+                after = _cpu_seconds([server.pid, *processes])
+                idle_cpu = (
+                    sum(after[pid] - before[pid] for pid in after.keys() & before.keys()) / IDLE_SECONDS
+                )
                 memory = {
+                    "idle_cores": round(idle_cpu, 3),
                     "processes": len(processes),
                     "pss_mb_all": round(sum(_pss_kb(p) for p in processes) / 1024, 1),
                     "server_pss_mb": round(_pss_kb(server.pid) / 1024, 1),
@@ -399,12 +422,15 @@ def session_load(students: int, spread: float, mode: str, warm: bool) -> dict:
         "usable_p50_s": round(statistics.median(usable), 2),
         "usable_p95_s": round(_percentile(usable, 0.95), 2),
         "usable_max_s": round(usable[-1], 2),
+        "usable_s_in_arrival_order": [round(r["usable"], 2) for r in results],
         "sign_in_max_s": round(max(r["sign_in"] for r in results), 3),
         # everything under the server (shells, session processes, the warm process) / students
         "pss_mb_per_session": round(memory["pss_mb_all"] / students, 1),
         "pss_mb_all_sessions": memory["pss_mb_all"],
         "server_pss_mb": memory["server_pss_mb"],
         "processes": memory["processes"],
+        # cores the server and every session use while the class sits still for IDLE_SECONDS
+        "idle_cores_all_sessions": memory["idle_cores"],
     }
 
 

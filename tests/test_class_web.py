@@ -218,3 +218,23 @@ async def test_the_code_lab_stays_on_the_learners_own_machine(store):
         await pilot.pause()
         assert not isinstance(app.screen, LabScreen)
         assert any("代码实验" in str(n.message) for n in app._notifications)
+
+
+async def test_a_served_answer_box_keeps_a_steady_cursor(store):
+    """A blinking cursor repaints its box twice a second in every open tab: a class of
+    idle exams kept the server's cores busy. In a served session it stays still."""
+    from textual.widgets import Input
+
+    from tui.screens.exam import QuestionView
+
+    clock = Clock()
+    open_quiz(store, clock.now, minutes=20)
+    from tui.classweb.student_app import ClassTutorApp
+
+    app = ClassTutorApp(signed_in(store, "s1", clock.now), lang="en", clock=clock, load_engine=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(100):
+            if app.screen.query(QuestionView) and isinstance(app.focused, Input):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.focused, Input) and app.focused.cursor_blink is False

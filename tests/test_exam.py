@@ -5,9 +5,11 @@ import asyncio
 import csv
 import io
 import json
+import re
 import time
 from dataclasses import replace
 
+import pytest
 from textual.widgets import RadioSet
 
 from exercises.catalogue import get
@@ -283,6 +285,26 @@ async def test_time_up_submits_by_itself(tmp_path):
             await pilot.pause(0.05)
         assert session.submission_path.exists() and session.submitted_at is not None
         assert "Your results" in str(app.screen.query_one("#results-text").content)
+
+
+@pytest.mark.parametrize(
+    ("left", "lang", "shown"),
+    [
+        (600, "en", r"· 10 min left$"),  # whole minutes, rounded up, far from the end
+        (400, "zh", r"· 剩余 7 分钟$"),
+        (250, "en", r"· 4:[01]\d left$"),  # the last five minutes to the second
+        (250, "zh", r"· 剩余 4:[01]\d$"),
+    ],
+)
+async def test_the_countdown_shows_seconds_only_near_the_end(tmp_path, left, lang, shown):
+    """Far from the end the title changes once a minute: every change repaints the header,
+    in a class in every open tab (benchmarks/class_server.py measures what idling costs)."""
+    session = ExamSession.open(QUIZ, "eve", tmp_path, now=time.time() - 30 * 60 + left)
+    app = TutorApp(lang=lang, still=True, exam=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen._tick()
+        assert re.search(shown, app.sub_title), app.sub_title
 
 
 async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):

@@ -394,6 +394,7 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "exam-question": L("Question {n} of {total}", "第 {n} 题，共 {total} 题"),
     "exam-left": L("{student} · {minutes}:{seconds:02d} left", "{student} · 剩余 {minutes}:{seconds:02d}"),
+    "exam-left-minutes": L("{student} · {minutes} min left", "{student} · 剩余 {minutes} 分钟"),
     "exam-no-limit": L("{student} · no time limit", "{student} · 不限时"),
     "exam-prev": L("Previous", "上一题"),
     "exam-next": L("Next", "下一题"),

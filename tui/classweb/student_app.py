@@ -76,6 +76,10 @@ class ClassTutorApp(TutorApp):
             store=session.learner_store(),
             exam=exam,
         )
+        # A steady cursor in a served session: a blinking one repaints its box twice a
+        # second in every open tab, and a class of idle exams kept the server's cores busy
+        # (benchmarks/class_server.py: idle_cores_all_sessions).
+        self.cursor_blink = False
 
     def push_screen(self, screen, *args, **kwargs):
         """The code lab checks files the learner edits on their own disk; in a browser the

@@ -19,6 +19,10 @@ from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.parts import choose_by_letter, part_widgets, read_answers, restore_answers
 
+# The countdown shows seconds in the last five minutes only: before that the title changes
+# once a minute, and each change repaints the header (in a class, in every open tab).
+SECONDS_SHOWN = 300
+
 
 class QuestionView(VerticalScroll):
     """One question: its prompt and answer widgets, saving every change."""
@@ -423,9 +427,17 @@ class ExamScreen(Screen):
         if left is None:
             self.app.sub_title = t("exam-no-limit", lang, student=self.session.student)
             return
-        self.app.sub_title = t(
-            "exam-left", lang, student=self.session.student, minutes=int(left) // 60, seconds=int(left) % 60
-        )
+        if left > SECONDS_SHOWN:  # whole minutes, rounded up: the title changes once a minute
+            minutes = -(-int(left) // 60)
+            self.app.sub_title = t("exam-left-minutes", lang, student=self.session.student, minutes=minutes)
+        else:
+            self.app.sub_title = t(
+                "exam-left",
+                lang,
+                student=self.session.student,
+                minutes=int(left) // 60,
+                seconds=int(left) % 60,
+            )
         if (
             left <= 0
             and self.session.submitted_at is None

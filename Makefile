@@ -26,9 +26,10 @@ lint: setup
 
 # One pytest worker per core (at most 4: each starts torch, the app and, for the class
 # tests, a PostgreSQL cluster of its own), a test file's tests in one worker (its
-# module-scoped set-up runs once). `pytest tests/test_x.py` alone runs in one process.
+# module-scoped set-up runs once), and the 25 slowest listed at the end. `pytest tests/test_x.py`
+# alone runs in one process.
 test: lint
-	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile --durations=25
 
 bench: setup
 	$(BIN)/python -m pip install --quiet -e ".[dev,serve,bench]"

@@ -128,22 +128,45 @@ async def test_reopening_a_lesson_guesses_no_code_language_again(monkeypatch):
     lexers each time: the guess is made once per block's text."""
     import textual.highlight
 
+    from tui.widgets import lesson_markdown
+
+    lesson_markdown._guess_language.cache_clear()  # an earlier test in this process opened the lesson
     guesses: list[str] = []
     guess = textual.highlight.guess_language
     monkeypatch.setattr(
         textual.highlight, "guess_language", lambda code, path: guesses.append(code) or guess(code, path)
     )
+    highlights: list[str] = []
+    highlight = lesson_markdown.WrappedFence.highlight.__func__
+    monkeypatch.setattr(
+        lesson_markdown.WrappedFence,
+        "highlight",
+        classmethod(
+            lambda cls, code, *args, **kwargs: (
+                highlights.append(code) or highlight(cls, code, *args, **kwargs)
+            )
+        ),
+    )
     app = TutorApp(lang="zh", load_engine=False, still=True)
     async with app.run_test(size=(80, 24)) as pilot:
+
+        async def until(done) -> None:  # a condition, not a time a loaded machine outruns
+            for _ in range(400):
+                if done():
+                    return
+                await pilot.pause(0.05)
+            raise AssertionError("the lesson never got there")
+
         app.open_lesson("clm")
-        await pilot.pause()
-        await pilot.pause()
-        assert guesses  # the causal-LM lesson has untagged code blocks: their language was guessed
+        await until(
+            lambda: guesses
+        )  # the causal-LM lesson has untagged code blocks: their language was guessed
         seen = len(guesses)
         for _ in range(2):
             await pilot.press("escape")
             await pilot.pause()
+            drawn = len(highlights)
             app.open_lesson("clm")
-            await pilot.pause()
+            await until(lambda drawn=drawn: len(highlights) > drawn)  # its code blocks highlighted again
             await pilot.pause()
         assert len(guesses) == seen

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import pathlib
 import statistics
 import sys
@@ -252,7 +253,7 @@ IDLE_SECONDS = 10.0  # how long the class sits still, every tab open, to measure
 
 def _cpu_seconds(pids: list[int]) -> dict[int, float]:
     """CPU seconds (user + system) each process has used so far (gone ones left out)."""
-    ticks = __import__("os").sysconf("SC_CLK_TCK")
+    ticks = os.sysconf("SC_CLK_TCK")
     used = {}
     for pid in pids:
         try:
@@ -362,7 +363,7 @@ def session_load(students: int, spread: float, mode: str, warm: bool) -> dict:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env={**__import__("os").environ, "OBJECTIVES_TUTOR_LANG": "en"},
+            env={**os.environ, "OBJECTIVES_TUTOR_LANG": "en"},
         )
         try:
             server.stdout.readline()

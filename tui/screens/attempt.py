@@ -9,13 +9,13 @@ import time
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
+from tui.widgets.reading_scroll import ReadingScroll
 
 
 def prediction_text(attempt, lang: str) -> Text:
@@ -103,7 +103,7 @@ class AttemptScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with VerticalScroll(id="attempt-scroll"):
+        with ReadingScroll(id="attempt-scroll"):
             yield Static(id="attempt", markup=False)
         yield FittingFooter()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
@@ -15,6 +14,7 @@ from exercises.glossary import TERMS
 from exercises.text import LANGS, pick
 from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
+from tui.widgets.reading_scroll import ReadingScroll
 
 
 def glossary_text(lang: str, first: str | None = None) -> Text:
@@ -40,7 +40,7 @@ class GlossaryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with VerticalScroll(id="glossary-scroll"):
+        with ReadingScroll(id="glossary-scroll"):
             yield Static(id="glossary", markup=False)
         yield FittingFooter()
 

@@ -17,13 +17,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from exercises.text import pick
 from tui.bindings import binding_label, key_label
 from tui.i18n import t
+from tui.widgets.reading_scroll import ReadingScroll
 
 
 @dataclass(frozen=True)
@@ -203,5 +203,5 @@ class HelpScreen(ModalScreen[None]):
         page = help_page(
             app.lang, type(app), self.exam, lambda action: app.check_action(action, ()) is not False
         )
-        with VerticalScroll():
+        with ReadingScroll():
             yield Static(page, id="help-page")

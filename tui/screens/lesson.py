@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
 
@@ -18,6 +17,7 @@ from tui.screens.lab import LabLink  # h6: the code lab
 from tui.widgets.exercise_panel import ExercisePanel
 from tui.widgets.fitting_footer import FittingFooter
 from tui.widgets.lesson_markdown import LessonMarkdown
+from tui.widgets.reading_scroll import ReadingScroll
 
 
 class LessonScreen(Screen):
@@ -48,7 +48,7 @@ class LessonScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with TabbedContent(id="tabs"):
-            with TabPane("", id="lesson"), VerticalScroll(id="lesson-scroll"):
+            with TabPane("", id="lesson"), ReadingScroll(id="lesson-scroll"):
                 yield LessonMarkdown(id="lesson-text")
             with TabPane("", id="figure"):
                 if self.objective.figure:
@@ -79,6 +79,20 @@ class LessonScreen(Screen):
         screen, left it where the old label was (issue 23.10)."""
         tabs = self.query_one(TabbedContent).query_one(Tabs)
         self.call_after_refresh(tabs._highlight_active, animate=False)  # pinned textual
+
+    def _refresh_layout(self, size=None, scroll: bool = False) -> None:
+        """After each layout of this screen, the underline where the active tab now is.
+        A relabelled tab is laid out when it next idles, which may be after the refresh
+        that moved the underline (Textual's and ours): the underline then stayed under the
+        old label's columns, until some other work happened to lay the screen out again."""
+        super()._refresh_layout(size, scroll)  # pinned textual
+        tabs = next(iter(self.query(Tabs)), None)
+        if tabs is None or tabs.active_tab is None:
+            return
+        active = tabs.active_tab.virtual_region.shrink(tabs.active_tab.styles.gutter)
+        underline = tabs.query_one("Underline")
+        if (underline.highlight_start, underline.highlight_end) != active.column_span:
+            tabs._highlight_active(animate=False)
 
     def relabel(self) -> None:
         from tui.bindings import localise_bindings

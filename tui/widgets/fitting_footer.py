@@ -33,7 +33,46 @@ def key_width(key: FooterKey, compact: bool) -> int:
 
 
 class FittingFooter(Footer):
+    """Recomposed only when what it shows changes: Textual recomposes its footer on every
+    change of any binding on the screen (each mount, focus and relabel), a dozen times
+    while a lesson opens, each time mounting and styling every key again."""
+
+    _composed: tuple | None = None
+    _recompose_pending = False
+
+    def shown(self) -> tuple:
+        """What the keys would show now: each shown binding as the footer draws it, the
+        width they must fit and the language of Textual's own keys."""
+        bindings = tuple(
+            (
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                enabled,
+                tooltip,
+            )
+            for (_node, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show or binding.action == "command_palette"
+        )
+        return bindings, self.show_command_palette, self.size.width or self.app.size.width, self.app.lang
+
+    def bindings_changed(self, screen) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        if not self._recompose_pending:  # one recomposition for a burst of changes
+            self._recompose_pending = True
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        self._recompose_pending = False
+        if self.is_attached and self.shown() != self._composed:
+            await self.recompose()
+
     def compose(self):
+        if self._bindings_ready:
+            self._composed = self.shown()
         keys = list(super().compose())
         if not all(isinstance(key, FooterKey) for key in keys):  # grouped keys: as Textual draws them
             yield from keys

@@ -7,7 +7,7 @@ VENV ?= .venv
 TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test test-slow test-all lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -25,11 +25,23 @@ lint: setup
 	$(BIN)/ruff format --check .
 
 # One pytest worker per core (at most 4: each starts torch, the app and, for the class
-# tests, a PostgreSQL cluster of its own), a test file's tests in one worker (its
-# module-scoped set-up runs once), and the 25 slowest listed at the end. `pytest tests/test_x.py`
-# alone runs in one process.
+# tests, a PostgreSQL cluster of its own), tests handed out one by one as workers come free
+# (a file with module-scoped set-up carries an xdist_group mark and runs in one worker, its
+# set-up made once), and the 25 slowest listed at the end. `pytest tests/test_x.py` alone
+# runs in one process (both tiers).
+#   make test       lint and the fast tier: every test but the slow ones (about 5 minutes here)
+#   make test-slow  the slow tier: walks through every screen, lesson and seed, the real
+#                   browser and nginx, training runs (pytest -m slow)
+#   make test-all   both, as CI runs them (.ci/run)
+PYTEST := $(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadgroup --durations=25
+
 test: lint
-	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile --durations=25
+	$(PYTEST) -m "not slow"
+
+test-slow: setup
+	$(PYTEST) -m slow
+
+test-all: test test-slow
 
 bench: setup
 	$(BIN)/python -m pip install --quiet -e ".[dev,serve,bench]"

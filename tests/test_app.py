@@ -281,6 +281,7 @@ async def test_language_switches_at_run_time():
         assert "What input sequence does the model see" in text_of(panel.query_one("#prompt"))
 
 
+@pytest.mark.slow
 async def test_command_palette_jumps_to_an_exercise():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -317,6 +318,7 @@ async def test_help_and_too_small():
     "objective",
     ["self-supervision", "clm", "mlm", "visibility", "span", "architecture", "prefix-lm", "misconceptions"],
 )
+@pytest.mark.slow
 async def test_every_lesson_opens_all_three_tabs_in_both_languages(objective):
     for lang in ("en", "zh"):
         app = TutorApp(lang=lang, still=True)
@@ -339,6 +341,7 @@ def footer_keys(app) -> set[str]:
     }
 
 
+@pytest.mark.slow
 async def test_h_s_n_work_on_a_button_and_a_list_but_stay_letters_in_a_text_box():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -521,6 +524,7 @@ async def test_a_wrong_answer_comes_back_in_the_review_queue_as_a_new_variant():
         assert len(shown) > 10 and shown in words
 
 
+@pytest.mark.slow
 async def test_attempts_and_settings_survive_a_restart():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:

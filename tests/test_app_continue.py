@@ -23,6 +23,7 @@ def continue_option(app) -> str:
     return str(first.prompt)
 
 
+@pytest.mark.slow
 async def test_continue_returns_to_the_exercise_variant_after_a_restart():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -50,6 +51,7 @@ async def test_continue_returns_to_the_exercise_variant_after_a_restart():
         assert "variant 3" in str(panel.query_one("#title").content)
 
 
+@pytest.mark.slow
 async def test_continue_returns_to_the_figure_tab_in_chinese():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:

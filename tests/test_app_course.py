@@ -2,6 +2,7 @@
 progress, and a lesson whose exercises were all tried offers the next lesson; it is
 counted done once they are all solved (issue 23.21)."""
 
+import pytest
 from textual.widgets import Footer, Static
 
 from exercises.catalogue import get
@@ -24,6 +25,7 @@ def footer_actions(app) -> list[str]:
     return [getattr(key, "action", "") for key in app.screen.query_one(Footer).children]
 
 
+@pytest.mark.slow
 async def test_home_shows_course_progress_and_a_done_lesson_offers_the_next():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:

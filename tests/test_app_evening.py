@@ -33,6 +33,7 @@ async def type_text(pilot, text: str) -> None:
 
 
 @pytest.mark.parametrize("objective", ["visibility", "clm", "mlm", "span", "prefix-lm"])
+@pytest.mark.slow
 async def test_g_again_after_a_revealed_prediction_asks_a_new_question(objective):
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -127,6 +128,7 @@ async def test_typed_text_in_a_figure_table_is_text():
 # ---------------------------------------------------------------- 15, 22. keys and text boxes take turns
 
 
+@pytest.mark.slow
 async def test_a_figure_text_box_is_entered_with_enter_and_tab_keeps_its_text():
     from tui.figures.base import default_sentence
 
@@ -156,6 +158,7 @@ async def test_a_figure_text_box_is_entered_with_enter_and_tab_keeps_its_text():
         assert box.value == LESSON_SENTENCE + " ok!"
 
 
+@pytest.mark.slow
 async def test_the_key_line_says_whether_letters_are_keys_or_text():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -187,6 +190,7 @@ async def test_every_predicting_figure_names_g_in_its_key_line(objective):
 
 
 @pytest.mark.parametrize(("lang", "width"), [("en", 80), ("zh", 60)])
+@pytest.mark.slow
 async def test_a_prediction_box_never_breaks_a_key_across_lines(lang, width):
     """ "Enter: reveal · Esc:" then "skip" on the next line (span figure, English, 80 columns)."""
     from tui.i18n import t
@@ -206,6 +210,7 @@ async def test_a_prediction_box_never_breaks_a_key_across_lines(lang, width):
 
 
 @pytest.mark.parametrize(("lang", "width"), [("zh", 60), ("en", 60), ("zh", 80)])
+@pytest.mark.slow
 async def test_the_practice_key_line_never_breaks_a_key(lang, width):
     """ "按 Esc 后：h 提示 · s 答" then "案 · n 换一题。" at 60 columns."""
     from tui.i18n import t
@@ -268,6 +273,7 @@ async def test_the_mlm_figure_and_show_sample_agree(capsys, seed):
 
 
 @pytest.mark.parametrize("mark", ["x", "p"])
+@pytest.mark.slow
 async def test_a_reflection_marked_no_or_partly_is_not_solved_and_comes_back(mark):
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -316,6 +322,7 @@ async def _choose(pilot, app, right: bool) -> None:
     await settle(pilot, 4)
 
 
+@pytest.mark.slow
 async def test_solving_a_lesson_says_so_under_the_feedback_and_nowhere_else():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
@@ -356,6 +363,7 @@ def _footer_actions(app) -> list[str]:
     return [getattr(key, "action", "") for key in app.screen.query_one(Footer).children]
 
 
+@pytest.mark.slow
 async def test_exam_practice_offers_no_hint_and_no_solution_before_an_answer():
     from tui.widgets.exercise_panel import ExercisePanel
 
@@ -469,6 +477,7 @@ def _footer_problems(app) -> list[str]:
 
 
 @pytest.mark.parametrize("start", ["zh", "en"])
+@pytest.mark.slow
 async def test_ctrl_l_leaves_no_key_tab_or_word_of_the_other_language(start):
     from textual.widgets import Tabs
 
@@ -555,6 +564,7 @@ async def test_the_chain_rule_wraps_with_a_mark_at_80_columns(lang):
         assert CONTINUED.strip() in chain and "P(w_{T-1} | w_<T-1)" in chain.replace("\n", " "), chain
 
 
+@pytest.mark.slow
 async def test_chinese_lesson_text_has_no_space_after_chinese_punctuation():
     """A source line break inside a Chinese paragraph read as a space: "文本窗口， 步数",
     "所以……； 英文版" (the training-lab lesson, Polish)."""
@@ -800,6 +810,7 @@ async def test_history_rows_fit_the_width_and_a_cut_says_so(size):
         assert cell.endswith("…") and "。、" not in cell, cell
 
 
+@pytest.mark.slow
 async def test_the_zh_figures_speak_chinese():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -882,6 +893,7 @@ def test_a_choice_label_is_text_not_markup():
 # ---------------------------------------------------------------- 23. English mode, English content
 
 
+@pytest.mark.slow
 async def test_the_training_lab_trains_the_learners_language_until_they_pick_one():
     from textual.widgets import Select
 

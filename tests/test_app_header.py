@@ -2,6 +2,8 @@
 
 import asyncio
 
+import pytest
+
 from exercises.curriculum import BY_ID
 from exercises.text import pick
 from tui.app import TutorApp
@@ -19,6 +21,7 @@ def header_text(app) -> str:
     return app.format_title(header.screen_title, header.screen_sub_title).plain
 
 
+@pytest.mark.slow
 async def test_reopened_lesson_names_itself():
     app = TutorApp(lang="zh", still=True, load_engine=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -38,6 +41,7 @@ async def test_reopened_lesson_names_itself():
         assert pick(BY_ID["mlm"].title, "zh") in header_text(app)
 
 
+@pytest.mark.slow
 async def test_palette_and_language_switch_keep_the_lesson_title():
     app = TutorApp(lang="en", still=True, load_engine=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -2,6 +2,7 @@
 label table and its mask, the training lab's controls, the settings — and what the
 learner chose survives a redraw."""
 
+import pytest
 from textual.containers import Horizontal
 from textual.widgets import Select
 
@@ -9,6 +10,7 @@ from tests.pilot import open_figure
 from tui.app import TutorApp
 
 
+@pytest.mark.slow
 async def test_the_clm_table_lists_every_position_and_its_mask_moves_below_when_crowded():
     from engine.textbook import clm_run
 
@@ -38,6 +40,7 @@ async def test_the_clm_table_lists_every_position_and_its_mask_moves_below_when_
         assert not row.has_class("stacked")
 
 
+@pytest.mark.slow
 async def test_the_training_lab_controls_wrap_at_60_columns_and_keep_the_corpus():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(60, 18)) as pilot:

@@ -1,6 +1,8 @@
 """Issue 11.4: nothing is cut silently: large masks scroll (also sideways, by keys)
 and the picked row's diagonal cell of a 64-position mask is always on screen."""
 
+import pytest
+
 from tests.pilot import open_figure
 from tui.app import TutorApp
 from tui.figures.visibility import VisibilityFigure
@@ -18,6 +20,7 @@ def cell_on_screen(view: MaskView, row: int, column: int) -> bool:
     return visible.contains(x, y) and visible.contains(x + cell - 1, y)
 
 
+@pytest.mark.slow
 async def test_the_diagonal_of_a_64_position_mask_can_be_reached():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -42,6 +45,7 @@ async def test_the_diagonal_of_a_64_position_mask_can_be_reached():
         assert cell_on_screen(view, 0, 0)
 
 
+@pytest.mark.slow
 async def test_wide_masks_scroll_sideways_by_keys():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -35,6 +35,7 @@ async def answer(pilot, text: str) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_visibility_prediction_hides_the_mask_then_marks_the_guess():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -68,6 +69,7 @@ async def test_visibility_prediction_hides_the_mask_then_marks_the_guess():
         assert "predicted 0/1" in str(app.screen.query_one("#lessons").get_option("visibility").prompt)
 
 
+@pytest.mark.slow
 async def test_an_unreadable_prediction_is_asked_again_and_not_stored():
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -86,6 +88,7 @@ async def test_an_unreadable_prediction_is_asked_again_and_not_stored():
 
 
 @pytest.mark.parametrize("objective", ["clm", "mlm", "span", "prefix-lm"])
+@pytest.mark.slow
 async def test_each_figure_hides_its_answer_while_asking(objective):
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -1,6 +1,7 @@
 """Issue 11.9 (the app's part): no English in the Chinese app where the app draws
 it: Textual's theme picker prompt, and history rows for predictions in words."""
 
+import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable, Input
 
@@ -30,6 +31,7 @@ async def test_a_prediction_in_the_history_reads_as_words():
         assert "因果" in row[3] and "causal" not in row[3]
 
 
+@pytest.mark.slow
 async def test_the_palette_says_nothing_found_in_chinese():
     app = TutorApp(lang="zh", still=True, load_engine=False)
     async with app.run_test(size=(80, 24)) as pilot:

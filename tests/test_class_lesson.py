@@ -204,6 +204,7 @@ async def test_an_answer_too_long_is_refused_in_words_and_nothing_is_lost(store,
         assert str(app.screen.query_one("#exam-status").render()) == ""
 
 
+@pytest.mark.slow
 async def test_the_dashboard_at_80x24_reaches_every_student_with_the_quiz_columns_in_view(store, tmp_path):
     from class_web_helpers import screen_lines
 

@@ -275,6 +275,7 @@ class Student:
                 await self.reader
 
 
+@pytest.mark.slow
 async def test_one_class_on_two_hosts_behind_nginx(postgres_url, tmp_path):
     import aiohttp
     import pg_server

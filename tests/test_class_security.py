@@ -56,6 +56,7 @@ async def drawn(app, pilot, text: str) -> bool:
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=OUTSIDE, title=OUTSIDE, typed=OUTSIDE)
+@pytest.mark.slow
 async def test_names_titles_and_typed_ids_appear_verbatim_on_the_dashboard(
     tmp_path_factory, name, title, typed
 ):
@@ -87,6 +88,7 @@ async def test_names_titles_and_typed_ids_appear_verbatim_on_the_dashboard(
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(title=OUTSIDE)
+@pytest.mark.slow
 async def test_a_quiz_title_appears_verbatim_over_the_exam(tmp_path_factory, title):
     from exercises.classdb import open_class_store
     from exercises.classdb.render import render_questions

@@ -31,6 +31,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from class_web_helpers import PINS, QUIZ_EXERCISES, make_class, open_quiz
 
+# One worker runs this file: its module-scoped set-up is made once (see the Makefile).
+pytestmark = pytest.mark.xdist_group("test_class_web_browser")
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,6 +193,7 @@ def exam_of(store, quiz_id: int, student: str):
     return next((exam for exam in store.exams(quiz_id) if exam.student == student), None)
 
 
+@pytest.mark.slow
 def test_a_student_answers_reloads_finds_the_answers_submits_and_is_graded(classroom, browser):
     from selenium.webdriver.common.keys import Keys
 
@@ -235,6 +239,7 @@ def test_a_student_answers_reloads_finds_the_answers_submits_and_is_graded(class
     assert all(re.fullmatch(r"\d+\.\d\d", row[f"q{i} {e}"]) for i, e in enumerate(QUIZ_EXERCISES, 1))
 
 
+@pytest.mark.slow
 def test_a_second_student_sees_only_their_own_exam(classroom, browser):
     store, _folder, url, opened, _server = classroom
     sign_in(browser, url, "s2")
@@ -257,6 +262,7 @@ def class_command(folder, *argv: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_the_teacher_closes_the_quiz_mid_answer_then_releases_the_next_ones_results(classroom, browser):
     """Close while a student answers: the tab says so and hands in what was saved (no crash,
     no "signed in elsewhere"); a quiz whose results come later: released, they reach the tab,

@@ -53,6 +53,7 @@ def dashboard(store, folder, clock, lang="en"):
     return DashboardApp(store, folder, lang=lang, clock=clock)
 
 
+@pytest.mark.slow
 async def test_the_dashboard_shows_the_class_and_the_quiz_with_the_servers_clock(classroom):
     from textual.widgets import DataTable
 

@@ -279,6 +279,7 @@ async def test_the_app_process_gets_its_token_and_language_from_the_environment_
 
 
 @pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("0.0.0.0", True)])
+@pytest.mark.slow
 def test_class_serve_prints_the_urls_once_listening_warns_off_loopback_and_stops_on_ctrl_c(
     store, tmp_path, host, warned
 ):

@@ -173,6 +173,7 @@ def test_errors_speak_chinese(capsys):
     assert "参数 --p：必须在 0 到 1 之间，收到 2" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_real_binary_exit_codes_and_no_traceback():
     binary = os.path.join(os.path.dirname(sys.executable), "objectives-tutor")
     bad = subprocess.run([binary, "show", "sample", "span", "--spans", "5:2"], capture_output=True, text=True)
@@ -192,6 +193,7 @@ def test_exercises_catalogue_json(capsys):
     assert next(r for r in payload["exercises"] if r["id"] == "reflect-mlm-fill")["graded"] is False
 
 
+@pytest.mark.slow
 def test_exercise_with_solution_then_check_scores_one(capsys):
     for exercise_id in ("mlm-abcde", "mask-matrix", "span-corruption", "concept-task", "expected-counts"):
         for seed in (0, 7):
@@ -252,6 +254,7 @@ def test_exercise_commands_bad_input(capsys, argv, fragment):
     assert exit_info.value.code == 2 and fragment in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_content_self_check_command(capsys):
     status, out, _ = run(capsys, "exercises", "--check")
     assert status == 0 and "checks out" in out

@@ -1,6 +1,8 @@
 """The figures say what the engine computed: both CLM layouts, T5's targets and
 settings, a random draw equal to the original, a real prefix task."""
 
+import pytest
+
 from tests.pilot import open_figure
 from tests.test_app import text_of
 from tui.app import TutorApp
@@ -48,6 +50,7 @@ async def test_span_figure_opens_on_t5s_settings_and_says_why_one_last_span():
         assert "只用一个哨兵" in out
 
 
+@pytest.mark.slow
 async def test_mlm_figure_marks_a_random_draw_equal_to_the_original():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -111,6 +114,7 @@ async def test_subwords_figure_reads_chinese_one_character_per_token():
         assert "5 个词 → 8 个子词" in text_of(app.screen.query_one("#sw-pieces"))
 
 
+@pytest.mark.slow
 async def test_packing_figure_shows_the_engines_windows_and_bands_a_long_one():
     """At 80x24 in Chinese: the lesson's corpus in windows of 6 with their labels; the
     window key, the padding key, the shuffle key; L = 16 does not fit 80 columns and is

@@ -99,6 +99,7 @@ async def take(session, answers: dict[int, dict[str, str]], lang="en") -> str:
         return str(app.screen.query_one("#results-text").content)
 
 
+@pytest.mark.slow
 async def test_a_class_round_trip_with_roster_signatures_a_forger_a_conflict_lateness_and_release(tmp_path):
     secret, check = new_release_secret()
     quiz = replace(QUIZ, results="after-release", created_at=time.time() - 7200, release_check=check)
@@ -189,6 +190,7 @@ async def test_a_class_round_trip_with_roster_signatures_a_forger_a_conflict_lat
         assert "Your results: 4.00 of 4 (100%)" in str(app.screen.query_one("#results-text").content)
 
 
+@pytest.mark.slow
 async def test_two_students_results_carry_the_graders_feedback(tmp_path):
     right = dict(enumerate(solutions(QUIZ, "ann")))
     ann_results = await take(ExamSession.open(QUIZ, "ann", tmp_path), right)
@@ -307,6 +309,7 @@ async def test_the_countdown_shows_seconds_only_near_the_end(tmp_path, left, lan
         assert re.search(shown, app.sub_title), app.sub_title
 
 
+@pytest.mark.slow
 async def test_exam_mode_has_no_way_out_to_lessons_or_solutions(tmp_path):
     session = ExamSession.open(QUIZ, "fay", tmp_path)
     app = TutorApp(lang="en", still=True, exam=session)
@@ -425,6 +428,7 @@ async def test_results_scroll_by_keys(tmp_path):
 LAB_QUIZ = Quiz("quiz-exam-lab", "Lab week", "lab-salt", ("lab:causal_mask", "mask-matrix"), 30)
 
 
+@pytest.mark.slow
 async def test_a_lab_question_attaches_the_file_rereads_it_and_grades_it_after_submitting(tmp_path):
     """The student types the path and Enter: the pane says what is attached (size, lines,
     whether Python can read it); Ctrl+R reads the saved file again; a wrong path says why

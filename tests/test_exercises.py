@@ -82,6 +82,7 @@ def test_changing_a_variant_never_changes_the_next_learners(exercise):
     assert json.dumps(exercise.generate(3).data, sort_keys=True, default=repr) == before
 
 
+@pytest.mark.slow
 def test_variants_are_the_same_in_a_fresh_process_with_another_hash_seed():
     """Same seed, same variant on every machine: another interpreter with another
     PYTHONHASHSEED generates the same data."""
@@ -346,6 +347,7 @@ def test_every_exercise_speaks_both_languages():
             assert re.search(r"[\u4e00-\u9fff]", prompt["zh"]), exercise.id
 
 
+@pytest.mark.slow
 def test_the_catalogue_self_check_finds_nothing():
     assert problems(range(60)) == []
 

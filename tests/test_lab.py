@@ -213,6 +213,7 @@ def test_significance_and_power_as_stated():
     st.integers(1, 3000).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
     st.sampled_from([0.0, 1.0, 0.02, 0.15, 0.3, 0.5, 0.8, 0.12]),
 )
+@pytest.mark.slow
 def test_the_windowed_p_value_is_the_full_sum(nk, p):
     """stats.py sums only within 40 standard deviations of the mean: the same p-value
     and acceptance region as the sum over every count (an independent transcription)."""
@@ -815,6 +816,7 @@ async def test_the_lab_screen_remembers_a_folder_only_once_it_holds_the_lab(tmp_
         assert not (tmp_path / "typo").exists()
 
 
+@pytest.mark.slow
 def test_init_watch_and_check_take_the_folder_the_same_way(tmp_path, capsys, monkeypatch):
     """--dir DIR for every action; a folder in the task's place for init, watch and check
     too; a task's file path checks that file in its folder."""

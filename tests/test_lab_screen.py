@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,7 @@ def _select(screen: LabScreen, task_id: str) -> None:
     screen.query_one("#lab-tasks").highlighted = TASKS.index(BY_ID[task_id])
 
 
+@pytest.mark.slow
 async def test_check_a_bug_then_fix_it_on_save(tmp_path):
     init(tmp_path)
     task = BY_ID["causal_mask"]
@@ -203,6 +205,7 @@ async def test_the_learners_text_is_plain_text_in_the_lab_screen(tmp_path):
         shows_verbatim()
 
 
+@pytest.mark.slow
 async def test_done_counts_the_files_that_pass_now(tmp_path):
     """The header's count and the marks follow the files as they are: a failure after a
     pass takes the task back out; another folder's files count for nothing here."""

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+# One worker runs this file: its module-scoped set-up is made once (see the Makefile).
+pytestmark = pytest.mark.xdist_group("test_layers")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -46,6 +49,7 @@ def test_the_walk_finds_the_modules_that_matter():
     } <= set(every_module("exercises"))
 
 
+@pytest.mark.slow
 def test_engine_imports_neither_textual_rich_exercises_nor_tui():
     loaded = modules_after(import_all("engine"))
     assert "torch" in loaded  # the probe did import the engine
@@ -57,6 +61,7 @@ def test_engine_imports_neither_textual_rich_exercises_nor_tui():
     }
 
 
+@pytest.mark.slow
 def test_exercises_never_import_textual():
     loaded = modules_after(import_all("exercises"))
     assert "engine" in loaded  # every item module was imported, the engine with it
@@ -213,14 +218,17 @@ TOKENIZERS_USER = ["exercise", "whole-word-masking", "--seed", "3"]  # trains th
 
 
 @pytest.mark.parametrize("argv", TORCH_FREE_COMMANDS, ids=" ".join)
+@pytest.mark.slow
 def test_commands_that_compute_nothing_import_no_torch(argv, torch_after):
     assert torch_after[" ".join(argv)] == "none"
 
 
+@pytest.mark.slow
 def test_the_probe_sees_torch_where_the_engine_computes(torch_after):
     assert "torch" in torch_after[" ".join(TORCH_USER)].split()
 
 
+@pytest.mark.slow
 def test_the_probe_sees_tokenizers_where_the_subwords_are_cut(torch_after):
     """The whole-word exercise trains the tokenizer: tokenizers is loaded, and the probe says so."""
     assert "tokenizers" in torch_after[" ".join(TOKENIZERS_USER)].split()

@@ -49,6 +49,9 @@ from exercises.classroom.safe import csv_cell, markdown, plain
 from exercises.classroom.submission import SubmissionError, read_json
 from tui.cli import main
 
+# One worker runs this file: its module-scoped set-up is made once (see the Makefile).
+pytestmark = pytest.mark.xdist_group("test_quiz")
+
 QUIZ = Quiz("quiz-test", "Week 7", "fixed-salt", ("mlm-abcde", "clm-shift", "mask-matrix"), 20)
 NOW = 1_800_000_000.0
 
@@ -1152,6 +1155,7 @@ def _lab_files() -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_a_lab_task_round_trip_attach_submit_sign_grade_report(tmp_path, capsys):
     """quiz new accepts lab:<task> in any spelling; each student attaches a file in the exam;
     quiz grade runs it in the sandbox: pass, a rule, stopped, invalid; did-not-submit;

@@ -53,6 +53,7 @@ def test_mlm_figure(snap_compare, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_clm_figure_length_4(snap_compare, lang):
     app = TutorApp(lang=lang, still=True)
     keys = ("f6", "minus", "minus", "minus", "minus")
@@ -138,6 +139,7 @@ def test_attempt_opened_from_history(snap_compare, lang, utc_clock):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_visibility_figure_at_64_row_40(snap_compare, lang):
     keys = ("f6", *(["plus"] * 58), *(["down"] * 40))
     app = TutorApp(lang=lang, still=True)
@@ -152,6 +154,7 @@ def test_subwords_figure(snap_compare, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_packing_figure_in_bands(snap_compare, lang):
     """L = 16, the tail padded: a window wider than 80 columns, shown in two bands."""
     keys = ("f6", "d", *(["plus"] * 10))

@@ -233,6 +233,7 @@ def t5_random_spans_noise_mask(length, noise_density, mean_noise_span_length, rn
 DENSITIES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
 
 
+@pytest.mark.slow
 def test_noise_and_span_counts_are_t5s_float32_arithmetic():
     """T5 rounds float32(N) * density: 190 tokens at 0.15 give 29 noise tokens (float32
     28.500001), not 28 (float64 28.499999...). 57 lengths up to 2048 differ between the

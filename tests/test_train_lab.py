@@ -27,6 +27,9 @@ from engine.train_lab import (
 )
 from engine.train_lab_spec import ModelShape
 
+# One worker runs this file: its module-scoped set-up is made once (see the Makefile).
+pytestmark = pytest.mark.xdist_group("test_train_lab")
+
 # Written out by hand from the rules a learner reads (an independent reference).
 ZH_FOLLOWS = {"因": "所", "虽": "但", "如": "那", "不": "而"}
 ZH_MEASURE = {
@@ -265,6 +268,7 @@ def test_probe_fill_needs_exactly_one_blank(data):
 # -- the asymmetry, pinned at a small budget on one seed --------------------------------
 
 
+@pytest.mark.slow
 def test_the_objective_decides_the_ability():
     """CLM continues and cannot fill from the left; the MLM fills and was not
     trained to continue (the lesson's whole point, on seed 0)."""

@@ -32,6 +32,7 @@ async def _open_lab(app, pilot) -> TrainLabFigure:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 async def test_train_with_a_short_budget_then_read_the_table_and_probe(lang):
     app = TutorApp(lang=lang, still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -72,6 +73,7 @@ async def test_opening_the_lab_warms_torchs_optimizer_imports_before_train(monke
         assert not figure.training  # nothing pressed: only the imports were warmed
 
 
+@pytest.mark.slow
 def test_warm_up_imports_what_the_first_optimizer_imports():
     import subprocess
     import sys
@@ -84,6 +86,7 @@ def test_warm_up_imports_what_the_first_optimizer_imports():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
 
 
+@pytest.mark.slow
 async def test_cancel_stops_training_and_shows_no_table():
     app = TutorApp(lang="en", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -102,6 +105,7 @@ async def test_cancel_stops_training_and_shows_no_table():
 
 
 @pytest.mark.parametrize("where", ["steps box", "clicked Train"])
+@pytest.mark.slow
 async def test_ctrl_x_cancels_wherever_the_focus_is(where):
     """#23 item 2: the steps box's own Ctrl+X (cut) and the clicked button kept the key."""
     app = TutorApp(lang="en", still=True)
@@ -205,6 +209,7 @@ def test_the_command_lines_copies_of_the_lab_facts_equal_the_engines():
     assert MAX_TRAINING_STEPS == train_lab_spec.APP_MAX_STEPS
 
 
+@pytest.mark.slow
 def test_train_follows_the_learners_language():
     """Under --lang en the toy language is the English one unless --corpus says otherwise."""
     assert main(["train", "--objectives", "clm", "--steps", "2", "--json", "--lang", "en"]) == 0

@@ -12,6 +12,9 @@ import torch
 from engine import toy_corpus
 from engine.train_lab import LabSettings, attention_map, run_lab
 
+# One worker runs this file: its module-scoped set-up is made once (see the Makefile).
+pytestmark = pytest.mark.xdist_group("test_train_lab_attention")
+
 SENTENCE = "因为小明昨天买了两杯茶和三_书，所以他很高兴。"
 QUICK = LabSettings(
     objectives=("clm", "mlm", "prefix", "span"), steps=30, train_sentences=300, eval_sentences=20
@@ -32,6 +35,7 @@ def _maps(run, text=SENTENCE):
 
 
 @pytest.mark.parametrize("text", [SENTENCE, "因为小明昨天买了两杯茶和三本书，所以他很高兴。", "如果老师"])
+@pytest.mark.slow
 def test_each_models_weights_are_zero_exactly_where_its_mask_blocks(quick_run, text):
     for view in _maps(quick_run, text).values():
         weights = view.weights  # (layers, heads, L, L)
@@ -153,6 +157,7 @@ async def _until(condition, seconds: float = 120.0) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 async def test_the_attention_view_follows_the_keys(lang, saved_quick_run):
     from tests.test_app import text_of
     from tests.test_train_lab_app import _open_lab
@@ -239,6 +244,7 @@ async def _show_made_up_attention(pilot) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_attention_view_snapshot(snap_compare, lang):
     from tui.app import TutorApp
 

@@ -252,6 +252,7 @@ def test_only_a_file_that_passes_as_it_is_now_is_offered(tmp_path):
 # -- the command line ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_train_with_lab_and_a_bug_from_the_command_line(tmp_path, capsys, monkeypatch):
     from tui import cli
 
@@ -312,6 +313,7 @@ def test_a_lab_folder_with_nothing_passing_is_refused(tmp_path, capsys):
     assert "lab check bert_mask" in err and "\n" not in err
 
 
+@pytest.mark.slow
 def test_a_failing_run_exits_1_and_says_why(tmp_path, capsys, monkeypatch):
     """A file that passed its check but misbehaves at training's batch size (it hard-codes
     the check's shapes) is a failed run: exit 1, the table, and the reason."""

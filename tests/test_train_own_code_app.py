@@ -25,6 +25,7 @@ def _passing_lab() -> Path:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 async def test_a_learner_trains_with_their_bert_mask(lang, capsys):
     _passing_lab()
     capsys.readouterr()
@@ -57,6 +58,7 @@ async def test_a_learner_trains_with_their_bert_mask(lang, capsys):
         assert figure.status_key == "tl-done"
 
 
+@pytest.mark.slow
 async def test_a_failing_function_is_a_failed_row_in_plain_text(monkeypatch, tmp_path):
     from exercises.training import own_code
 
@@ -86,6 +88,7 @@ async def test_a_failing_function_is_a_failed_row_in_plain_text(monkeypatch, tmp
         assert set(figure.result["objectives"]) == {"clm", "mlm"}  # the reference rows stay
 
 
+@pytest.mark.slow
 async def test_a_file_changed_since_its_check_is_not_trained(capsys):
     folder = _passing_lab()
     capsys.readouterr()
@@ -184,6 +187,7 @@ async def _show_made_up_run(pilot) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_own_code_rows_snapshot(snap_compare, lang):
     app = TutorApp(lang=lang, still=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_show_made_up_run)

@@ -53,7 +53,23 @@ def _reference(objective: str, settings: LabSettings, data):
     return start, train_objective(objective, data, settings, start)
 
 
-# -- the shipped bugs are real files, and each is a bug the lab's checks catch --------------
+# -- the shipped bugs are the solution with one change, and each is a bug the checks catch --
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.slug)
+def test_each_bug_builds_the_text_of_the_file_it_replaces(bug):
+    """Migration only: the change applied to the solution is, byte for byte, the file
+    exercises/lab/bugs/ shipped on main (read from git's blob, not from the tree)."""
+    import subprocess
+
+    shipped = subprocess.run(
+        ["git", "show", f"main:exercises/lab/bugs/{bug.file_name}"],
+        capture_output=True,
+        check=True,
+        cwd=Path(__file__).parent,
+    ).stdout.decode("utf-8")
+    assert bug.source() == shipped
+    assert bug.path.read_text(encoding="utf-8") == shipped
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.slug)

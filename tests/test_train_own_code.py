@@ -4,6 +4,7 @@ sandbox's answers checked before use; the command line's --with-lab and --bug.""
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -14,9 +15,11 @@ import torch
 from engine.train_lab import LabSettings, build_data, initial_model, train_objective
 from exercises.lab.checks import run_check
 from exercises.lab.tasks import BY_ID, code
+from exercises.text import L
 from exercises.training.own_code import (
     BUGS,
     MINE,
+    Bug,
     OwnCodeFailed,
     Source,
     bug_source,
@@ -24,8 +27,6 @@ from exercises.training.own_code import (
     checked_mlm,
     train_own,
 )
-from tests.lab_bugs import BUGS as LAB_BUGS
-from tests.lab_bugs import buggy_source
 
 # A short run: the same code paths as the default budget, in a second or two.
 SHORT = LabSettings(objectives=("mlm",), steps=6, train_sentences=300, eval_sentences=24)
@@ -57,19 +58,27 @@ def _reference(objective: str, settings: LabSettings, data):
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.slug)
-def test_each_bug_builds_the_text_of_the_file_it_replaces(bug):
-    """Migration only: the change applied to the solution is, byte for byte, the file
-    exercises/lab/bugs/ shipped on main (read from git's blob, not from the tree)."""
-    import subprocess
+def test_each_bug_is_the_solution_with_one_change_that_compiles(bug):
+    solution = code("solutions", BY_ID[bug.task].file_name)
+    assert solution.count(bug.find) == 1
+    built = bug.source()
+    changed = [line for line in difflib.ndiff(solution.splitlines(), built.splitlines()) if line[:1] in "+-"]
+    assert changed and all(bug.find.strip() in line or bug.replace.strip() in line for line in changed)
+    compile(built, bug.file_name, "exec")
+    assert bug.path.name == bug.file_name
+    assert bug.path.read_text(encoding="utf-8") == built
 
-    shipped = subprocess.run(
-        ["git", "show", f"main:exercises/lab/bugs/{bug.file_name}"],
-        capture_output=True,
-        check=True,
-        cwd=Path(__file__).parent,
-    ).stdout.decode("utf-8")
-    assert bug.source() == shipped
-    assert bug.path.read_text(encoding="utf-8") == shipped
+
+def test_a_bug_whose_change_is_not_in_the_solution_once_is_refused():
+    for find in ("this line is not in the solution", "ids"):
+        with pytest.raises(ValueError, match="exactly once"):
+            Bug("broken", "bert_mask", L("x", "x"), "split-80-10-10", find, "").source()
+
+
+def test_the_solution_the_bugs_change_passes_its_lab_check(tmp_path):
+    task = BY_ID["bert_mask"]
+    result = run_check(task, _write(tmp_path, task.file_name, code("solutions", task.file_name)))
+    assert result.status == "pass", result.failure
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.slug)
@@ -78,18 +87,6 @@ def test_each_shipped_bug_fails_its_lab_check(bug):
     result = run_check(BY_ID[bug.task], bug.path)
     assert result.status == "fail"
     assert result.failure.rule.code == bug.rule
-
-
-def test_shipped_bugs_are_the_lab_tests_own_edits_where_they_exist():
-    """One bug, one source: the two the lab's tests already name are the same edits."""
-    named = {"labels on every position": "labels_everywhere", "specials selectable": "specials_selectable"}
-    solution = code("solutions", BY_ID["bert_mask"].file_name)
-    for bug in LAB_BUGS:
-        if bug.name in named:
-            slug = named.pop(bug.name)
-            shipped = next(b for b in BUGS if b.slug == slug)
-            assert shipped.path.read_text(encoding="utf-8") == buggy_source(solution, bug)
-    assert not named
 
 
 # -- the same run as the reference, but for where the batches come from --------------------

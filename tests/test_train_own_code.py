@@ -21,6 +21,7 @@ from exercises.training.own_code import (
     MINE,
     Bug,
     OwnCodeFailed,
+    OwnRun,
     Source,
     bug_source,
     checked_mask,
@@ -122,6 +123,27 @@ def test_a_bug_changes_the_batches_and_the_run_still_completes():
     assert run.status == "done"
     assert run.losses != pytest.approx(reference.losses, rel=1e-3)
     assert run.to_json()["label"]["en"] == "bug: labels on every position"
+
+
+def test_an_own_row_and_a_reference_row_write_the_model_fields_alike():
+    """The same training numbers read the same in both tables' JSON."""
+    from engine.train_lab import LabRun, Scores, TrainedModel
+
+    scores = Scores(0.25, 0.5, None, 1, 1, None)
+    losses, seconds, steps = [3.14159, 2.71828], 1.23456, 2
+    own = OwnRun(bug_source("no_keep"), losses, seconds, steps, "done", scores=scores).to_json()
+    trained = TrainedModel("mlm", None, losses, seconds, steps)
+    lab = LabRun(SHORT, build_data(SHORT), {"mlm": trained}, {"mlm": scores}).to_json()["objectives"]["mlm"]
+    expected = {
+        "continue": 0.25,
+        "fill": 0.5,
+        "loss": [3.1416, 2.7183],
+        "final_loss": 2.7183,
+        "seconds": 1.235,
+    }
+    for row in (own, lab):
+        assert {key: row[key] for key in expected} == expected
+        assert row["steps"] == steps
 
 
 # -- hostile code: a one-line failure in both languages, never a crash, never a hang ------

@@ -432,7 +432,8 @@ class OwnRun:
     model: object = None
 
     def to_json(self) -> dict:
-        score = self.scores
+        from engine.train_lab import model_fields
+
         return {
             "source": self.source.key,
             "task": self.source.task,
@@ -442,12 +443,7 @@ class OwnRun:
             "error": self.error,
             "failed_step": self.failed_step,
             "isolated": self.isolated,
-            "continue": None if score is None else score.continue_,
-            "fill": None if score is None else score.fill,
-            "loss": [round(value, 4) for value in self.losses],
-            "final_loss": round(self.losses[-1], 4) if self.losses else None,
-            "seconds": round(self.seconds, 3),
-            "steps": self.steps_done,
+            **model_fields(self.scores, self.losses, self.seconds, self.steps_done),
             "sandbox_start_seconds": round(self.start_seconds, 3),
             "sandbox_call_seconds": round(self.call_seconds, 3),
         }

@@ -29,10 +29,7 @@ import tempfile
 import threading
 import time
 
-sys.path[:] = [
-    p for p in sys.path if pathlib.Path(p or ".").resolve() != pathlib.Path(__file__).parent.resolve()
-]
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from repository import ROOT  # first: the project, not this folder's engine.py
 
 PIN = "ABCD-EFGH"
 BOXES = 5  # answer boxes each student cycles through
@@ -203,7 +200,7 @@ def run_database_part(args: argparse.Namespace) -> list[dict]:
     for backend in backends:
         url = None
         if backend == "postgresql":
-            sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+            sys.path.insert(0, str(ROOT))
             from tests import pg_server
 
             url, cluster, why = pg_server.server_url()

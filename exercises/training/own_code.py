@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import functools
 import math
+import os
 import shutil
 import tempfile
 import time
@@ -79,7 +80,8 @@ class Bug:
 def _bug_folder() -> Path:
     """This process's own folder for the built bug files (private, removed at exit)."""
     folder = Path(tempfile.mkdtemp(prefix="objectives-bugs-"))
-    atexit.register(shutil.rmtree, folder, True)
+    owner = os.getpid()  # a forked child that exits normally must not remove it
+    atexit.register(lambda: os.getpid() == owner and shutil.rmtree(folder, ignore_errors=True))
     return folder
 
 

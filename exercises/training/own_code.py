@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from exercises.lab.tasks import BY_ID
+from exercises.lab.tasks import BY_ID, code
 from exercises.text import Bilingual, L, fmt, pick
 
 TASK_OBJECTIVE = {"bert_mask": "mlm", "prefix_lm_mask": "prefix"}  # code-lab task -> the objective it builds
@@ -58,8 +58,6 @@ class Bug:
     replace: str
 
     def source(self) -> str:
-        from exercises.lab.tasks import code
-
         solution = code("solutions", BY_ID[self.task].file_name)
         if solution.count(self.find) != 1:
             raise ValueError(f"bug {self.slug}: {self.find!r} is not in the solution exactly once")

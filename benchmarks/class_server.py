@@ -24,15 +24,11 @@ import multiprocessing
 import os
 import pathlib
 import statistics
-import sys
 import tempfile
 import threading
 import time
 
-sys.path[:] = [
-    p for p in sys.path if pathlib.Path(p or ".").resolve() != pathlib.Path(__file__).parent.resolve()
-]
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import repository  # noqa: F401  (first: the project, not this folder's engine.py)
 
 PIN = "ABCD-EFGH"
 BOXES = 5  # answer boxes each student cycles through
@@ -203,7 +199,6 @@ def run_database_part(args: argparse.Namespace) -> list[dict]:
     for backend in backends:
         url = None
         if backend == "postgresql":
-            sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
             from tests import pg_server
 
             url, cluster, why = pg_server.server_url()
@@ -336,10 +331,10 @@ def session_load(students: int, spread: float, mode: str, warm: bool) -> dict:
     forked from the warm process (the default) or each started from scratch (--cold)."""
     import asyncio
     import signal
-    import socket
     import subprocess
 
     from exercises.classdb import Student, open_class_store
+    from tests.class_web_helpers import free_port, serve_class
 
     with tempfile.TemporaryDirectory(prefix="tutor-sessions-bench-") as folder:
         store = open_class_store(pathlib.Path(folder), create=True)
@@ -352,19 +347,8 @@ def session_load(students: int, spread: float, mode: str, warm: bool) -> dict:
             text = _quiz_text(30)
             store.open_quiz(text, time.time(), "bench", render_questions(loads(text), [s.id for s in roster]))
         store.close()
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        root = pathlib.Path(__file__).resolve().parents[1]
-        server = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "class", "serve", "--class", folder, "--port", str(port)]
-            + ([] if warm else ["--cold"]),
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={**os.environ, "OBJECTIVES_TUTOR_LANG": "en"},
-        )
+        port = free_port()
+        server = serve_class(folder, port, *([] if warm else ["--cold"]), stderr=subprocess.DEVNULL)
         try:
             server.stdout.readline()
             url = server.stdout.readline().strip()

@@ -23,11 +23,7 @@ import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:] = [
-    p for p in sys.path if pathlib.Path(p or ".").resolve() != pathlib.Path(__file__).parent.resolve()
-]
-sys.path.insert(0, str(ROOT))
+import repository  # noqa: F401  (first: the project, not this folder's engine.py)
 
 # Forms from outside the engine's own output, tried in every part (issue 24's list and more).
 FORMS = (

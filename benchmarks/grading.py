@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import pathlib
 import sys
 import time
 
-sys.path[:] = [
-    p for p in sys.path if pathlib.Path(p or ".").resolve() != pathlib.Path(__file__).parent.resolve()
-]
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import repository  # noqa: F401  (first: the project, not this folder's engine.py)
 
-from exercises.catalogue import EXERCISES  # noqa: E402  (after fixing the path)
+from exercises.catalogue import EXERCISES
 
 
 def answer_kinds(solution: dict[str, str]) -> list[dict[str, str]]:

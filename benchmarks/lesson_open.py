@@ -29,20 +29,10 @@ import tempfile
 
 from startup import busy, spread  # benchmarks/startup.py, beside this file
 
+from exercises.curriculum import OBJECTIVES
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-LESSONS = (
-    "self-supervision",
-    "clm",
-    "packing",
-    "mlm",
-    "subwords",
-    "visibility",
-    "span",
-    "architecture",
-    "prefix-lm",
-    "train-lab",
-    "misconceptions",
-)
+LESSONS = tuple(objective.id for objective in OBJECTIVES)  # the course's lessons, in order
 
 CHILD = r"""
 import asyncio, json, os, sys, time

@@ -32,11 +32,7 @@ import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:] = [
-    p for p in sys.path if pathlib.Path(p or ".").resolve() != pathlib.Path(__file__).parent.resolve()
-]
-sys.path.insert(0, str(ROOT))
+from repository import ROOT  # first: the project, not this folder's engine.py
 
 EXERCISES = (
     "mlm-abcde",

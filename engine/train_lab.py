@@ -743,6 +743,20 @@ def attention_map(objective: str, model: TinyLM, vocab: Vocab, tokens: Sequence[
 # -- a whole run --------------------------------------------------------------------
 
 
+def model_fields(score: Scores | None, losses: list[float], seconds: float, steps: int) -> dict[str, object]:
+    """The fields of one trained model's row in a run's JSON, written here once for the
+    reference run's rows (``LabRun``) and the own-code rows
+    (``exercises.training.own_code.OwnRun``): the two tables read the same."""
+    return {
+        "continue": None if score is None else score.continue_,
+        "fill": None if score is None else score.fill,
+        "loss": [round(value, 4) for value in losses],
+        "final_loss": round(losses[-1], 4) if losses else None,
+        "seconds": round(seconds, 3),
+        "steps": steps,
+    }
+
+
 @dataclass
 class LabRun:
     settings: LabSettings
@@ -755,12 +769,7 @@ class LabRun:
         for name, trained in self.models.items():
             score = self.scores.get(name)
             entry: dict[str, object] = {
-                "continue": None if score is None else score.continue_,
-                "fill": None if score is None else score.fill,
-                "loss": [round(value, 4) for value in trained.losses],
-                "final_loss": round(trained.losses[-1], 4) if trained.losses else None,
-                "seconds": round(trained.seconds, 3),
-                "steps": trained.steps_done,
+                **model_fields(score, trained.losses, trained.seconds, trained.steps_done),
                 "steps_per_second": round(trained.steps_done / trained.seconds, 2)
                 if trained.seconds
                 else None,

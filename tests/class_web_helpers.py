@@ -3,10 +3,43 @@ PINs, and a quiz of two one-box questions, opened with its questions rendered.""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
 PINS = {"s1": "pin-one-1", "s2": "pin-two-2", "t1": "teach-3"}
 QUIZ_EXERCISES = ("perplexity", "expected-counts")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve_class(
+    folder: Path | str, port: int, *more: str, env: dict[str, str] | None = None, stderr=subprocess.STDOUT
+) -> subprocess.Popen:
+    """``class serve`` for ``folder`` on ``port`` in a process of its own (the tests' and
+    benchmarks/class_server.py's), its output read as text; in English unless ``env`` says."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "tui.cli", "class", "serve"),
+            "--class",
+            str(folder),
+            "--port",
+            str(port),
+            *more,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        env={**os.environ, "OBJECTIVES_TUTOR_LANG": "en"} if env is None else env,
+    )
 
 
 def make_class(folder: Path, now: float = 1_000.0, db_url: str | None = None):

@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -31,19 +30,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from class_web_helpers import PINS, make_class, open_quiz
+from class_web_helpers import PINS, free_port, make_class, open_quiz, serve_class
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "docs" / "nginx-class.conf"
 HOST_A, HOST_B, LISTEN = "192.168.1.11:8000", "192.168.1.12:8000", "listen 80;"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[PX^_].*?\x1b\\")
 PAGE_DOWN, CTRL_S = "\x1b[6~", "\x13"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def until(condition, timeout: float, what: str, poll: float = 0.1):
@@ -149,18 +142,6 @@ http {{
     checked = subprocess.run([*command, "-t"], capture_output=True, text=True, timeout=30)
     assert checked.returncode == 0, checked.stderr
     return subprocess.Popen([*command, "-g", "daemon off;"], stderr=subprocess.PIPE, text=True)
-
-
-def start_host(class_dir: Path, port: int, env: dict[str, str]) -> subprocess.Popen:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "class", "serve", "--class", str(class_dir), "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    return server
 
 
 def children(pid: int) -> list[int]:
@@ -295,7 +276,7 @@ async def test_one_class_on_two_hosts_behind_nginx(postgres_url, tmp_path):
         ports = {"a": free_port(), "b": free_port()}
         balancer = free_port()
         env = {**os.environ, "OBJECTIVES_TUTOR_DB": url, "OBJECTIVES_TUTOR_LANG": "en"}  # never in ps
-        servers = {name: start_host(hosts[name], ports[name], env) for name in hosts}
+        servers = {name: serve_class(hosts[name], ports[name], env=env) for name in hosts}
         nginx = None
         students: list[Student] = []
         try:

@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from class_web_helpers import PINS, QUIZ_EXERCISES, make_class, open_quiz
+from class_web_helpers import PINS, QUIZ_EXERCISES, free_port, make_class, open_quiz, serve_class
 
 # One worker runs this file: its module-scoped set-up is made once (see the Makefile).
 pytestmark = pytest.mark.xdist_group("test_class_web_browser")
@@ -73,12 +72,6 @@ def _need_browser() -> None:
         pytest.skip(f"no {', '.join(missing)}: apt-get install chromium chromium-driver")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def wait_for(condition, timeout: float, what: str, poll: float = 0.25):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -96,14 +89,7 @@ def classroom(tmp_path_factory):
     store = make_class(folder)
     opened = open_quiz(store, time.time(), minutes=30)
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "class", "serve", "--class", str(folder), "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "OBJECTIVES_TUTOR_LANG": "en"},
-    )
+    server = serve_class(folder, port)
     try:
         line = wait_for(lambda: server.stdout.readline(), 60, "the server's first line")
         assert "Students open" in line, line

@@ -1394,6 +1394,18 @@ def test_clm_shift_in_the_other_layout_is_one_mistake():
     assert seen == {"data", "loss"}
 
 
+def test_the_first_misconception_near_a_number_is_named_and_only_it():
+    from exercises.grading.scoring import misconception_near
+
+    wrong = (("a", 10.0), ("b", 10.05), ("c", 20.0))
+    assert misconception_near(10.04, wrong) == ["a"]  # within 1 % of 10 and of 10.05: the first
+    assert misconception_near(10.04, wrong[1:]) == ["b"]
+    assert misconception_near(20.3, wrong) == []  # 1.5 % off 20
+    assert misconception_near(20.3, wrong, relative=0.02) == ["c"]
+    assert misconception_near(0.5, (("p", 0.505),), relative=0.0, absolute=0.001) == []
+    assert misconception_near(0.5, ()) == []
+
+
 @pytest.mark.parametrize(
     ("exercise_id", "part", "text"),
     [

@@ -4,6 +4,7 @@ sandbox's answers checked before use; the command line's --with-lab and --bug.""
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -14,18 +15,19 @@ import torch
 from engine.train_lab import LabSettings, build_data, initial_model, train_objective
 from exercises.lab.checks import run_check
 from exercises.lab.tasks import BY_ID, code
+from exercises.text import L
 from exercises.training.own_code import (
     BUGS,
     MINE,
+    Bug,
     OwnCodeFailed,
+    OwnRun,
     Source,
     bug_source,
     checked_mask,
     checked_mlm,
     train_own,
 )
-from tests.lab_bugs import BUGS as LAB_BUGS
-from tests.lab_bugs import buggy_source
 
 # A short run: the same code paths as the default budget, in a second or two.
 SHORT = LabSettings(objectives=("mlm",), steps=6, train_sentences=300, eval_sentences=24)
@@ -53,7 +55,31 @@ def _reference(objective: str, settings: LabSettings, data):
     return start, train_objective(objective, data, settings, start)
 
 
-# -- the shipped bugs are real files, and each is a bug the lab's checks catch --------------
+# -- the shipped bugs are the solution with one change, and each is a bug the checks catch --
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.slug)
+def test_each_bug_is_the_solution_with_one_change_that_compiles(bug):
+    solution = code("solutions", BY_ID[bug.task].file_name)
+    assert solution.count(bug.find) == 1
+    built = bug.source()
+    changed = [line for line in difflib.ndiff(solution.splitlines(), built.splitlines()) if line[:1] in "+-"]
+    assert changed and all(bug.find.strip() in line or bug.replace.strip() in line for line in changed)
+    compile(built, bug.file_name, "exec")
+    assert bug.path.name == bug.file_name
+    assert bug.path.read_text(encoding="utf-8") == built
+
+
+def test_a_bug_whose_change_is_not_in_the_solution_once_is_refused():
+    for find in ("this line is not in the solution", "ids"):
+        with pytest.raises(ValueError, match="exactly once"):
+            Bug("broken", "bert_mask", L("x", "x"), "split-80-10-10", find, "").source()
+
+
+def test_the_solution_the_bugs_change_passes_its_lab_check(tmp_path):
+    task = BY_ID["bert_mask"]
+    result = run_check(task, _write(tmp_path, task.file_name, code("solutions", task.file_name)))
+    assert result.status == "pass", result.failure
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.slug)
@@ -62,18 +88,6 @@ def test_each_shipped_bug_fails_its_lab_check(bug):
     result = run_check(BY_ID[bug.task], bug.path)
     assert result.status == "fail"
     assert result.failure.rule.code == bug.rule
-
-
-def test_shipped_bugs_are_the_lab_tests_own_edits_where_they_exist():
-    """One bug, one source: the two the lab's tests already name are the same edits."""
-    named = {"labels on every position": "labels_everywhere", "specials selectable": "specials_selectable"}
-    solution = code("solutions", BY_ID["bert_mask"].file_name)
-    for bug in LAB_BUGS:
-        if bug.name in named:
-            slug = named.pop(bug.name)
-            shipped = next(b for b in BUGS if b.slug == slug)
-            assert shipped.path.read_text(encoding="utf-8") == buggy_source(solution, bug)
-    assert not named
 
 
 # -- the same run as the reference, but for where the batches come from --------------------
@@ -109,6 +123,27 @@ def test_a_bug_changes_the_batches_and_the_run_still_completes():
     assert run.status == "done"
     assert run.losses != pytest.approx(reference.losses, rel=1e-3)
     assert run.to_json()["label"]["en"] == "bug: labels on every position"
+
+
+def test_an_own_row_and_a_reference_row_write_the_model_fields_alike():
+    """The same training numbers read the same in both tables' JSON."""
+    from engine.train_lab import LabRun, Scores, TrainedModel
+
+    scores = Scores(0.25, 0.5, None, 1, 1, None)
+    losses, seconds, steps = [3.14159, 2.71828], 1.23456, 2
+    own = OwnRun(bug_source("no_keep"), losses, seconds, steps, "done", scores=scores).to_json()
+    trained = TrainedModel("mlm", None, losses, seconds, steps)
+    lab = LabRun(SHORT, build_data(SHORT), {"mlm": trained}, {"mlm": scores}).to_json()["objectives"]["mlm"]
+    expected = {
+        "continue": 0.25,
+        "fill": 0.5,
+        "loss": [3.1416, 2.7183],
+        "final_loss": 2.7183,
+        "seconds": 1.235,
+    }
+    for row in (own, lab):
+        assert {key: row[key] for key in expected} == expected
+        assert row["steps"] == steps
 
 
 # -- hostile code: a one-line failure in both languages, never a crash, never a hang ------

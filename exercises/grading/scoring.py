@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
@@ -355,6 +355,14 @@ def mismatches(given: Sequence[str], expected: Sequence[str]) -> list[int]:
 
 def close_enough(value: float, expected: float, relative: float = 0.01, absolute: float = 0.011) -> bool:
     return abs(value - expected) <= max(absolute, relative * abs(expected))
+
+
+def misconception_near(
+    value: float, wrong: Iterable[tuple[str, float]], relative: float = 0.01, absolute: float = 0.011
+) -> list[str]:
+    """The code of the first misconception whose number ``value`` is close to, in ``wrong``'s
+    order ((code, the number it gives) pairs), as a list: empty when none is."""
+    return next(([code] for code, number in wrong if close_enough(value, number, relative, absolute)), [])
 
 
 # ---------------------------------------------------------------- precision

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from engine.settings import BERT_SPLIT, MASK_RATE
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
-from exercises.grading.scoring import close_enough, right
+from exercises.grading.scoring import misconception_near, right
 from exercises.items.banks import rng_for
 from exercises.text import L
 
@@ -88,12 +88,10 @@ class ExpectedCounts(Exercise):
             if _accepts(value, expected):
                 results[part] = right()
                 continue
-            if close_enough(value, expected / data["batch"]):
-                codes.append("forgot-batch")
-            elif close_enough(value, expected * 100):
-                codes.append("p-as-percent")
-            elif part != "selected" and close_enough(value, total_tokens * share[part]):
-                codes.append("split-of-all-tokens")
+            wrong = [("forgot-batch", expected / data["batch"]), ("p-as-percent", expected * 100)]
+            if part != "selected":
+                wrong.append(("split-of-all-tokens", total_tokens * share[part]))
+            codes += misconception_near(value, wrong)
             results[part] = PartResult(
                 0.0,
                 True,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
-from exercises.grading.scoring import close_enough, fewer_decimals, precision_slip, right
+from exercises.grading.scoring import close_enough, fewer_decimals, misconception_near, precision_slip, right
 from exercises.items.banks import rng_for
 from exercises.text import L
 
@@ -40,16 +40,39 @@ def _draw(seed: int) -> dict:
     return {"vocab": vocab, "loss": loss, "target": rng.choice([p for p in PERPLEXITIES if p != vocab])}
 
 
+def _wrong_perplexities(loss: float) -> tuple[tuple[str, float], ...]:
+    """Each misconception's perplexity for a mean loss of ``loss`` nats, with its code."""
+    return (
+        ("perplexity-is-loss", loss),
+        ("perplexity-base-10", 10**loss),
+        ("perplexity-base-2", 2**loss),
+        ("perplexity-log-not-exp", math.log(loss)),
+    )
+
+
+def _wrong_losses(target: float) -> tuple[tuple[str, float], ...]:
+    """Each misconception's mean loss for a perplexity of ``target``, with its code."""
+    return (
+        ("perplexity-is-loss", target),
+        ("log-base-10", math.log10(target)),
+        ("log-base-2", math.log2(target)),
+        ("baseline-is-probability", 1 / target),
+    )
+
+
 def _fair(params: dict) -> bool:
     """The right numbers differ from every misconception's number."""
     loss, target = params["loss"], params["target"]
-    wrong_perplexities = (loss, 10**loss, 2**loss, math.log(loss))
-    wrong_losses = (target, math.log10(target), math.log2(target), 1 / target)
     return (
         loss >= 1
         and target >= 2
-        and not any(close_enough(value, perplexity(loss), relative=RELATIVE) for value in wrong_perplexities)
-        and not any(close_enough(value, math.log(target), relative=0.005) for value in wrong_losses)
+        and not any(
+            close_enough(value, perplexity(loss), relative=RELATIVE)
+            for _code, value in _wrong_perplexities(loss)
+        )
+        and not any(
+            close_enough(value, math.log(target), relative=0.005) for _code, value in _wrong_losses(target)
+        )
     )
 
 
@@ -102,19 +125,11 @@ class Perplexity(Exercise):
         results: dict[str, PartResult] = {}
         codes: list[str] = []
         if "perplexity" in parsed:
-            value, loss = parsed["perplexity"].value, data["loss"]
+            value = parsed["perplexity"].value
             if close_enough(value, data["perplexity"], relative=RELATIVE):
                 results["perplexity"] = right()
             else:
-                for code, wrong in (
-                    ("perplexity-is-loss", loss),
-                    ("perplexity-base-10", 10**loss),
-                    ("perplexity-base-2", 2**loss),
-                    ("perplexity-log-not-exp", math.log(loss)),
-                ):
-                    if close_enough(value, wrong, relative=RELATIVE):
-                        codes.append(code)
-                        break
+                codes += misconception_near(value, _wrong_perplexities(data["loss"]), relative=RELATIVE)
                 results["perplexity"] = PartResult(
                     0.0,
                     True,
@@ -124,21 +139,15 @@ class Perplexity(Exercise):
                     ),
                 )
         if "loss" in parsed:
-            value, target = parsed["loss"].value, data["target"]
+            value = parsed["loss"].value
             if close_enough(value, data["target_loss"], relative=0.005, absolute=0.011):
                 results["loss"] = right()
             elif precision_slip(raw["loss"], value, data["target_loss"], LOSS_DECIMALS):
                 results["loss"] = fewer_decimals(LOSS_DECIMALS)
             else:
-                for code, wrong in (
-                    ("perplexity-is-loss", target),
-                    ("log-base-10", math.log10(target)),
-                    ("log-base-2", math.log2(target)),
-                    ("baseline-is-probability", 1 / target),
-                ):
-                    if close_enough(value, wrong, relative=0.005, absolute=0.011):
-                        codes.append(code)
-                        break
+                codes += misconception_near(
+                    value, _wrong_losses(data["target"]), relative=0.005, absolute=0.011
+                )
                 results["loss"] = PartResult(
                     0.0,
                     True,

@@ -21,16 +21,20 @@ works on one sequence and given spans: a call per row would be 16,000 calls per 
 
 from __future__ import annotations
 
+import atexit
+import functools
 import math
+import os
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from exercises.lab.tasks import BY_ID
+from exercises.lab.tasks import BY_ID, code
 from exercises.text import Bilingual, L, fmt, pick
 
-BUG_FOLDER = Path(__file__).resolve().parent.parent / "lab" / "bugs"
 TASK_OBJECTIVE = {"bert_mask": "mlm", "prefix_lm_mask": "prefix"}  # code-lab task -> the objective it builds
 MINE = "mine"
 CALL_LIMIT_S = 5.0  # per call, as the lab's checks allow
@@ -40,16 +44,43 @@ MAX_MASKS = 64
 
 @dataclass(frozen=True)
 class Bug:
-    """A classic wrong ``bert_mask``, shipped as a real file in exercises/lab/bugs/."""
+    """A classic wrong ``bert_mask``: the reference solution with one change, ``find``
+    (which occurs in it exactly once) written as ``replace``. Stored as the change, not
+    as a copy of the file, so that the solution is written once and each bug says only
+    what it breaks; ``source`` builds the file's text, ``path`` writes it where the
+    lab's sandbox can load it, under the name the learner sees in a traceback."""
 
     slug: str
     task: str
     name: Bilingual
-    rule: str  # the lab check it fails (tests hold the file to it)
+    rule: str  # the lab check it fails (tests hold the built file to it)
+    find: str
+    replace: str
+
+    def source(self) -> str:
+        solution = code("solutions", BY_ID[self.task].file_name)
+        if solution.count(self.find) != 1:
+            raise ValueError(f"bug {self.slug}: {self.find!r} is not in the solution exactly once")
+        return solution.replace(self.find, self.replace)
+
+    @property
+    def file_name(self) -> str:
+        return f"{BY_ID[self.task].file_name.removesuffix('.py')}.{self.slug}.py"
 
     @property
     def path(self) -> Path:
-        return BUG_FOLDER / f"{BY_ID[self.task].file_name.removesuffix('.py')}.{self.slug}.py"
+        path = _bug_folder() / self.file_name
+        path.write_text(self.source(), encoding="utf-8")
+        return path
+
+
+@functools.cache
+def _bug_folder() -> Path:
+    """This process's own folder for the built bug files (private, removed at exit)."""
+    folder = Path(tempfile.mkdtemp(prefix="objectives-bugs-"))
+    owner = os.getpid()  # a forked child that exits normally must not remove it
+    atexit.register(lambda: os.getpid() == owner and shutil.rmtree(folder, ignore_errors=True))
+    return folder
 
 
 BUGS: tuple[Bug, ...] = (
@@ -58,21 +89,32 @@ BUGS: tuple[Bug, ...] = (
         "bert_mask",
         L("bug: labels on every position", "错误：每个位置都有标签"),
         "labels-off-selected",
+        "labels = torch.where(selected, ids, torch.full_like(ids, -100))",
+        "labels = ids.clone()",
     ),
     Bug(
         "specials_selectable",
         "bert_mask",
         L("bug: specials can be selected", "错误：特殊符号也会被选中"),
         "specials-never-selected",
+        "selected = (torch.rand(ids.shape, generator=generator) < p) & ~special",
+        "selected = torch.rand(ids.shape, generator=generator) < p",
     ),
     Bug(
-        "no_keep", "bert_mask", L("bug: no 10 % kept unchanged", "错误：没有 10 % 保持原样"), "split-80-10-10"
+        "no_keep",
+        "bert_mask",
+        L("bug: no 10 % kept unchanged", "错误：没有 10 % 保持原样"),
+        "split-80-10-10",
+        "randomised = selected & (fate >= 0.8) & (fate < 0.9)",
+        "randomised = selected & (fate >= 0.8)",
     ),
     Bug(
         "mask_never_applied",
         "bert_mask",
         L("bug: [MASK] never written", "错误：从不写入 [MASK]"),
         "split-80-10-10",
+        "    input_ids[masked] = mask_id\n",
+        "",
     ),
 )
 BY_SLUG = {bug.slug: bug for bug in BUGS}
@@ -390,7 +432,8 @@ class OwnRun:
     model: object = None
 
     def to_json(self) -> dict:
-        score = self.scores
+        from engine.train_lab import model_fields
+
         return {
             "source": self.source.key,
             "task": self.source.task,
@@ -400,12 +443,7 @@ class OwnRun:
             "error": self.error,
             "failed_step": self.failed_step,
             "isolated": self.isolated,
-            "continue": None if score is None else score.continue_,
-            "fill": None if score is None else score.fill,
-            "loss": [round(value, 4) for value in self.losses],
-            "final_loss": round(self.losses[-1], 4) if self.losses else None,
-            "seconds": round(self.seconds, 3),
-            "steps": self.steps_done,
+            **model_fields(self.scores, self.losses, self.seconds, self.steps_done),
             "sandbox_start_seconds": round(self.start_seconds, 3),
             "sandbox_call_seconds": round(self.call_seconds, 3),
         }

@@ -127,6 +127,12 @@ def in_pool(values: torch.Tensor, specials: set[int], vocab_size: int) -> torch.
     return (values >= 0) & (values < vocab_size) & ~special_mask(values, specials)
 
 
+def read_mlm(out, shape: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor]:
+    """A masked LM's output, (input_ids, labels), each a tensor of ``shape``; ``Unfit`` if not."""
+    input_ids, labels = pair(out, ("input_ids", "labels"))
+    return tensor(input_ids, "input_ids", shape), tensor(labels, "labels", shape)
+
+
 def judge_mlm(
     checker: Checker,
     case,
@@ -139,9 +145,7 @@ def judge_mlm(
 ) -> Failure | None:
     """The masked-LM invariants, read from the output alone (selected = label != -100)."""
     try:
-        input_ids, labels = pair(out, ("input_ids", "labels"))
-        input_ids = tensor(input_ids, "input_ids", tuple(ids.shape))
-        labels = tensor(labels, "labels", tuple(ids.shape))
+        input_ids, labels = read_mlm(out, tuple(ids.shape))
     except Unfit as unfit:
         return checker.unfit(case, unfit)
     is_special = special_mask(ids, specials)

@@ -40,6 +40,7 @@ from exercises.lab.checks.masking import (
     SELECTION_RATE,
     judge_mlm,
     probabilities,
+    read_mlm,
     seeds,
 )
 from exercises.lab.checks.statistics import (
@@ -334,9 +335,7 @@ class MaskContent(Checker):
         content, p, _seed = case
         ids = torch.tensor([2, *content, 3])
         try:
-            input_ids, labels = pair(out, ("input_ids", "labels"))
-            input_ids = tensor(input_ids, "input_ids", tuple(ids.shape))
-            labels = tensor(labels, "labels", tuple(ids.shape))
+            input_ids, _labels = read_mlm(out, tuple(ids.shape))
         except Unfit as unfit:
             if "shape" in unfit.yours:
                 return self.fail(CLS_SEP, case, unfit.yours, unfit.required)

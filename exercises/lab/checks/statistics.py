@@ -22,9 +22,7 @@ from exercises.lab.checks.core import (
     Shown,
     Unfit,
     call,
-    pair,
     show,
-    tensor,
 )
 from exercises.lab.checks.masking import (
     RANDOM_UNIFORM,
@@ -32,6 +30,7 @@ from exercises.lab.checks.masking import (
     SPLIT,
     in_pool,
     judge_mlm,
+    read_mlm,
     special_mask,
 )
 from exercises.lab.sandbox import Sandbox
@@ -87,11 +86,6 @@ def rate_failure(rule: Rule, where: Said, entry: dict, what: Bilingual, diagnosi
         ),
         diagnosis,
     )
-
-
-def read_mlm(out, shape: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor]:
-    input_ids, labels = pair(out, ("input_ids", "labels"))
-    return tensor(input_ids, "input_ids", shape), tensor(labels, "labels", shape)
 
 
 @dataclass(frozen=True)

@@ -148,3 +148,106 @@ def test_plural_forms_pick_the_english_form_then_translate():
     assert ngettext("expected %s argument", "expected %s arguments", 2) == "expected %s arguments"
     with speaking("zh"):
         assert ngettext("expected %s argument", "expected %s arguments", 2) == "后面需要 %s 个值"
+
+
+# -- the parser's own texts: every help= and description= is an L(en, zh) pair -------
+
+CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
+
+
+def parser_texts(lang: str) -> list[tuple[str, str, str | None]]:
+    """(command, option or argument, its text) for every text of the real parser built in
+    ``lang``: each parser's description, each action's help, each subcommand's help."""
+    from tui.cli import build_parser
+
+    def walk(parser, path):
+        found = [(path, "description", parser.description)]
+        for action in parser._actions:
+            found.append((path, "/".join(action.option_strings) or action.dest, action.help))
+            if isinstance(action, argparse._SubParsersAction):
+                found += [(path, choice.dest, choice.help) for choice in action._choices_actions]
+                for name, sub in action.choices.items():
+                    found += walk(sub, f"{path} {name}")
+        return found
+
+    with speaking(lang):
+        return walk(build_parser(), "objectives-tutor")
+
+
+def parsers(lang: str):
+    """Every parser of the real command line built in ``lang``, with its command."""
+    from tui.cli import build_parser
+
+    def walk(parser, path):
+        yield path, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, f"{path} {name}")
+
+    with speaking(lang):
+        yield from walk(build_parser(), "objectives-tutor")
+
+
+def test_every_help_text_of_the_zh_parser_is_chinese():
+    english = parser_texts("en")
+    chinese = parser_texts("zh")
+    assert [where for *where, _ in english] == [where for *where, _ in chinese]
+    stray = [
+        (command, name, zh)
+        for (command, name, en), (_, _, zh) in zip(english, chinese, strict=True)
+        if zh is not None and zh != argparse.SUPPRESS and (zh == en or not CJK.search(zh))
+    ]
+    assert stray == []
+    assert len([zh for *_, zh in chinese if zh and zh != argparse.SUPPRESS]) >= 189  # all were walked
+
+
+# The English texts as the parser printed them before they became pairs (issue #25),
+# captured once: docs and tests quote them, so a pair must not change its English.
+ENGLISH_TEXTS = (271, "c4af79fe6a5af19103339a2ecb0b57a7c6562b0861699f781d00219e9c82c1cf")
+SHOW_MASK_HELP = """\
+usage: objectives-tutor show mask [-h] [--n N] [--prefix PREFIX] [--json]
+                                  {causal,bidirectional,prefix}
+
+positional arguments:
+  {causal,bidirectional,prefix}
+
+options:
+  -h, --help            show this help message and exit
+  --n N                 sequence length, 1..512 (default 8)
+  --prefix PREFIX       prefix mask: prefix length, 0..512 and at most n
+                        (default n/2)
+  --json                print JSON: key 'mask', 1 = blocked
+"""
+
+
+def test_the_english_texts_are_unchanged():
+    import hashlib
+    import json
+
+    texts = parser_texts("en")
+    digest = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode()).hexdigest()
+    assert (len(texts), digest) == ENGLISH_TEXTS
+
+
+def test_the_english_help_prints_as_before(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(["--lang", "en", "show", "mask", "--help"], capsys)
+    assert (code, out) == (0, SHOW_MASK_HELP)
+
+
+def test_the_zh_help_fits_80_columns_and_keeps_every_word(monkeypatch):
+    """argparse counts characters and breaks at spaces; a Chinese help is wrapped by
+    columns (two a character) and between characters, with nothing lost."""
+    from tui.cli import cells
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for command, parser in parsers("zh"):
+        with speaking("zh"):
+            printed = parser.format_help()
+        wide = [line for line in printed.splitlines() if cells(line) > 80 and not line.lstrip().startswith("-")]
+        assert wide == [], command
+        flat = re.sub(r"\s", "", printed)
+        for action in parser._actions:
+            if action.help and action.help != argparse.SUPPRESS:
+                assert re.sub(r"\s", "", action.help.replace("%%", "%")) in flat, (command, action.help)

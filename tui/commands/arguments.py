@@ -55,6 +55,14 @@ def gettext(msgid: str) -> str:
     return pick(text, _SPOKEN.get()) if text else msgid
 
 
+def said(text: Bilingual | str | None) -> str | None:
+    """A parser's own text (an option's ``help=``, a command's ``description=``, given as an
+    ``L(en, zh)`` pair) in the command line's language: OneLineParser in tui/cli.py picks
+    it while the parser is built, inside ``speaking``. A plain str (argparse.SUPPRESS) is
+    kept as it is."""
+    return pick(text, _SPOKEN.get()) if isinstance(text, dict) else text
+
+
 def ngettext(singular: str, plural: str, n: int) -> str:
     """argparse's ``ngettext()``: the English form for ``n``, then its translation."""
     return gettext(singular if n == 1 else plural)
@@ -130,6 +138,7 @@ class Bounded:
     them, for the tests that walk every parser (tests/test_cli_bounds.py)."""
 
     limits: str
+    limits_zh: str  # the same limits in Chinese, for the zh --help
 
     def at_limit(self) -> str:
         raise NotImplementedError
@@ -149,7 +158,7 @@ class whole(Bounded):  # lower case: read as a type, like int
 
     def __init__(self, low: int, high: int, *, cases: str = "") -> None:
         self.low, self.high, self.cases = low, high, cases  # cases: the limits of each case, said too
-        self.limits = f"{low}..{high}"
+        self.limits = self.limits_zh = f"{low}..{high}"
 
     def __call__(self, typed: str) -> int:
         value = normalise(typed)
@@ -191,7 +200,7 @@ class real(Bounded):
 
     def __init__(self, low: float, high: float, *, percent: bool = False) -> None:
         self.low, self.high, self.percent = low, high, percent
-        self.limits = f"{low:g}..{high:g}"
+        self.limits = self.limits_zh = f"{low:g}..{high:g}"
 
     def __call__(self, typed: str) -> float:
         value = normalise(typed)
@@ -222,7 +231,7 @@ class text(Bounded):
 
     def __init__(self, limit: int, *, blank: bool = False) -> None:
         self.limit, self.blank = limit, blank
-        self.limits = f"at most {limit} characters"
+        self.limits, self.limits_zh = f"at most {limit} characters", f"最多 {limit} 个字符"
 
     def __call__(self, typed: str) -> str:
         if len(typed) > self.limit:
@@ -253,7 +262,7 @@ class listing(Bounded):
         spaces: bool = False,
     ) -> None:
         self.item, self.most, self.form, self.example, self.spaces = item, most, form, example, spaces
-        self.limits = f"at most {most}"
+        self.limits, self.limits_zh = f"at most {most}", f"最多 {most} 个"
 
     def __call__(self, typed: str) -> list:
         value = normalise(typed).replace("、", ",")
@@ -289,6 +298,7 @@ def positions(length: int) -> listing:
 
     reader = listing(read, length, form=MESSAGES["usage-positions"], example=str(position.high))
     reader.limits = f"at most {length}, each {position.limits}"
+    reader.limits_zh = f"最多 {length} 个，每个 {position.limits}"
     return reader
 
 
@@ -305,6 +315,7 @@ def span_list(length: int) -> listing:
 
     reader = listing(read, length, form=MESSAGES["usage-spans"], example=f"0:{end.high}")
     reader.limits = f"at most {length}, ends {end.limits}"
+    reader.limits_zh = f"最多 {length} 段，端点 {end.limits}"
     return reader
 
 
@@ -313,7 +324,7 @@ class named_text(Bounded):  # lower case: read as a type, like int
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.limits = f"at most {limit} characters"
+        self.limits, self.limits_zh = f"at most {limit} characters", f"最多 {limit} 个字符"
 
     def __call__(self, typed: str) -> tuple[str, str]:
         separator = "=" if "=" in typed else "＝" if "＝" in typed else None

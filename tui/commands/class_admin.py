@@ -49,73 +49,160 @@ def _seconds(text: str) -> float:
 def add_class_parser(commands, common, parser_class):
     """The ``class`` command with h5's actions; returns its subparsers so h6 adds serve/dashboard."""
     group = commands.add_parser(
-        "class", parents=[common], help="the class server: init, quiz, serve, dashboard"
+        "class",
+        parents=[common],
+        help=L("the class server: init, quiz, serve, dashboard", "班级服务器：init、quiz、serve、dashboard"),
     )
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=parser_class)
-    init = actions.add_parser("init", parents=[common], help="make a class folder from a roster (a PIN each)")
-    init.add_argument("dir", metavar="DIR", help="the class folder to make")
-    init.add_argument("--roster", required=True, help="CSV of student id,name (UTF-8 or GB18030)")
-    init.add_argument(
-        "--db", help="postgresql://... to keep the class in PostgreSQL (default: SQLite in DIR)"
+    init = actions.add_parser(
+        "init",
+        parents=[common],
+        help=L("make a class folder from a roster (a PIN each)", "按名单创建班级文件夹（每人一个 PIN）"),
     )
-    init.add_argument("--teacher-id", default="teacher", help="the teacher's sign-in id (default: teacher)")
+    init.add_argument("dir", metavar="DIR", help=L("the class folder to make", "要创建的班级文件夹"))
     init.add_argument(
-        "--add", action="store_true", help="DIR holds a class: add the roster's new students (new PIN file)"
+        "--roster",
+        required=True,
+        help=L("CSV of student id,name (UTF-8 or GB18030)", "学生名单 CSV：学号,姓名（UTF-8 或 GB18030）"),
+    )
+    init.add_argument(
+        "--db",
+        help=L(
+            "postgresql://... to keep the class in PostgreSQL (default: SQLite in DIR)",
+            "postgresql://...：把班级存在 PostgreSQL 中（默认：DIR 里的 SQLite）",
+        ),
+    )
+    init.add_argument(
+        "--teacher-id",
+        default="teacher",
+        help=L("the teacher's sign-in id (default: teacher)", "教师的登录名（默认：teacher）"),
+    )
+    init.add_argument(
+        "--add",
+        action="store_true",
+        help=L(
+            "DIR holds a class: add the roster's new students (new PIN file)",
+            "DIR 里已有班级：加入名单中的新学生（新的 PIN 文件）",
+        ),
     )
     quiz = actions.add_parser(
-        "quiz", parents=[common], help="open, close, extend, release a quiz on the server"
+        "quiz",
+        parents=[common],
+        help=L("open, close, extend, release a quiz on the server", "在服务器上开放、关闭、延时、公布测验"),
     )
     steps = quiz.add_subparsers(dest="step", metavar="STEP", required=True, parser_class=parser_class)
     where = parser_class(add_help=False)
-    where.add_argument("--class", dest="class_dir", required=True, metavar="DIR", help="the class folder")
-    where.add_argument("--db", help="postgresql://... when the class is in PostgreSQL")
-    opened = steps.add_parser("open", parents=[common, where], help="open a quiz (TOML) for the whole class")
+    where.add_argument(
+        "--class", dest="class_dir", required=True, metavar="DIR", help=L("the class folder", "班级文件夹")
+    )
+    where.add_argument(
+        "--db",
+        help=L(
+            "postgresql://... when the class is in PostgreSQL", "postgresql://...：班级存在 PostgreSQL 中时"
+        ),
+    )
+    opened = steps.add_parser(
+        "open",
+        parents=[common, where],
+        help=L("open a quiz (TOML) for the whole class", "为全班开放一份测验（TOML）"),
+    )
     opened.add_argument("quiz", metavar="QUIZ.toml")
-    opened.add_argument("--name", help="what the dashboard calls it (default: the quiz's title)")
-    steps.add_parser("close", parents=[common, where], help="close the open quiz: no more saves")
+    opened.add_argument(
+        "--name",
+        help=L(
+            "what the dashboard calls it (default: the quiz's title)", "看板上显示的名称（默认：测验的标题）"
+        ),
+    )
+    steps.add_parser(
+        "close",
+        parents=[common, where],
+        help=L("close the open quiz: no more saves", "关闭开放中的测验：不再接受保存"),
+    )
     extend = steps.add_parser(
-        "extend", parents=[common, where], help="give one student more time (-2m takes 2 minutes back)"
+        "extend",
+        parents=[common, where],
+        help=L(
+            "give one student more time (-2m takes 2 minutes back)", "给一名学生延长时间（-2m 收回 2 分钟）"
+        ),
     )
     # "-2m" is a time here, not an option: argparse reads a leading minus as an option unless
     # the word looks like a negative number, and this parser has no option that does.
     extend._negative_number_matcher = re.compile(r"^-\d+(?:\.\d+)?(?:s|sec|m|min|h)?$")
     extend.add_argument("student", metavar="STUDENT")
-    extend.add_argument("seconds", metavar="TIME", type=_seconds, help="300, 5m, 1h; -2m takes time back")
-    release = steps.add_parser("release", parents=[common, where], help="let students see their results")
+    extend.add_argument(
+        "seconds",
+        metavar="TIME",
+        type=_seconds,
+        help=L("300, 5m, 1h; -2m takes time back", "300、5m、1h；-2m 收回时间"),
+    )
+    release = steps.add_parser(
+        "release", parents=[common, where], help=L("let students see their results", "让学生看到自己的成绩")
+    )
     release.add_argument(
         "--number",
         type=QUIZ_NUMBER,
-        help=f"the quiz's number, {QUIZ_NUMBER.limits} (class quiz list; default: the latest)",
+        help=L(
+            f"the quiz's number, {QUIZ_NUMBER.limits} (class quiz list; default: the latest)",
+            f"测验编号，{QUIZ_NUMBER.limits_zh}（见 class quiz list；默认：最新的）",
+        ),
     )
-    steps.add_parser("list", parents=[common, where], help="the class's quizzes and their state")
+    steps.add_parser(
+        "list", parents=[common, where], help=L("the class's quizzes and their state", "班级的测验及其状态")
+    )
     unlock = actions.add_parser(
-        "unlock", parents=[common, where], help="forget a student's (or an address's) wrong PINs"
+        "unlock",
+        parents=[common, where],
+        help=L(
+            "forget a student's (or an address's) wrong PINs", "清除某个学生（或某个地址）输错的 PIN 记录"
+        ),
     )
     unlock.add_argument("student", metavar="STUDENT|ADDRESS")
-    failures = actions.add_parser("sign-ins", parents=[common, where], help="failed sign-ins, latest last")
+    failures = actions.add_parser(
+        "sign-ins",
+        parents=[common, where],
+        help=L("failed sign-ins, latest last", "登录失败记录，最新的在最后"),
+    )
     failures.add_argument(
-        "--minutes", type=WEEK_MINUTES, default=60, help=f"how far back, {WEEK_MINUTES.limits} (default 60)"
+        "--minutes",
+        type=WEEK_MINUTES,
+        default=60,
+        help=L(
+            f"how far back, {WEEK_MINUTES.limits} (default 60)",
+            f"往前看多少分钟，{WEEK_MINUTES.limits_zh}（默认 60）",
+        ),
     )
     ended = actions.add_parser(
-        "end-session", parents=[common, where], help="sign a student out (their tab says so)"
+        "end-session",
+        parents=[common, where],
+        help=L("sign a student out (their tab says so)", "让一名学生退出登录（其页面会提示）"),
     )
     ended.add_argument("student", metavar="STUDENT")
     settings = actions.add_parser(
-        "settings", parents=[common, where], help="the class's settings (the training lab on the server)"
+        "settings",
+        parents=[common, where],
+        help=L("the class's settings (the training lab on the server)", "班级设置（服务器上的训练实验室）"),
     )
     settings.add_argument(
-        "--training", choices=("off", "on"), help="train on the server: off (default) or on"
+        "--training",
+        choices=("off", "on"),
+        help=L("train on the server: off (default) or on", "在服务器上训练：off（默认）或 on"),
     )
     steps_type, slots_type = whole(1, MAX_TRAINING_STEPS), whole(1, MAX_TRAINING_SLOTS)
     settings.add_argument(
         "--training-steps",
         type=steps_type,
-        help=f"most steps per objective a student may train, {steps_type.limits}",
+        help=L(
+            f"most steps per objective a student may train, {steps_type.limits}",
+            f"每个学生每个目标最多可训练的步数，{steps_type.limits_zh}",
+        ),
     )
     settings.add_argument(
         "--training-slots",
         type=slots_type,
-        help=f"trainings at once per host, {slots_type.limits}; the rest wait their turn",
+        help=L(
+            f"trainings at once per host, {slots_type.limits}; the rest wait their turn",
+            f"每台主机同时进行的训练数，{slots_type.limits_zh}；其余的排队等待",
+        ),
     )
     return actions
 

@@ -16,19 +16,52 @@ from tui.i18n import t
 
 def add_parsers(actions, common) -> None:
     """``serve`` and ``dashboard`` beside class_admin's ``init`` and ``quiz``."""
-    serve = actions.add_parser("serve", parents=[common], help="serve the app to a signed-in class")
-    serve.add_argument("--class", dest="class_dir", required=True, metavar="DIR", help="the class directory")
-    serve.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)"
+    serve = actions.add_parser(
+        "serve", parents=[common], help=L("serve the app to a signed-in class", "为已登录的班级提供本应用")
     )
-    serve.add_argument("--port", type=PORT, default=8000, help=f"port, {PORT.limits} (default 8000)")
-    serve.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
     serve.add_argument(
-        "--cold", action="store_true", help="start each session from scratch, not from the warm process"
+        "--class", dest="class_dir", required=True, metavar="DIR", help=L("the class directory", "班级文件夹")
     )
-    dashboard = actions.add_parser("dashboard", parents=[common], help="the teacher's live view of the class")
-    dashboard.add_argument("class_dir", metavar="DIR", help="the class directory")
-    dashboard.add_argument("--db", metavar="URL", help="postgresql://... when the class is in PostgreSQL")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help=L(
+            "address to listen on (default 127.0.0.1, this machine only)",
+            "监听的地址（默认 127.0.0.1，仅本机）",
+        ),
+    )
+    serve.add_argument(
+        "--port",
+        type=PORT,
+        default=8000,
+        help=L(f"port, {PORT.limits} (default 8000)", f"端口，{PORT.limits_zh}（默认 8000）"),
+    )
+    serve.add_argument(
+        "--db",
+        metavar="URL",
+        help=L(
+            "postgresql://... when the class is in PostgreSQL", "postgresql://...：班级存在 PostgreSQL 中时"
+        ),
+    )
+    serve.add_argument(
+        "--cold",
+        action="store_true",
+        help=L(
+            "start each session from scratch, not from the warm process",
+            "每个会话都从头启动，而不是从预热好的进程启动",
+        ),
+    )
+    dashboard = actions.add_parser(
+        "dashboard", parents=[common], help=L("the teacher's live view of the class", "教师的班级实时视图")
+    )
+    dashboard.add_argument("class_dir", metavar="DIR", help=L("the class directory", "班级文件夹"))
+    dashboard.add_argument(
+        "--db",
+        metavar="URL",
+        help=L(
+            "postgresql://... when the class is in PostgreSQL", "postgresql://...：班级存在 PostgreSQL 中时"
+        ),
+    )
 
 
 def _open_store(class_dir: str, db_url: str | None, command: str, lang: str):

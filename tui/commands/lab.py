@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.text import Text
 
 from exercises.lab.workspace import default_lab_dir
-from exercises.text import pick
+from exercises.text import L, pick
 from tui.errors import UsageError
 from tui.i18n import t
 from tui.lab_render import render_result
@@ -42,24 +42,41 @@ def add_parser(commands, common) -> None:
     lab = commands.add_parser(
         "lab",
         parents=[common],
-        help="the code lab: write each objective in torch",
-        description=(
+        help=L("the code lab: write each objective in torch", "代码实验室：用 torch 写出每个目标"),
+        description=L(
             "lab [--dir DIR]: the lab screen in the app; lab init [--dir DIR]: the task files (never overwritten); "
             "lab check [TASK] [--dir DIR] [--json]: exit 0 all pass, 1 a failure, 2 usage; "
             "lab watch [--dir DIR]: re-check on every save; lab hint TASK; lab solution TASK (after a first try). "
             "DIR defaults to the current directory when it holds lab files, else $OBJECTIVES_TUTOR_HOME/code-lab "
-            "(when set) or ~/objectives-lab"
+            "(when set) or ~/objectives-lab",
+            (
+                "lab [--dir DIR]：应用中的实验室界面；lab init [--dir DIR]：任务文件（从不覆盖）；"
+                "lab check [TASK] [--dir DIR] [--json]：全部通过退出码 0，有失败 1，用法错误 2；"
+                "lab watch [--dir DIR]：每次保存后重新检查；lab hint TASK；lab solution TASK（先尝试一次之后）。"
+                "DIR 默认是当前文件夹（其中有实验室文件时），否则是 $OBJECTIVES_TUTOR_HOME/code-lab"
+                "（已设置时）或 ~/objectives-lab。"
+            ),
         ),
     )
-    lab.add_argument("action", nargs="?", default=None, help="init | check | watch | hint | solution")
+    lab.add_argument(
+        "action",
+        nargs="?",
+        default=None,
+        help=L("init | check | watch | hint | solution", "要做的事：init | check | watch | hint | solution"),
+    )
     lab.add_argument(
         "target",
         nargs="?",
         default=None,
-        help="check/hint/solution: the task; init/watch: the folder (as --dir)",
+        help=L(
+            "check/hint/solution: the task; init/watch: the folder (as --dir)",
+            "check/hint/solution：任务；init/watch：文件夹（同 --dir）",
+        ),
     )
-    lab.add_argument("--dir", default=None, help="the lab folder (default: see above)")
-    lab.add_argument("--json", action="store_true", help="check: print JSON")
+    lab.add_argument(
+        "--dir", default=None, help=L("the lab folder (default: see above)", "实验室文件夹（默认：见上文）")
+    )
+    lab.add_argument("--json", action="store_true", help=L("check: print JSON", "check：输出 JSON"))
 
 
 ACTIONS = ("init", "check", "watch", "hint", "solution")

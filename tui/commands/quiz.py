@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from exercises.grading.model import full_marks
-from exercises.text import cannot, pick
+from exercises.text import L, cannot, pick
 from tui.errors import UsageError
 from tui.i18n import MESSAGES, t
 from tui.render import emit_json
@@ -59,66 +59,175 @@ def add_quiz_parser(commands, common, parser_class) -> None:
     from tui.commands.class_admin import QUIZ_NUMBER  # `class quiz`'s numbers: one rule
 
     quiz = commands.add_parser(
-        "quiz", parents=[common], help="classroom quizzes: new, take, key, grade, release"
+        "quiz",
+        parents=[common],
+        help=L(
+            "classroom quizzes: new, take, key, grade, release", "课堂测验：new、take、key、grade、release"
+        ),
     )
     actions = quiz.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=parser_class)
-    new = actions.add_parser("new", parents=[common], help="write a quiz definition (TOML)")
+    new = actions.add_parser(
+        "new", parents=[common], help=L("write a quiz definition (TOML)", "写一份测验定义（TOML）")
+    )
     new.add_argument("--title", required=True)
-    new.add_argument("--exercises", required=True, help="exercise ids, comma-separated")
-    new.add_argument("--time-limit", help="minutes, a whole number from 1 to 1440")
-    new.add_argument("--roster", help="CSV of student id,name: writes the teacher file with a PIN each")
-    new.add_argument("--teacher", help="where the teacher file goes (default: <output>.teacher.toml)")
+    new.add_argument(
+        "--exercises", required=True, help=L("exercise ids, comma-separated", "练习编号，用逗号分隔")
+    )
+    new.add_argument(
+        "--time-limit", help=L("minutes, a whole number from 1 to 1440", "分钟数，1 到 1440 的整数")
+    )
+    new.add_argument(
+        "--roster",
+        help=L(
+            "CSV of student id,name: writes the teacher file with a PIN each",
+            "学生名单 CSV：学号,姓名；写出教师文件，每人一个 PIN",
+        ),
+    )
+    new.add_argument(
+        "--teacher",
+        help=L(
+            "where the teacher file goes (default: <output>.teacher.toml)",
+            "教师文件写到哪里（默认：<output>.teacher.toml）",
+        ),
+    )
     new.add_argument(
         "--results",
         choices=("after-submit", "after-release"),
         default="after-submit",
-        help="when students see their results (default after-submit)",
+        help=L(
+            "when students see their results (default after-submit)",
+            "学生何时看到自己的成绩（默认 after-submit）",
+        ),
     )
-    new.add_argument("-o", "--output", required=True, help="the quiz file to hand out, e.g. quiz.toml")
-    new.add_argument("--force", action="store_true", help="overwrite existing files")
-    take = actions.add_parser("take", parents=[common], help="take a quiz in exam mode (answers autosaved)")
+    new.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help=L("the quiz file to hand out, e.g. quiz.toml", "要发给学生的测验文件，例如 quiz.toml"),
+    )
+    new.add_argument("--force", action="store_true", help=L("overwrite existing files", "覆盖已有的文件"))
+    take = actions.add_parser(
+        "take",
+        parents=[common],
+        help=L("take a quiz in exam mode (answers autosaved)", "以考试模式参加测验（答案自动保存）"),
+    )
     take.add_argument("quiz")
     take.add_argument("--student", required=True)
     # refused with a reason: a command line is readable by every account on the machine (ps)
-    take.add_argument("--pin", help=f"refused: type the PIN when asked, or set ${PIN_ENV}")
-    take.add_argument("--out", default=".", help="where the submission is written (default: here)")
-    key = actions.add_parser("key", parents=[common], help="one student's questions and solutions")
+    take.add_argument(
+        "--pin",
+        help=L(
+            f"refused: type the PIN when asked, or set ${PIN_ENV}",
+            f"不接受：请在提示时输入 PIN，或设置 ${PIN_ENV}",
+        ),
+    )
+    take.add_argument(
+        "--out",
+        default=".",
+        help=L("where the submission is written (default: here)", "提交文件写到哪里（默认：当前文件夹）"),
+    )
+    key = actions.add_parser(
+        "key", parents=[common], help=L("one student's questions and solutions", "一名学生的题目和答案")
+    )
     key.add_argument("quiz")
     key.add_argument("--student", required=True)
     key.add_argument("--json", action="store_true")
     grade = actions.add_parser(
-        "grade", parents=[common], help="regrade every submission; gradebook and report"
+        "grade",
+        parents=[common],
+        help=L("regrade every submission; gradebook and report", "重新评分每一份提交；成绩册和报告"),
     )
-    grade.add_argument("quiz", nargs="?", help="the quiz file (not with --class)")
-    grade.add_argument("submissions", nargs="*", metavar="SUBMISSION", help="files, or folders of *.json")
+    grade.add_argument(
+        "quiz", nargs="?", help=L("the quiz file (not with --class)", "测验文件（不能与 --class 同用）")
+    )
+    grade.add_argument(
+        "submissions",
+        nargs="*",
+        metavar="SUBMISSION",
+        help=L("files, or folders of *.json", "文件，或装有 *.json 的文件夹"),
+    )
     # h5 (issue 15): grade a quiz taken on the class server, from the class database
-    grade.add_argument("--class", dest="class_dir", metavar="DIR", help="grade from this class's database")
-    grade.add_argument("--db", help="with --class: postgresql://... when the class is in PostgreSQL")
+    grade.add_argument(
+        "--class",
+        dest="class_dir",
+        metavar="DIR",
+        help=L("grade from this class's database", "从这个班级的数据库评分"),
+    )
+    grade.add_argument(
+        "--db",
+        help=L(
+            "with --class: postgresql://... when the class is in PostgreSQL",
+            "与 --class 一起：postgresql://...，班级存在 PostgreSQL 中时",
+        ),
+    )
     grade.add_argument(
         "--number",
         type=QUIZ_NUMBER,
-        help=f"with --class: the quiz's number, {QUIZ_NUMBER.limits} (default: the latest)",
+        help=L(
+            f"with --class: the quiz's number, {QUIZ_NUMBER.limits} (default: the latest)",
+            f"与 --class 一起：测验编号，{QUIZ_NUMBER.limits_zh}（默认：最新的）",
+        ),
     )
-    grade.add_argument("--teacher", help="the teacher file: roster and PINs (signatures checked)")
-    grade.add_argument("--grace", default="1", help="minutes of grace before 'late' (default 1)")
-    grade.add_argument("--csv", metavar="FILE", help="write the gradebook CSV here")
+    grade.add_argument(
+        "--teacher",
+        help=L(
+            "the teacher file: roster and PINs (signatures checked)", "教师文件：名单和 PIN（会核对签名）"
+        ),
+    )
+    grade.add_argument(
+        "--grace",
+        default="1",
+        help=L("minutes of grace before 'late' (default 1)", "算作“迟交”之前的宽限分钟数（默认 1）"),
+    )
+    grade.add_argument(
+        "--csv", metavar="FILE", help=L("write the gradebook CSV here", "把成绩册 CSV 写到这里")
+    )
     grade.add_argument(  # checked after parsing (report.FORMATS): --help imports no grading
         "--format",
         default="plain",
-        help="the gradebook's columns: plain (every detail), canvas or moodle (what each imports)",
+        help=L(
+            "the gradebook's columns: plain (every detail), canvas or moodle (what each imports)",
+            "成绩册的列：plain（全部细节）、canvas 或 moodle（各自能导入的格式）",
+        ),
     )
-    grade.add_argument("--report", metavar="FILE", help="write the class report (Markdown) here")
-    grade.add_argument("--all", action="store_true", help="every misconception and every name in the report")
+    grade.add_argument(
+        "--report",
+        metavar="FILE",
+        help=L("write the class report (Markdown) here", "把班级报告（Markdown）写到这里"),
+    )
+    grade.add_argument(
+        "--all",
+        action="store_true",
+        help=L("every misconception and every name in the report", "报告中列出每一个误解和每一个名字"),
+    )
     grade.add_argument(
         "--run-student-code-unisolated",
         action="store_true",
-        help="where this computer cannot isolate lab files (no Landlock/seccomp: macOS, old kernels), "
-        "run the students' code anyway, with your rights over your files (rows flagged 'unisolated')",
+        help=L(
+            "where this computer cannot isolate lab files (no Landlock/seccomp: macOS, old kernels), "
+            "run the students' code anyway, with your rights over your files (rows flagged 'unisolated')",
+            (
+                "在这台电脑无法隔离实验室文件的地方（没有 Landlock/seccomp：macOS、旧内核），"
+                "仍然以你对自己文件的权限运行学生的代码（这些行标记为 'unisolated'）"
+            ),
+        ),
     )
-    release = actions.add_parser("release", parents=[common], help="let students see their results")
+    release = actions.add_parser(
+        "release", parents=[common], help=L("let students see their results", "让学生看到自己的成绩")
+    )
     release.add_argument("quiz")
-    release.add_argument("--out", default=".", help="the folder the students' submissions are in")
-    release.add_argument("--teacher", help="the teacher file (default: <quiz>.teacher.toml beside the quiz)")
+    release.add_argument(
+        "--out",
+        default=".",
+        help=L("the folder the students' submissions are in", "存放学生提交文件的文件夹"),
+    )
+    release.add_argument(
+        "--teacher",
+        help=L(
+            "the teacher file (default: <quiz>.teacher.toml beside the quiz)",
+            "教师文件（默认：测验旁边的 <quiz>.teacher.toml）",
+        ),
+    )
 
 
 def run_quiz(args: argparse.Namespace, lang: str, console: Console) -> int:

@@ -53,75 +53,134 @@ LAB_DIR = text(4096)
 def add_parser(commands, common) -> None:
     """The `train` and `probe` subcommands (tui/cli.py calls this: its one-line hook)."""
     train = commands.add_parser(
-        "train", parents=[common], help="the training lab: train tiny models with each objective"
+        "train",
+        parents=[common],
+        help=L("the training lab: train tiny models with each objective", "训练实验室：用每种目标训练小模型"),
     )
     train.add_argument(
         "--objectives",
         type=OBJECTIVE_NAMES,
         default=["clm", "mlm"],
-        help=f"comma-separated: clm,mlm,prefix,span ({OBJECTIVE_NAMES.limits})",
+        help=L(
+            f"comma-separated: clm,mlm,prefix,span ({OBJECTIVE_NAMES.limits})",
+            f"用逗号分隔：clm,mlm,prefix,span（{OBJECTIVE_NAMES.limits_zh}）",
+        ),
     )
     train.add_argument(
         "--steps",
         type=STEPS,
         default=DEFAULT_STEPS,
-        help=f"steps per model, {STEPS.limits} (default {DEFAULT_STEPS})",
+        help=L(
+            f"steps per model, {STEPS.limits} (default {DEFAULT_STEPS})",
+            f"每个模型的训练步数，{STEPS.limits_zh}（默认 {DEFAULT_STEPS}）",
+        ),
     )
     train.add_argument(
-        "--seed", type=SEED, default=0, help=f"seed for the text, the weights and the masks, {SEED.limits}"
+        "--seed",
+        type=SEED,
+        default=0,
+        help=L(
+            f"seed for the text, the weights and the masks, {SEED.limits}",
+            f"文本、权重和掩码的种子，{SEED.limits_zh}",
+        ),
     )
     train.add_argument(
-        "--corpus", choices=CORPORA, default=None, help="which toy language (default: the one of --lang)"
+        "--corpus",
+        choices=CORPORA,
+        default=None,
+        help=L("which toy language (default: the one of --lang)", "哪种玩具语言（默认：与 --lang 相同）"),
     )
     train.add_argument(
-        "--device", type=DEVICE, default="cpu", help=f"cpu (default) or cuda ({DEVICE.limits})"
+        "--device",
+        type=DEVICE,
+        default="cpu",
+        help=L(f"cpu (default) or cuda ({DEVICE.limits})", f"cpu（默认）或 cuda（{DEVICE.limits_zh}）"),
     )
     train.add_argument(
         "--threads",
         type=THREADS,
         default=1,
-        help=f"CPU threads, {THREADS.limits} (default 1: steadiest on a busy machine)",
+        help=L(
+            f"CPU threads, {THREADS.limits} (default 1: steadiest on a busy machine)",
+            f"CPU 线程数，{THREADS.limits_zh}（默认 1：在繁忙的机器上最稳定）",
+        ),
     )
-    train.add_argument("--json", action="store_true", help="print JSON")
-    train.add_argument("--no-save", action="store_true", help="do not keep the models for `probe`")
-    train.add_argument("--rules", action="store_true", help="print the toy language's rules and exit")
+    train.add_argument("--json", action="store_true", help=L("print JSON", "输出 JSON"))
+    train.add_argument(
+        "--no-save",
+        action="store_true",
+        help=L("do not keep the models for `probe`", "不为 `probe` 保留模型"),
+    )
+    train.add_argument(
+        "--rules",
+        action="store_true",
+        help=L("print the toy language's rules and exit", "输出玩具语言的规则后退出"),
+    )
     train.add_argument(
         "--with-lab",
         type=LAB_DIR,
         metavar="DIR",
-        help="also train with your own code from the code lab's folder DIR (bert_mask, prefix_lm_mask: "
-        f"each once its lab check passes), run in the lab's sandbox ({LAB_DIR.limits})",
+        help=L(
+            "also train with your own code from the code lab's folder DIR (bert_mask, prefix_lm_mask: "
+            f"each once its lab check passes), run in the lab's sandbox ({LAB_DIR.limits})",
+            (
+                "同时用代码实验室文件夹 DIR 中你自己的代码训练（bert_mask、prefix_lm_mask："
+                f"各自在通过实验室检查之后），在实验室的沙箱中运行（{LAB_DIR.limits_zh}）"
+            ),
+        ),
     )
     train.add_argument(
         "--bug",
         type=BUG_NAMES,
         metavar="NAME",
-        help=f"also train from a classic bert_mask bug (comma-separated, or all): {', '.join(BUG_SLUGS)} "
-        f"({BUG_NAMES.limits})",
+        help=L(
+            f"also train from a classic bert_mask bug (comma-separated, or all): {', '.join(BUG_SLUGS)} "
+            f"({BUG_NAMES.limits})",
+            (
+                f"同时用一个经典的 bert_mask 错误训练（用逗号分隔，或 all）：{', '.join(BUG_SLUGS)}"
+                f"（{BUG_NAMES.limits_zh}）"
+            ),
+        ),
     )
     probe = commands.add_parser(
-        "probe", parents=[common], help="ask the last trained models: continue or fill _"
+        "probe",
+        parents=[common],
+        help=L("ask the last trained models: continue or fill _", "询问最近训练的模型：续写，或填空 _"),
     )
     probe.add_argument(
         "prompt",
         type=PROMPT,
-        help=f"text to continue, or a sentence with one blank written _ or [MASK] ({PROMPT.limits})",
+        help=L(
+            f"text to continue, or a sentence with one blank written _ or [MASK] ({PROMPT.limits})",
+            f"要续写的文本，或含一个空（写作 _ 或 [MASK]）的句子（{PROMPT.limits_zh}）",
+        ),
     )
     probe.add_argument(
         "--attention",
         action="store_true",
-        help="print what each model looked at: its attention weights (rows: queries, columns: keys) "
-        "and the mask it was trained with",
+        help=L(
+            "print what each model looked at: its attention weights (rows: queries, columns: keys) "
+            "and the mask it was trained with",
+            ("输出每个模型关注了什么：它的注意力权重（行：query，列：key）以及训练时所用的掩码"),
+        ),
     )
     probe.add_argument(
-        "--layer", type=LAYER, help=f"with --attention: which layer, {LAYER.limits} (default: the last)"
+        "--layer",
+        type=LAYER,
+        help=L(
+            f"with --attention: which layer, {LAYER.limits} (default: the last)",
+            f"与 --attention 一起：哪一层，{LAYER.limits_zh}（默认：最后一层）",
+        ),
     )
     probe.add_argument(
         "--head",
         type=HEAD,
-        help=f"with --attention: one head, {HEAD.limits} (default: the mean of the heads)",
+        help=L(
+            f"with --attention: one head, {HEAD.limits} (default: the mean of the heads)",
+            f"与 --attention 一起：某一个头，{HEAD.limits_zh}（默认：各个头的平均）",
+        ),
     )
-    probe.add_argument("--json", action="store_true", help="print JSON")
+    probe.add_argument("--json", action="store_true", help=L("print JSON", "输出 JSON"))
 
 
 def _check(args: argparse.Namespace, lang: str) -> None:

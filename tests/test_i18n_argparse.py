@@ -245,7 +245,9 @@ def test_the_zh_help_fits_80_columns_and_keeps_every_word(monkeypatch):
     for command, parser in parsers("zh"):
         with speaking("zh"):
             printed = parser.format_help()
-        wide = [line for line in printed.splitlines() if cells(line) > 80 and not line.lstrip().startswith("-")]
+        wide = [
+            line for line in printed.splitlines() if cells(line) > 80 and not line.lstrip().startswith("-")
+        ]
         assert wide == [], command
         flat = re.sub(r"\s", "", printed)
         for action in parser._actions:

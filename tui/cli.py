@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=textbook_run.ANY_BATCH,
         help=L(
             f"batch size, default (limits): {textbook_run.sizes_help('batch')}",
-            f"批大小，默认值（范围）：{textbook_run.sizes_help('batch')}",
+            f"批大小，默认值（范围）：{textbook_run.sizes_help('batch', 'zh')}",
         ),
     )
     textbook.add_argument(
@@ -330,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=textbook_run.ANY_SEQ_LEN,
         help=L(
             f"sequence length, default (limits): {textbook_run.sizes_help('seq_len')}",
-            f"序列长度，默认值（范围）：{textbook_run.sizes_help('seq_len')}",
+            f"序列长度，默认值（范围）：{textbook_run.sizes_help('seq_len', 'zh')}",
         ),
     )
     textbook.add_argument(

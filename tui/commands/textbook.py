@@ -25,10 +25,16 @@ SIZES = {
 }
 
 
-def sizes_help(name: str) -> str:
-    """Each run's default and limits, for --help: "clm 2 (1..8), mlm 4 (1..4096)"."""
-    return ", ".join(
-        f"{run} {sizes[name][0]} ({sizes[name][1].limits})" for run, sizes in SIZES.items() if name in sizes
+def sizes_help(name: str, lang: str = "en") -> str:
+    """Each run's default and limits, for --help: "clm 2 (1..8), mlm 4 (1..4096)", in zh
+    "clm 2（1..8）、mlm 4（1..4096）"."""
+    sep, form = (
+        ("、", "{run} {default}（{limits}）") if lang == "zh" else (", ", "{run} {default} ({limits})")
+    )
+    return sep.join(
+        form.format(run=run, default=sizes[name][0], limits=sizes[name][1].limits)
+        for run, sizes in SIZES.items()
+        if name in sizes
     )
 
 

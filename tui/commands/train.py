@@ -137,7 +137,7 @@ def add_parser(commands, common) -> None:
             f"also train from a classic bert_mask bug (comma-separated, or all): {', '.join(BUG_SLUGS)} "
             f"({BUG_NAMES.limits})",
             (
-                f"同时用一个经典的 bert_mask 错误训练（用逗号分隔，或 all）：{', '.join(BUG_SLUGS)}"
+                f"同时用一个经典的 bert_mask 错误训练（用逗号分隔，或 all）：{'、'.join(BUG_SLUGS)}"
                 f"（{BUG_NAMES.limits_zh}）"
             ),
         ),

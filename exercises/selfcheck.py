@@ -21,7 +21,8 @@ from collections.abc import Iterable
 
 from exercises.catalogue import EXERCISES
 from exercises.grading.diagnoses import DIAGNOSES
-from exercises.grading.model import Exercise, Variant, full_marks
+from exercises.grading.marks import full_marks
+from exercises.grading.model import Exercise, Variant
 from exercises.grading.parsing import clean
 from exercises.items.banks import CHINESE_MATERIAL_NOTE
 from exercises.items.choice import ChoiceExercise, Question

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from exercises.grading.model import full_marks
+from exercises.grading.marks import full_marks
 from exercises.text import Bilingual, L
 
 EIGHTHS = " ▏▎▍▌▋▊▉"  # a bar's last cell, in eighths of a cell

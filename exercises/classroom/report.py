@@ -32,7 +32,7 @@ from exercises.classroom.histogram import (
 )
 from exercises.classroom.quiz import Quiz, is_lab, iso_time, question_title
 from exercises.classroom.safe import csv_cell, markdown
-from exercises.grading.model import full_marks
+from exercises.grading.marks import full_marks
 from exercises.text import L, pick
 
 LMS_COLUMNS = ("student_id", "name", "points", "max", "percent")

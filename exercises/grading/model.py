@@ -12,16 +12,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from exercises.grading.marks import full_marks
 from exercises.text import Bilingual, L, pick
 
 POOL_PROBE = 500  # seeds looked at to count a generated exercise's distinct questions
-FULL_MARKS = 1.0
-
-
-def full_marks(score: float | None) -> bool:
-    """Is this score (of an answer, a part or a question) full marks? The one definition of
-    "right" that every grader, screen and report uses (a float sum may land a hair short)."""
-    return score is not None and score >= FULL_MARKS - 1e-9
 
 
 class UnknownPart(ValueError):

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.tokens import MASK  # torch-free
-from exercises.grading.model import Parsed, PartResult, full_marks
+from exercises.grading.marks import full_marks
+from exercises.grading.model import Parsed, PartResult
 from exercises.grading.parsing import (
     by_separators,
     decimals_written,

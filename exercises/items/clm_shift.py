@@ -26,7 +26,8 @@ import itertools
 import re
 from collections.abc import Mapping
 
-from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, full_marks
+from exercises.grading.marks import full_marks
+from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.grading.scoring import (
     grade_token_parts,
     jaccard,

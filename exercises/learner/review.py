@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from exercises.grading.model import full_marks
+from exercises.grading.marks import full_marks
 from exercises.learner.store import PREDICTION, Attempt
 
 DAY = 86_400.0

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from exercises.grading.model import full_marks
+from exercises.grading.marks import full_marks
 from exercises.text import L, cannot, pick
 from tui.errors import UsageError
 from tui.i18n import MESSAGES, t

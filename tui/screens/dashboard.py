@@ -31,7 +31,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
 from exercises.classroom.safe import plain
-from exercises.grading.model import full_marks
+from exercises.grading.marks import full_marks
 from exercises.text import pick
 from tui.i18n import t
 

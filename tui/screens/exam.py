@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer, Header, Input, RadioSet, Static, Tab, Tabs
 
 from exercises.classroom.quiz import is_lab, question_title
-from exercises.grading.model import full_marks
+from exercises.grading.marks import full_marks
 from exercises.text import pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor

@@ -128,7 +128,7 @@ def part_feedback(exercise, variant, result, answer: dict[str, str], lang: str, 
     right or not ("✗ your choice: <why>" read as if that sentence had been picked)."""
     from rich.text import Text
 
-    from exercises.grading.model import full_marks
+    from exercises.grading.marks import full_marks
     from exercises.grading.policy import choice_text
     from tui.i18n import t
 

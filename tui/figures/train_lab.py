@@ -212,6 +212,9 @@ class TrainLabFigure(Figure):
     TrainLabFigure .tl-label { width: auto; height: 3; content-align: left middle; padding-right: 1; }
     TrainLabFigure #tl-objectives .tl-label { height: 1; }
     TrainLabFigure GlyphCheckbox { width: auto; border: none; padding: 0 1 0 0; height: 1; }
+    /* Textual's focus border is two lines tall: in a one-line box it hid the box and its
+       label. Focus shows as the highlighted label, as Textual draws it anyway. */
+    TrainLabFigure GlyphCheckbox:focus { border: none; }
     TrainLabFigure #tl-steps { width: 12; }
     TrainLabFigure #tl-corpus { width: 32; }
     TrainLabFigure #tl-own { height: auto; }

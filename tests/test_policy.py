@@ -110,3 +110,19 @@ def test_parts_describe_how_they_are_answered():
     matrix = get("mask-matrix")
     assert matrix.parts[0].kind == "matrix" and matrix.matrix_size(matrix.generate(0)) == 4
     assert {part.kind for part in get("mlm-abcde").parts} == {"text"}
+
+
+def test_the_answer_checked_last_is_a_repeat_spaces_aside_and_nothing_else():
+    practice = Practice()
+    assert not practice.repeats({"loss": "3.00"})  # nothing checked yet
+    practice.graded(
+        graded("perplexity", {"perplexity": "10000", "loss": "4"}), {"perplexity": "10000", "loss": "4"}
+    )
+    assert practice.repeats({"perplexity": " 10000", "loss": "4 "})
+    assert not practice.repeats({"perplexity": "10000", "loss": "3.00"})
+    assert not practice.repeats({"perplexity": "10000"})
+    practice.graded(
+        graded("perplexity", {"perplexity": "10000", "loss": "3.00"}), {"perplexity": "10000", "loss": "3.00"}
+    )
+    assert practice.repeats({"perplexity": "10000", "loss": "3.00"})
+    assert not practice.repeats({"perplexity": "10000", "loss": "4"})  # only the last one

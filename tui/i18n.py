@@ -241,6 +241,10 @@ MESSAGES: dict[str, Bilingual] = {
         "写下你的解释并按回车：参考答案随即出现；然后用 y / p / x（或列表）给自己打分。",
     ),
     "reflect-first": L("Write your explanation first.", "请先写下你的解释。"),
+    "answer-unchanged": L(
+        "Already checked: the same answer is not another try. Change it to try again.",
+        "这个答案已经检查过了，再按一次不算新的一次作答。改一改再提交。",
+    ),
     "choice-help": L(
         "Type the letter, or pick with the arrows and Enter.", "输入选项字母，或用方向键选择后回车。"
     ),

@@ -16,6 +16,8 @@ the tests follow the same rules (the practice panel renders what these decide).
 - A reflection is not graded by the machine: the learner writes an explanation,
   then sees the model answer, then marks themselves.
 - A graded matrix shows each wrong cell with the value it should have.
+- The answer checked last, checked again unchanged, is not another try: nothing is
+  graded or saved, the feedback stays and says so.
 """
 
 from __future__ import annotations
@@ -61,9 +63,18 @@ class Practice:
     wrong_tries: int = 0
     hints_shown: int = 0
     solution_asked: bool = False
+    last_answer: dict[str, str] | None = None  # the answer checked last, as typed (spaces aside)
 
-    def graded(self, result: GradeResult) -> None:
+    def repeats(self, answer: Mapping[str, str]) -> bool:
+        """Is ``answer`` the one checked last? Checking it again grades nothing new: it is
+        not another try (pressing Enter twice on a right answer used to count as two
+        right answers, and pushed the exercise out of review)."""
+        return self.last_answer is not None and _typed(answer) == self.last_answer
+
+    def graded(self, result: GradeResult, answer: Mapping[str, str] | None = None) -> None:
         """Count a graded try; an unreadable one is neither right nor wrong."""
+        if answer is not None:
+            self.last_answer = _typed(answer)
         self.checks += 1
         if result.graded and result.valid:
             self.tries += 1
@@ -92,6 +103,10 @@ class Practice:
         """A choice's misconception sentence states the right option: it waits for the
         solution. Elsewhere it names what went wrong at once."""
         return not is_multiple_choice(exercise) or self.shows_solution
+
+
+def _typed(answer: Mapping[str, str]) -> dict[str, str]:
+    return {part: str(text).strip() for part, text in answer.items()}
 
 
 def is_multiple_choice(exercise: Exercise) -> bool:

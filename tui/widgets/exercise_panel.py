@@ -247,8 +247,10 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             self.exercise_id = exercise_id
             self.seed = seed
             if getattr(self.app, "engine_loaded", False):
-                self._relabel()
+                # The new variant first: relabelling redraws the feedback and the solution,
+                # which must never meet the previous exercise's variant (that crashed).
                 await self.load_variant(focus=focus)
+                self._relabel()
 
     async def load_variant(self, focus: bool = True) -> None:
         """Show variant ``self.seed``; ``focus`` puts the cursor in its first part
@@ -390,8 +392,11 @@ class ExercisePanel(VerticalScroll, can_focus=True):
                 self._show_feedback()
                 next(iter(self.query("#parts ChoiceSet")), self).focus(scroll_visible=False)
                 return
+        if self.practice.repeats(answer) and self.result is not None:
+            self._show_feedback(note=t("answer-unchanged", self.lang))
+            return
         result = exercise.grade(self.variant, answer)
-        self.practice.graded(result)
+        self.practice.graded(result, answer)
         self.result = result
         self.graded_answer = dict(answer)
         self.post_message(
@@ -411,13 +416,14 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self._show_feedback()
         self.policy_changed()  # a first answer may unlock the solution (exam practice)
 
-    def _show_feedback(self, scroll: bool = True) -> None:
-        """The last result, then the model answer or the solution where the policy shows them."""
+    def _show_feedback(self, scroll: bool = True, note: str | None = None) -> None:
+        """The last result, then the model answer or the solution where the policy shows
+        them; ``note``, a line above them."""
         if not hasattr(self, "variant"):
             return
         lang = self.lang
         exercise = self._exercise()
-        out = Text()
+        out = Text(note + "\n", style="bold") if note else Text()
         if self.result is not None:
             out.append_text(self._result_text(self.result))
         comparison = model_answer(exercise, self.variant)

@@ -1,0 +1,70 @@
+"""Defects found walking the whole course in tmux on 2 December 2026 (zh and en, 80x24),
+each with a test that failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from exercises.curriculum import OBJECTIVES
+from tests.pilot import engine_ready
+from tests.test_app_evening import settle, text_of, type_text
+from tui.app import TutorApp
+from tui.widgets.exercise_panel import ExercisePanel
+
+
+def _lesson_exercises() -> list[tuple[str, str, str]]:
+    """(lesson, an exercise, another exercise of the same lesson) for every lesson with two."""
+    return [(o.id, o.exercises[0], o.exercises[1]) for o in OBJECTIVES if len(o.exercises) > 1]
+
+
+@pytest.mark.parametrize("lesson, first, other", _lesson_exercises())
+async def test_jumping_to_another_exercise_while_a_solution_shows_draws_the_new_one(lesson, first, other):
+    """1. The palette's jump to another exercise of the same lesson, with the solution of the
+    first on screen, crashed the app (KeyError in the new exercise's solve): the panel
+    redrew the new exercise's feedback from the old exercise's variant."""
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson(lesson, first, tab="practice")
+        await settle(pilot, 5)
+        panel = app.screen.query_one(ExercisePanel)
+        panel.action_solution()
+        await settle(pilot)
+        assert "solution" in text_of(panel.query_one("#feedback")).lower() or panel.result is None
+        app.open_lesson(lesson, other, tab="practice")
+        await settle(pilot, 5)
+        assert panel.exercise_id == other
+        assert panel.variant == panel._exercise().generate(panel.seed)
+        assert text_of(panel.query_one("#feedback")).strip() == ""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_checking_the_same_answer_again_is_not_another_try(lang):
+    """2. Enter pressed three more times on a right answer saved three more right answers,
+    and the review schedule took them as three days of practice: the exercise left the
+    queue after one real answer. Checking an unchanged answer now grades and saves nothing."""
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson("clm", "perplexity", tab="practice")
+        await settle(pilot, 5)
+        panel = app.screen.query_one(ExercisePanel)
+        right = panel._exercise().solve(panel.variant)
+        panel.focus_first()
+        await type_text(pilot, right["perplexity"])
+        await pilot.press("enter")
+        await type_text(pilot, "4")  # the loss: wrong
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("ctrl+u")
+        await type_text(pilot, right["loss"])
+        for _ in range(4):
+            await pilot.press("enter")
+            await settle(pilot)
+        scores = [attempt.score for attempt in app.progress.store.attempts()]
+        assert len(scores) == 2 and scores[0] < 1.0 and scores[1] == 1.0, scores
+        assert ("Already checked" if lang == "en" else "已经检查过") in text_of(panel.query_one("#feedback"))
+        await type_text(pilot, "0")  # a changed answer is a try again
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(app.progress.store.attempts()) == 3

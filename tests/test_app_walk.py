@@ -68,3 +68,24 @@ async def test_checking_the_same_answer_again_is_not_another_try(lang):
         await pilot.press("enter")
         await settle(pilot)
         assert len(app.progress.store.attempts()) == 3
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_solving_the_last_lesson_first_does_not_say_the_course_is_done(lang):
+    """5. On a fresh home, solving the last lesson's exercise said "that is the whole
+    course" while the home screen said 1/11 lessons done. It now names what is left."""
+    last = OBJECTIVES[-1]
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await engine_ready(app)
+        app.open_lesson(last.id, last.exercises[0], tab="practice")
+        await settle(pilot, 5)
+        panel = app.screen.query_one(ExercisePanel)
+        letter = panel._exercise().solve(panel.variant)["choice"]
+        panel.focus_first()
+        await pilot.press(letter.lower())
+        await settle(pilot)
+        note = text_of(panel.query_one("#lesson-note"))
+        assert app.progress.lesson_done(last.id)
+        assert ("whole course" not in note) and ("整门课" not in note), note
+        assert str(len(OBJECTIVES) - 1) in note and ("Self-supervision" in note or "自监督" in note), note

@@ -268,7 +268,7 @@ class TutorApp(App[None]):
         if it cannot be saved, say so once. The answer that solves a lesson's last
         exercise says so under its feedback, where the learner is reading (a toast
         covered the feedback and followed the learner into the next lesson)."""
-        from exercises.curriculum import next_objective
+        from exercises.curriculum import OBJECTIVES, next_objective
 
         exercise = graded.exercise
         was_done = self.progress.lesson_done(exercise.objective)
@@ -286,10 +286,14 @@ class TutorApp(App[None]):
             self.notify(notice_text(self.progress.notices[-1], self.lang), severity="error", timeout=15)
         solved_now = not was_done and self.progress.lesson_done(exercise.objective)
         following = next_objective(exercise.objective)
+        unfinished = [objective for objective in OBJECTIVES if not self.progress.lesson_done(objective.id)]
         for panel in self.screen.query("ExercisePanel"):
             panel.progress_changed()  # the marks in its list of exercises
             if solved_now:
-                panel.show_note(following.title if following is not None else None)
+                panel.show_note(
+                    following.title if following is not None else None,
+                    (len(unfinished), unfinished[0].title) if unfinished else None,
+                )
         self.screen.refresh_bindings()
 
     @property

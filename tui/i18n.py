@@ -832,6 +832,11 @@ MESSAGES: dict[str, Bilingual] = {
         "Every exercise of the last lesson is solved: that is the whole course.",
         "最后一课的练习也全部做对了：整门课都学完了。",
     ),
+    "lesson-done-last-unfinished": L(
+        "Every exercise of the last lesson is solved. Lessons still to finish: {n}, the first"
+        ' "{title}" (on the home screen).',
+        "最后一课的练习全部做对了。还有 {n} 课没有完成，第一课是「{title}」（在首页）。",
+    ),
     "palette-language-help": L("Switch the language (Ctrl+L)", "切换语言（Ctrl+L）"),
     # -- h1, session 3 (issue 10): the help screen's tables, made from the bindings --
     "help-title": L("Keys", "按键"),

@@ -102,7 +102,9 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         self.result = None  # the last graded result on this variant
         self.graded_answer: dict[str, str] = {}  # the answer it was given for
         self.comparing = False  # a reflection written: its model answer is shown
-        self.solved_note: tuple[Bilingual | None] | None = None  # the lesson was just solved
+        # The lesson was just solved: (the next lesson's title, or None after the last one;
+        # the lessons still unfinished: how many, and the first one's title).
+        self.solved_note: tuple[Bilingual | None, tuple[int, Bilingual] | None] | None = None
 
     def compose(self) -> ComposeResult:
         # Ids until the engine (and with it the exercises' titles) has loaded.
@@ -478,10 +480,11 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             out.append(pick(answer, lang) + "\n")
         return out
 
-    def show_note(self, following: Bilingual | None) -> None:
+    def show_note(self, following: Bilingual | None, unfinished: tuple[int, Bilingual] | None = None) -> None:
         """A line under the feedback: the lesson has just been solved, and which lesson
-        comes next (None: it was the last). It goes with the variant it was earned on."""
-        self.solved_note = (following,)
+        comes next (None: it was the last; then ``unfinished``, the lessons not finished
+        yet, if any). It goes with the variant it was earned on."""
+        self.solved_note = (following, unfinished)
         self._show_note()
         widget = self.query_one("#lesson-note", Static)
         self.call_after_refresh(widget.scroll_visible)
@@ -491,13 +494,15 @@ class ExercisePanel(VerticalScroll, can_focus=True):
         if self.solved_note is None:
             widget.update("")
             return
-        (following,) = self.solved_note
+        following, unfinished = self.solved_note
         lang = self.lang
-        widget.update(
-            t("lesson-done", lang, title=pick(following, lang))
-            if following is not None
-            else t("lesson-done-last", lang)
-        )
+        if following is not None:
+            widget.update(t("lesson-done", lang, title=pick(following, lang)))
+        elif unfinished is not None:
+            count, title = unfinished
+            widget.update(t("lesson-done-last-unfinished", lang, n=count, title=pick(title, lang)))
+        else:
+            widget.update(t("lesson-done-last", lang))
 
     # -- help ------------------------------------------------------------
 

@@ -29,7 +29,7 @@ def places(pattern: str) -> list[str]:
         (r"^BERT_SPLIT = ", "engine/settings.py"),
         (r"^MASK_RATE = ", "engine/settings.py"),  # BERT's 15 %, beside its split
         (r"^NOISE_DENSITY = ", "engine/settings.py"),  # T5's 15 %
-        (r"^def full_marks\(", "exercises/grading/model.py"),  # the one definition of "right"
+        (r"^def full_marks\(", "exercises/grading/marks.py"),  # the one definition of "right"
         (r"^INTERVALS_DAYS = ", "exercises/learner/review.py"),
         (r"^MAX_POSITIONS = ", "tui/widgets/mask_view.py"),
     ],

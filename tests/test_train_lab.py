@@ -320,7 +320,7 @@ def _table(clm_continue, clm_fill, mlm_continue, mlm_fill, **extra) -> dict:
             "mlm": {"continue": mlm_continue, "fill": mlm_fill},
             **extra,
         },
-        "settings": {"corpus": "zh", "steps": 77, "seed": 3},
+        "settings": {"corpus": "zh", "steps": 700, "seed": 3},
     }
 
 
@@ -334,7 +334,7 @@ def test_the_prediction_is_graded_against_the_learners_own_run():
     answer = {"clm_continue": "high", "clm_fill": "低", "mlm_continue": "0.1", "mlm_fill": "90%"}
     result = PREDICT.grade(variant, answer)
     assert result.score == 0.0 and result.valid
-    assert "77 steps" in result.parts["clm_fill"].feedback["en"]
+    assert "700 steps" in result.parts["clm_fill"].feedback["en"]
     flipped = {"clm_continue": "low", "clm_fill": "高", "mlm_continue": "0.9", "mlm_fill": "10%"}
     assert PREDICT.grade(variant, flipped).score == 1.0
     unreadable = PREDICT.grade(variant, {**flipped, "mlm_fill": "perhaps"})
@@ -365,3 +365,28 @@ def test_a_broken_table_file_falls_back_to_the_reference():
     for junk in ("{", "[]", '{"objectives": 3}', '{"objectives": {}, "settings": {}}'):
         (lab_dir() / TABLE_NAME).write_text(junk, encoding="utf-8")
         assert current_table() is REFERENCE
+
+
+def test_a_run_too_short_to_learn_is_not_what_the_prediction_is_graded_against():
+    """After 50 steps no model has learned either task: marking "the causal LM continues
+    well" wrong against such a run taught the opposite of the lesson (the 2 December walk).
+    The reference is used, and the feedback says why; the solution is in the learner's
+    language."""
+    from exercises.grading.policy import solution_lines
+    from exercises.items.trainlab import PREDICT
+
+    short = _table(0.26, 0.10, 0.0, 0.07)
+    short["settings"]["steps"] = 50
+    _save_table(short)
+    variant = PREDICT.generate(0)
+    concept = {"clm_continue": "高", "clm_fill": "低", "mlm_continue": "低", "mlm_fill": "高"}
+    result = PREDICT.grade(variant, concept)
+    assert result.score == 1.0
+    feedback = result.parts["clm_continue"].feedback
+    assert "50" in feedback["en"] and "500 steps" in feedback["en"] and "1.00" in feedback["en"]
+    assert "50 步" in feedback["zh"] and not any(mark in feedback["zh"] for mark in ("(", ")", ": "))
+    shown = [(label["zh"], answer["zh"]) for label, answer in solution_lines(PREDICT, variant)]
+    assert [answer for _, answer in shown] == ["高", "低", "低", "高"], shown
+    short["settings"]["steps"] = 500  # the default budget: the learner's own run again
+    _save_table(short)
+    assert PREDICT.grade(variant, concept).score == 0.5

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.train_lab_spec import OBJECTIVES
+from engine.train_lab_spec import DEFAULT_STEPS, OBJECTIVES
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant
 from exercises.items.reflection import reflection
@@ -36,18 +36,28 @@ REFERENCE = {
     "reference": True,
 }
 
+LEVEL_WORDS = {"en": {"high": "high", "low": "low"}, "zh": {"high": "高", "low": "低"}}
 CELLS = (("clm", "continue"), ("clm", "fill"), ("mlm", "continue"), ("mlm", "fill"))
 _HIGH_WORDS = ("high", "h", "yes", "good", "高", "好", "会", "能", "对", "行", "强")
 _LOW_WORDS = ("low", "l", "no", "bad", "poor", "低", "差", "不会", "不能", "不行", "弱", "否")
 
 
 def current_table() -> dict:
-    """The learner's last run, or the reference (marked ``reference``)."""
+    """The learner's last run, or the reference (marked ``reference``). A run shorter
+    than the lab's default budget, or on the arithmetic toy, is not what the questions
+    ask about (after 50 steps no model has learned either task, and marking "the causal
+    LM continues well" wrong against it taught the opposite of the lesson): the
+    reference then, with the run's steps noted (``short_run``) for the feedback to say why."""
     table = last_table()
     if table is None or not all(
         table.get("objectives", {}).get(name, {}).get(task) is not None for name, task in CELLS
     ):
         return REFERENCE
+    settings = table.get("settings", {})
+    if settings.get("corpus") not in ("zh", "en"):
+        return REFERENCE
+    if not isinstance(settings.get("steps"), int) or settings["steps"] < DEFAULT_STEPS:
+        return {**REFERENCE, "short_run": settings.get("steps")}
     return table
 
 
@@ -70,6 +80,14 @@ def read_level(text: str) -> bool | None:
 
 
 def _source(table: dict) -> dict:
+    if table.get("short_run") is not None:
+        steps = table["short_run"]
+        return L(
+            f"the reference run, {DEFAULT_STEPS} steps: your last run had {steps}, too few for any model to learn"
+            " either task; train with the default budget to check against your own",
+            f"参考运行，{DEFAULT_STEPS} 步：你上一次只训练了 {steps} 步，太少，哪个模型都还没学会；"
+            "用默认步数训练一次，就会对照你自己的结果",
+        )
     if table.get("reference"):
         return L(
             "the reference run (train in the lab to check against your own)",
@@ -138,6 +156,11 @@ class PredictTable(Exercise):
     def solve(self, variant: Variant) -> dict[str, str]:
         return {name: "high" if value >= HIGH else "low" for name, value in _cells(current_table()).items()}
 
+    def shown_solution(self, variant: Variant, lang: str) -> tuple[dict[str, str], bool]:
+        """The levels in the learner's language (a Chinese learner read "low")."""
+        words = LEVEL_WORDS[lang]
+        return {name: words[level] for name, level in self.solve(variant).items()}, True
+
     def parse(self, part: str, text: str, variant: Variant) -> Parsed:
         level = read_level(text)
         if level is None:
@@ -160,8 +183,8 @@ class PredictTable(Exercise):
             right = parsed[part.name].value == (value >= HIGH)
             verdict = L("Right", "对") if right else L("Not so", "不对")
             feedback = {
-                lang: f"{verdict[lang]}: {value:.2f} ({source[lang]}). {_WHY[(name, task)][lang]}"
-                for lang in ("en", "zh")
+                "en": f"{verdict['en']}: {value:.2f} ({source['en']}). {_WHY[(name, task)]['en']}",
+                "zh": f"{verdict['zh']}：{value:.2f}（{source['zh']}）。{_WHY[(name, task)]['zh']}",
             }
             results[part.name] = PartResult(1.0 if right else 0.0, True, feedback)
         return results, []
@@ -254,7 +277,10 @@ class WhichObjective(Exercise):
             for lang in ("en", "zh")
         }
         source = _source(table)
-        prompt = {lang: f"{stem[lang]}\n({source[lang]})\n{lines[lang]}" for lang in ("en", "zh")}
+        prompt = {
+            "en": f"{stem['en']}\n({source['en']})\n{lines['en']}",
+            "zh": f"{stem['zh']}\n（{source['zh']}）\n{lines['zh']}",
+        }
         data = {"task": task, "options": list(scores), "scores": scores, "best": best, "source": source}
         return Variant(self.id, seed, data, prompt, f"which-{task}")
 

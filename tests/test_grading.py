@@ -1663,3 +1663,20 @@ def test_prefix_lm_labels_a_stray_entry_is_no_layout(seed, labels):
     places is unreadable."""
     result = _answer_with("prefix-lm-labels", seed, labels=labels)
     assert not result.parts["labels"].valid and result.diagnoses == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), joiner=st.sampled_from([" ", ", ", "，"]))
+def test_clm_shift_an_answer_that_trains_the_model_to_copy_is_copying_in_any_layout(seed, joiner):
+    """The model reads every token and each logit meets the label at its own position, the
+    label being the token it reads: whatever layout the parts look like, the model would
+    learn to copy. The 2 December walk answered the data-side variant 0 so (all 8 tokens,
+    the same 8 as labels, t->t) and was told it used the other layout, which is right."""
+    exercise = get("clm-shift")
+    variant = exercise.generate(seed)
+    tokens = variant.data["tokens"]
+    copying = (tokens, tokens, [f"{t}-{t}" for t in range(len(tokens))])
+    answer = dict(zip(("inputs", "labels", "pairs"), (joiner.join(part) for part in copying), strict=True))
+    result = exercise.grade(variant, answer)
+    assert result.valid and "labels-not-shifted" in result.diagnoses, (answer, result.diagnoses)
+    assert "wrong-layout" not in result.diagnoses and result.score <= 0.5

@@ -12,7 +12,10 @@ right, and each variant names the one it asks for:
 
 So "labels = inputs" is right in the loss-side layout and is the copying
 misconception in the data-side one; "logit t meets label t" is right in the
-data-side layout and copying in the loss-side one.
+data-side layout and copying in the loss-side one. What the three parts train
+together decides: every logit scored against the token read at its own position is
+copying, whichever layout each part looks like; the whole other layout is
+``wrong-layout``.
 
 The rubric (``RUBRIC``, shown by ``exercise clm-shift --rubric``): each part is
 a third of the score; an answer that makes the model copy its own input
@@ -242,6 +245,9 @@ class ClmShift(Exercise):
             else:
                 found["pairs"] = _diagnose_pairs(layout, given_pairs)
                 results["pairs"] = PartResult(score, True, _pairs_feedback(given_pairs, expected_pairs))
+        codes = [code for codes in found.values() for code in codes]
+        if _trains_copying(parsed):  # whatever layout each part looks like (issue 23's walk)
+            return results, [*dict.fromkeys([COPYING, *codes])]
         other = layout_answer(tokens, "loss" if layout == "data" else "data")
         in_other = [
             part
@@ -253,7 +259,19 @@ class ClmShift(Exercise):
                 WRONG_LAYOUT,
                 *(code for part in found if part not in in_other for code in found[part]),
             ]
-        return results, [code for codes in found.values() for code in codes]
+        return results, codes
+
+
+def _trains_copying(parsed: dict[str, Parsed]) -> bool:
+    """Do the three parts together train the model to copy: every logit scored against
+    the label at a position whose token is the very token the model read there?"""
+    if not all(part in parsed for part in ("inputs", "labels", "pairs")):
+        return False
+    inputs, labels, pairs = (parsed[part].value for part in ("inputs", "labels", "pairs"))
+    if not inputs or not labels or not pairs:
+        return False
+    in_range = [(i, j) for i, j in pairs if 0 <= i < len(inputs) and 0 <= j < len(labels)]
+    return len(in_range) == len(pairs) and all(same_token(labels[j], inputs[i]) for i, j in in_range)
 
 
 def layout_answer(tokens: list[str], layout: str) -> dict:

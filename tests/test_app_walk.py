@@ -89,3 +89,19 @@ async def test_solving_the_last_lesson_first_does_not_say_the_course_is_done(lan
         assert app.progress.lesson_done(last.id)
         assert ("whole course" not in note) and ("整门课" not in note), note
         assert str(len(OBJECTIVES) - 1) in note and ("Self-supervision" in note or "自监督" in note), note
+
+
+@pytest.mark.parametrize("size", [(60, 18), (80, 24)])
+async def test_the_training_labs_form_fits_the_terminal(size):
+    """10. At 60x18 the "build batches with this code" list ran off the right edge (no
+    border, no arrow): every field of the form ends inside the screen."""
+    app = TutorApp(lang="zh", still=True)
+    async with app.run_test(size=size) as pilot:
+        await engine_ready(app)
+        app.open_lesson("train-lab")
+        await settle(pilot)
+        await pilot.press("f6")
+        await settle(pilot, 4)
+        for field in ("#tl-steps", "#tl-corpus", "#tl-own-source", "#tl-probe"):
+            region = app.screen.query_one(field).region
+            assert region.width > 0 and region.right <= size[0], (field, region)

@@ -218,7 +218,7 @@ class TrainLabFigure(Figure):
     TrainLabFigure #tl-steps { width: 12; }
     TrainLabFigure #tl-corpus { width: 32; }
     TrainLabFigure #tl-own { height: auto; }
-    TrainLabFigure #tl-own-source { width: 44; }
+    TrainLabFigure #tl-own-source { width: 1fr; max-width: 44; }
     TrainLabFigure #tl-own-hint { color: $text-muted; }
     TrainLabFigure Button { min-width: 10; margin-right: 1; }
     TrainLabFigure #tl-buttons { height: auto; }

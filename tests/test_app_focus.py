@@ -5,7 +5,7 @@ import io
 import pytest
 from textual.widgets import Select
 
-from tests.pilot import engine_ready
+from tests.pilot import engine_ready, open_figure
 from tui.app import TutorApp
 
 
@@ -88,11 +88,7 @@ async def test_the_training_labs_form_stays_readable_wherever_the_focus_is():
     one line: the box and its label vanished while focused (the 2 December walk in tmux)."""
     app = TutorApp(lang="zh", still=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await engine_ready(app)
-        app.open_lesson("train-lab")
-        await pilot.pause()
-        await pilot.press("f6")
-        await pilot.pause()
+        await open_figure(app, pilot, "train-lab")
         assert app.screen.query("GlyphCheckbox")  # the form is there
         assert not await _every_focusable_stays_readable(app, pilot, "train-lab")
 

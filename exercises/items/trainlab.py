@@ -159,10 +159,11 @@ class PredictTable(Exercise):
             value = cells[part.name]
             right = parsed[part.name].value == (value >= HIGH)
             verdict = L("Right", "对") if right else L("Not so", "不对")
-            feedback = {
-                lang: f"{verdict[lang]}: {value:.2f} ({source[lang]}). {_WHY[(name, task)][lang]}"
-                for lang in ("en", "zh")
-            }
+            why = _WHY[(name, task)]
+            feedback = L(
+                f"{verdict['en']}: {value:.2f} ({source['en']}). {why['en']}",
+                f"{verdict['zh']}：{value:.2f}（{source['zh']}）。{why['zh']}",
+            )
             results[part.name] = PartResult(1.0 if right else 0.0, True, feedback)
         return results, []
 
@@ -254,7 +255,10 @@ class WhichObjective(Exercise):
             for lang in ("en", "zh")
         }
         source = _source(table)
-        prompt = {lang: f"{stem[lang]}\n({source[lang]})\n{lines[lang]}" for lang in ("en", "zh")}
+        prompt = L(
+            f"{stem['en']}\n({source['en']})\n{lines['en']}",
+            f"{stem['zh']}\n（{source['zh']}）\n{lines['zh']}",
+        )
         data = {"task": task, "options": list(scores), "scores": scores, "best": best, "source": source}
         return Variant(self.id, seed, data, prompt, f"which-{task}")
 

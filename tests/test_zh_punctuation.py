@@ -306,3 +306,21 @@ def test_the_whole_word_prompt_quotes_its_words():
     assert chinese, "no Chinese sentence among the first variants"
     for prompt in prompts:
         assert "。。" not in prompt["zh"] and " ..\n" not in prompt["en"] and " .." not in prompt["en"]
+
+
+def test_a_wrong_prediction_says_the_positions_in_chinese():
+    """The figures' predict-then-reveal check names the engine's positions: 、 in zh."""
+    from engine.tokens import LESSON_SENTENCE
+    from exercises import predictions
+
+    questions = [
+        predictions.visibility("causal", 6, 0, 3),
+        predictions.visibility("prefix", 8, 3, 1),
+        predictions.mlm_loss(LESSON_SENTENCE, 0, 0.5, True),
+    ]
+    for question in questions:
+        assert len(question.expected) > 1
+        verdict = predictions.grade(question, "5")
+        assert not verdict.correct
+        assert problems(pick(verdict.feedback, "zh")) == [], pick(verdict.feedback, "zh")
+        assert ", ".join(map(str, question.expected)) in pick(verdict.feedback, "en")

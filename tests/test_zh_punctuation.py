@@ -9,8 +9,9 @@ The rule, as ``problems`` applies it to a Chinese string:
   Chinese ones keeps its own, ``（Causal LM (causal language modelling)）``;
 - flagged: a half-width parenthesis separated from Chinese by spaces only
   (``自监督  (Self-supervision)``, ``家  (只看…``);
-- flagged: a list of numbers joined by half-width commas next to Chinese
-  (``位置 0, 1, 2 的``: Chinese lists them with ``、``).
+- flagged: a list of numbers joined by half-width commas and spaces next to Chinese
+  (``位置 0, 1, 2 的``: Chinese lists them with ``、``); a thousands separator
+  (``1,024 个 token``) is no list.
 
 Code is not Chinese prose and keeps its ASCII punctuation; these runs are taken out first:
 text in backticks; anything in square brackets (``[MASK]``, a token list as Python
@@ -65,7 +66,7 @@ IDEOGRAPH = "[\u3400-\u9fff]"
 _TOUCH = re.compile(rf"(?<={IDEOGRAPH})[()]|[()](?={IDEOGRAPH})|(?<={_H})[,:]|[,:](?={_H})")
 _SPACED_OPEN = re.compile(rf"{_H}[ \t]+\(")
 _SPACED_CLOSE = re.compile(rf"\)[ \t]+{_H}")
-_NUMBER_LIST = re.compile(rf"{_H}[ \t]*\d+(?:[ \t]*,[ \t]*\d+)+|\d+(?:[ \t]*,[ \t]*\d+)+[ \t]*{_H}")
+_NUMBER_LIST = re.compile(rf"{_H}[ \t]*\d+(?:[ \t]*,[ \t]+\d+)+|\d+(?:[ \t]*,[ \t]+\d+)+[ \t]*{_H}")
 _FIELD = re.compile(r"\{[A-Za-z_]\w*(?:[.\[][^{}]*)?(?:![rs])?(?::[^{}]*)?\}")
 
 ALLOWED = {
@@ -116,6 +117,7 @@ def test_the_rule_flags_what_the_tester_saw(text):
         "位置 0、1、2 的标签不对",
         "自监督（Self-supervision）",
         "应为像 2,5 这样的位置",
+        "GPT-2 是 1,024 个 token",
     ],
 )
 def test_the_rule_leaves_code_and_chinese_alone(text):
@@ -324,3 +326,17 @@ def test_a_wrong_prediction_says_the_positions_in_chinese():
         assert not verdict.correct
         assert problems(pick(verdict.feedback, "zh")) == [], pick(verdict.feedback, "zh")
         assert ", ".join(map(str, question.expected)) in pick(verdict.feedback, "en")
+
+
+def test_the_chinese_lessons():
+    """The lesson texts as Markdown: code blocks (```) are code and left out."""
+    found = {}
+    lessons = sorted((ROOT / "exercises" / "lessons").glob("*.zh.md"))
+    assert len(lessons) >= 8
+    for path in lessons:
+        text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for number, line in enumerate(text.splitlines(), start=1):
+            hits = problems(line)
+            if hits:
+                found[f"{path.name} line {number} (code blocks left out)"] = hits
+    assert not found, _report(found)

@@ -69,10 +69,12 @@ class Question:
     def exercise_id(self) -> str:
         return exercise_id(self.figure)
 
-    def expected_text(self) -> str:
+    def expected_text(self, lang: str = "en") -> str:
+        """The engine's answer as the learner would type it in English; in a Chinese
+        sentence (``lang`` zh) positions are listed with 、."""
         if self.shape == "tokens":
             return " ".join(map(str, self.expected))
-        return scoring.listing(self.expected) if self.expected else "-"
+        return scoring.listing(self.expected, lang) if self.expected else "-"
 
 
 @dataclass(frozen=True)
@@ -260,11 +262,12 @@ def _right(question: Question, given: tuple) -> Verdict:
 def _wrong(question: Question, given: tuple, codes: list[str], note: Bilingual | None = None) -> Verdict:
     from exercises.grading.diagnoses import explain
 
-    expected = question.expected_text()
     parts = [note] if note is not None else []
     parts += [explain(code) for code in codes]
-    en = " ".join([f"Not quite: the engine says {expected}."] + [part["en"] for part in parts])
-    zh = "".join([f"不对：引擎给出的是 {expected}。"] + [part["zh"] for part in parts])
+    en = " ".join(
+        [f"Not quite: the engine says {question.expected_text('en')}."] + [part["en"] for part in parts]
+    )
+    zh = "".join([f"不对：引擎给出的是 {question.expected_text('zh')}。"] + [part["zh"] for part in parts])
     return Verdict(True, False, L(en, zh), tuple(codes), given)
 
 

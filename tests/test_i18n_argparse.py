@@ -114,8 +114,10 @@ def test_help_headings_are_chinese(capsys):
     code, out, err = run(["--lang", "zh", "show", "mask", "--help"], capsys)
     assert code == 0 and err == ""
     assert out.startswith("用法：objectives-tutor show mask")
-    # argparse writes the colon after a heading itself (HelpFormatter._Section): ASCII
-    assert "\n位置参数:\n" in out and "\n选项:\n" in out and "显示此帮助信息并退出" in out
+    # argparse writes the colon after a heading itself (HelpFormatter._Section): after a
+    # Chinese heading it is the full-width one (a half-width ':' after Chinese reads as a typo)
+    assert "\n位置参数：\n" in out and "\n选项：\n" in out and "显示此帮助信息并退出" in out
+    assert not re.search(r"[^\x00-\x7f]:$", out, re.MULTILINE), out
     assert not re.search(r"\b(usage|positional arguments|options|show this help)\b", out)
     code, out, err = run(["--lang", "en", "show", "mask", "--help"], capsys)
     assert out.startswith("usage: objectives-tutor show mask") and "\noptions:\n" in out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -87,6 +88,13 @@ class CellsFormatter(argparse.HelpFormatter):
         if cells(text) == len(text):
             return super()._split_lines(text, width)
         return wrap_cells(self._whitespace_matcher.sub(" ", text).strip(), width)
+
+    # A section's heading line, which argparse ends with ':' itself (HelpFormatter._Section),
+    # when the heading is Chinese ("选项:"): Chinese takes the full-width colon.
+    _WIDE_HEADING = re.compile(r"^(\S[^\n]*[^\x00-\x7f]):$", re.MULTILINE)
+
+    def format_help(self) -> str:
+        return self._WIDE_HEADING.sub(r"\1：", super().format_help())
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         if cells(text) == len(text):

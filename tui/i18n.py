@@ -388,7 +388,7 @@ MESSAGES: dict[str, Bilingual] = {
         "T5 的随机片段（初始为本课的设置）：噪声比例 {density:.2f} · 平均长度 {mean:g} · 种子 {seed}",
     ),
     "fig-span-bad": L(
-        "Spans look like 2:5,7:8 (start:end, end excluded).", "片段的写法如 2:5,7:8（起点:终点，终点不含）。"
+        "Spans look like 2:5,7:8 (start:end, end excluded).", "片段的写法如 2:5,7:8（起点：终点，终点不含）。"
     ),
     "fig-clm-rows": L("batch row {row}: ", "第 {row} 行："),
     "fig-mask-legend": L("1 = blocked, 0 = may look", "1 = 被遮盖，0 = 可以看"),
@@ -421,6 +421,9 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     # Code health (h4, issue 10)
     "list-separator": L(", ", "、"),
+    # An aside after a line (its own style, often dim): two spaces and half-width
+    # parentheses in English, full-width parentheses hugging the Chinese.
+    "aside": L("  ({text})", "（{text}）"),
     "mark-now": L(
         "Now mark yourself: y had it · p partly · x missed it.",
         "现在给自己打分：y 答对了 · p 部分对 · x 没答对。",
@@ -748,6 +751,7 @@ MESSAGES: dict[str, Bilingual] = {
         "row {row} ({token}) puts {left} on its left, {right} on its right; most on {top}",
         "第 {row} 行（{token}）左边占 {left}，右边占 {right}；最看重 {top}",
     ),
+    "tl-attn-top": L("{token}({column}) {weight}", "{token}（{column}）{weight}"),
     "tl-start": L("Train", "训练"),
     "tl-cancel": L("Cancel", "取消"),
     "tl-probe-placeholder": L(
@@ -1002,7 +1006,8 @@ MESSAGES: dict[str, Bilingual] = {
     "exam-result-line": L("{n}. {title}: {score}", "{n}. {title}：{score}"),
     "exam-result-part": L("{label}: {feedback}", "{label}：{feedback}"),
     # -- h3 app (issue 11 remainder, session 3): continue, review schedule, predictions --
-    "continue-exercise": L("{tab}: {exercise}, variant {seed}", "{tab}：{exercise}，变体 {seed}"),
+    # The variant in parentheses: an exercise's title may end in "?" / "？", and a comma after it reads as a typo.
+    "continue-exercise": L("{tab}: {exercise} (variant {seed})", "{tab}：{exercise}（变体 {seed}）"),
     "key-predict": L("Predict", "预测"),
     "key-edit": L("Type", "输入"),
     "predict-title": L("Predict, then reveal", "先预测，再揭晓"),

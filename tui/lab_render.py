@@ -24,7 +24,8 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
     head = Text(f"{mark} {task.number:02d} {task.id}  ", style=f"bold {style}")
     head.append(t(f"lab-status-{result.status}", lang), style=style)  # one key per LabResult status
     if verbose:
-        head.append(f"  ({t('lab-seconds', lang, seconds=result.seconds, calls=result.calls)})", style="dim")
+        seconds = t("lab-seconds", lang, seconds=result.seconds, calls=result.calls)
+        head.append(t("aside", lang, text=seconds), style="dim")
     parts.append(head)
     if result.message is not None:
         message = pick(result.message, lang)

@@ -16,7 +16,7 @@ from exercises.grading.parsing import (
     list_text,
     normalise_token,
 )
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, pick
 
 ONE_BASED_CODE = "one-based-positions"
 HALF = 0.5
@@ -39,8 +39,12 @@ def is_one_based(given: set[int], expected: set[int]) -> bool:
     return bool(expected) and given != expected and given == {i + 1 for i in expected}
 
 
-def listing(items: Sequence[object]) -> str:
-    return ", ".join(map(str, items))
+LIST_SEPARATOR = L(", ", "、")
+
+
+def listing(items: Sequence[object], lang: str = "en") -> str:
+    """Positions as a sentence lists them: "1, 3, 7" in English, "1、3、7" in Chinese."""
+    return pick(LIST_SEPARATOR, lang).join(map(str, items))
 
 
 MAX_LISTED = 12  # wrong positions named one by one; the count covers them all
@@ -49,10 +53,12 @@ MAX_LISTED = 12  # wrong positions named one by one; the count covers them all
 def wrong_positions(wrong: Sequence[int], total: int) -> Bilingual:
     """Which positions are wrong, without what belongs there: feedback that
     points at the mistake and leaves the correcting to the learner."""
-    named = listing(wrong[:MAX_LISTED]) + (", …" if len(wrong) > MAX_LISTED else "")
+    more = len(wrong) > MAX_LISTED
+    named = listing(wrong[:MAX_LISTED]) + (", …" if more else "")
+    named_zh = listing(wrong[:MAX_LISTED], "zh") + ("……" if more else "")
     return L(
         f"Not right at position(s) {named} ({len(wrong)} of {total}).",
-        f"位置 {named} 不对（共 {total} 个位置，错了 {len(wrong)} 个）。",
+        f"位置 {named_zh} 不对（共 {total} 个位置，错了 {len(wrong)} 个）。",
     )
 
 
@@ -185,13 +191,13 @@ def label_result(found: LabelComparison, rule: Bilingual | None = None) -> PartR
     notes_en, notes_zh = [], []
     if found.wrong:
         notes_en.append(f"the label at {listing(found.wrong)} is not right")
-        notes_zh.append(f"位置 {listing(found.wrong)} 的标签不对")
+        notes_zh.append(f"位置 {listing(found.wrong, 'zh')} 的标签不对")
     if found.missing:
         notes_en.append(f"{len(found.missing)} loss position(s) have no label")
         notes_zh.append(f"有 {len(found.missing)} 个参与损失的位置没给标签")
     if found.extra:
         notes_en.append(f"{listing(found.extra)} should have no label (-100)")
-        notes_zh.append(f"{listing(found.extra)} 不该有标签（-100）")
+        notes_zh.append(f"位置 {listing(found.extra, 'zh')} 不该有标签（-100）")
     note = L("; ".join(notes_en).capitalize() + ".", "；".join(notes_zh) + "。")
     return PartResult(found.score, True, with_rule(note, rule))
 
@@ -204,7 +210,7 @@ def set_difference_note(given: set[int], expected: set[int]) -> Bilingual:
     parts_en, parts_zh = [], []
     if extra:
         parts_en.append(f"{listing(extra)} should not be there")
-        parts_zh.append(f"{listing(extra)} 不该在里面")
+        parts_zh.append(f"位置 {listing(extra, 'zh')} 不该在里面")
     if missing:
         parts_en.append(f"{missing} position(s) are missing")
         parts_zh.append(f"还少了 {missing} 个位置")

@@ -53,7 +53,7 @@ def _generate(seed: int) -> Variant:
     prompt = L(
         f"The input is (position:token) {listing}. Before BERT's 15 % selection, which positions are eligible "
         "to be selected at all? List them.",
-        f"输入为（位置:token）{listing}。在 BERT 做 15% 的随机选择之前，哪些位置“有资格”被选中？请列出。",
+        f"输入为（位置：token）{listing}。在 BERT 做 15% 的随机选择之前，哪些位置“有资格”被选中？请列出。",
     )
     prompt = language_note(prompt, tokens)
     return Variant(ID, seed, data, prompt, question_key_of(params))

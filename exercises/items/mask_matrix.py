@@ -153,7 +153,7 @@ class MaskMatrix(Exercise):
                 True,
                 L(
                     f"{len(wrong)} of {n * n} cells wrong (row, column): {cells}{more}.",
-                    f"{n * n} 个格子中有 {len(wrong)} 个不对（行, 列）：{cells}{more}。",
+                    f"{n * n} 个格子中有 {len(wrong)} 个不对（行，列）：{cells}{more}。",
                 ),
             )
         }, codes

@@ -342,7 +342,7 @@ EXERCISES = (
             Part(
                 "labels",
                 L("label at each of them", "这些位置的标签"),
-                L("position: token, e.g. 0: P, 3: Q", "位置: token，如 0: P, 3: Q"),
+                L("position: token, e.g. 0: P, 3: Q", "位置：token，如 0: P, 3: Q"),
             ),
         ),
         from_lesson=True,

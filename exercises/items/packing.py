@@ -165,7 +165,7 @@ class Packing(Exercise):
                 f"A label row of {data['window']} entries with -100 where no label is (e.g. b c {EOS} -100), "
                 "or position: token pairs (e.g. 0: b, 1: c).",
                 f"一行 {data['window']} 项的标签，没有标签处写 -100（如 b c {EOS} -100），"
-                "或“位置: token”（如 0: b, 1: c）。",
+                "或“位置：token”（如 0: b, 1: c）。",
             ),
         )
 

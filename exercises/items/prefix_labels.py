@@ -155,7 +155,7 @@ class PrefixLabels(Exercise):
                 f"A label row of {len(data['inputs'])} entries with -100 where no loss is taken "
                 "(e.g. -100 -100 b c), or position: token pairs (e.g. 1: b, 2: c).",
                 f"一行 {len(data['inputs'])} 项的标签，不计损失处写 -100（如 -100 -100 b c），"
-                "或“位置: token”（如 1: b, 2: c）。",
+                "或“位置：token”（如 1: b, 2: c）。",
             ),
         )
 

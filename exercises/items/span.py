@@ -129,7 +129,7 @@ def _generate(seed: int) -> Variant:
         "start:end, end excluded, like tokens[start:end]; the sentinels are <extra_id_0>, <extra_id_1>, ... "
         "as in T5. T5 ends both sequences with </s>: write it or leave it out.\n"
         "1. The corrupted input?\n2. The target?",
-        f"按 T5 的做法对 [{listing}] 做片段破坏（位置从 0 开始）。要遮住：{hidden_zh}。片段写作“起点:终点”，"
+        f"按 T5 的做法对 [{listing}] 做片段破坏（位置从 0 开始）。要遮住：{hidden_zh}。片段写作“起点：终点”，"
         "不含终点，和 tokens[start:end] 一样；哨兵用 <extra_id_0>、<extra_id_1>……。T5 在两个序列末尾都加 </s>，"
         "写不写都可以。\n1. 破坏后的输入是什么？\n2. 目标序列是什么？",
     )

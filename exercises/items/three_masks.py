@@ -155,7 +155,7 @@ def _generate(seed: int) -> Variant:
         "1. Hugging Face's attention_mask for this row (1 = attend, 0 = padding), one digit per position?\n"
         f"2. The same padding {convention['en']}: one digit per key position?\n"
         "3. Which positions have a label other than -100 (the loss mask)?",
-        f"一行掩码语言建模的批次数据，填充到 {len(tokens)} 个位置（位置:token）：{original}。"
+        f"一行掩码语言建模的批次数据，填充到 {len(tokens)} 个位置（位置：token）：{original}。"
         f"按 BERT 的规则选中了位置 {'；'.join(phrase['zh'] for phrase in phrases)}；其他位置都没有被选中。"
         f"模型的输入是 {listing}。这里有三样东西都叫“掩码”。\n"
         "1. 这一行的 Hugging Face attention_mask（1 表示参与注意力，0 表示填充），每个位置一位？\n"

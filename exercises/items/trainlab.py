@@ -182,10 +182,11 @@ class PredictTable(Exercise):
             value = cells[part.name]
             right = parsed[part.name].value == (value >= HIGH)
             verdict = L("Right", "对") if right else L("Not so", "不对")
-            feedback = {
-                "en": f"{verdict['en']}: {value:.2f} ({source['en']}). {_WHY[(name, task)]['en']}",
-                "zh": f"{verdict['zh']}：{value:.2f}（{source['zh']}）。{_WHY[(name, task)]['zh']}",
-            }
+            why = _WHY[(name, task)]
+            feedback = L(
+                f"{verdict['en']}: {value:.2f} ({source['en']}). {why['en']}",
+                f"{verdict['zh']}：{value:.2f}（{source['zh']}）。{why['zh']}",
+            )
             results[part.name] = PartResult(1.0 if right else 0.0, True, feedback)
         return results, []
 
@@ -277,10 +278,10 @@ class WhichObjective(Exercise):
             for lang in ("en", "zh")
         }
         source = _source(table)
-        prompt = {
-            "en": f"{stem['en']}\n({source['en']})\n{lines['en']}",
-            "zh": f"{stem['zh']}\n（{source['zh']}）\n{lines['zh']}",
-        }
+        prompt = L(
+            f"{stem['en']}\n({source['en']})\n{lines['en']}",
+            f"{stem['zh']}\n（{source['zh']}）\n{lines['zh']}",
+        )
         data = {"task": task, "options": list(scores), "scores": scores, "best": best, "source": source}
         return Variant(self.id, seed, data, prompt, f"which-{task}")
 

@@ -24,6 +24,7 @@ from exercises.grading.scoring import (
     LabelComparison,
     grade_label_map,
     grade_position_set,
+    listing,
     same_token,
 )
 from exercises.items.banks import language_note, rng_for
@@ -114,28 +115,28 @@ def _chinese(token: str) -> bool:
 
 def _prompt(data: dict, sentence: str):
     tokens = data["tokens"]
-    listing = " ".join(f"{i}:{token}" for i, token in enumerate(tokens))
-    named = ", ".join(map(str, data["named"]))
+    table = " ".join(f"{i}:{token}" for i, token in enumerate(tokens))
+    named = listing(data["named"])
     words = " / ".join(sentence.split())
     if data["chinese"]:
         setting = L(
-            f"Chinese BERT reads one character per token: {listing}. A word segmenter (Chinese BERT-wwm used "
-            f"LTP) cut the sentence into the words {words}.",
-            f"中文 BERT 按字读，一个汉字一个 token：{listing}。分词器（中文 BERT-wwm 用的是 LTP）把句子切成了这些词："
-            f"{words}。",
+            f"Chinese BERT reads one character per token: {table}. A word segmenter (Chinese BERT-wwm used "
+            f"LTP) cut the sentence into the words “{words}”.",  # quoted: the sentence's own 。 is a word
+            f"中文 BERT 按字读，一个汉字一个 token：{table}。分词器（中文 BERT-wwm 用的是 LTP）把句子切成了这些词："
+            f"“{words}”。",
         )
     else:
         setting = L(
             f"BERT reads this sentence as WordPiece pieces (the course's tokenizer, vocabulary {DEFAULT_VOCAB}; "
-            f"{CONTINUATION} marks a piece that continues the word before it): {listing}.",
+            f"{CONTINUATION} marks a piece that continues the word before it): {table}.",
             f"BERT 把这句话读成 WordPiece 子词（本课的分词器，词表 {DEFAULT_VOCAB}；{CONTINUATION} 表示这一片接着前一片，"
-            f"属于同一个词）：{listing}。",
+            f"属于同一个词）：{table}。",
         )
     prompt = L(
         f"{setting['en']} Whole-word masking selected the word(s) that position(s) {named} belong to.\n"
         "1. Which positions are selected?\n2. The label at each selected position (position: token)?",
-        f"{setting['zh']}整词掩码选中了位置 {named} 所在的词。\n"
-        "1. 哪些位置被选中？\n2. 每个被选中位置的标签是什么？（位置: token）",
+        f"{setting['zh']}整词掩码选中了位置 {listing(data['named'], 'zh')} 所在的词。\n"
+        "1. 哪些位置被选中？\n2. 每个被选中位置的标签是什么？（位置：token）",
     )
     return language_note(prompt, tokens, typed=True)
 
@@ -164,7 +165,7 @@ class WholeWord(Exercise):
             parsing.labels(text, len(tokens)),
             L(
                 "Position: token pairs (e.g. 2: play, 3: ##ing), or a label row with -100 where no label is.",
-                "“位置: token”（如 2: play, 3: ##ing），或一行标签，没有标签处写 -100。",
+                "“位置：token”（如 2: play, 3: ##ing），或一行标签，没有标签处写 -100。",
             ),
         )
 
@@ -271,7 +272,7 @@ EXERCISES = (
             Part(
                 "labels",
                 L("labels", "标签"),
-                L("position: token pairs, e.g. 2: play, 3: ##ing", "“位置: token”，如 2: play, 3: ##ing"),
+                L("position: token pairs, e.g. 2: play, 3: ##ing", "“位置：token”，如 2: play, 3: ##ing"),
             ),
         ),
         from_lesson=True,

@@ -192,8 +192,8 @@ TASKS: tuple[Task, ...] = (
             "《自监督与语言建模目标》的行动清单：把 CLM 代码的序列长度从 8 改成 4。请对任意 seed、batch、seq_len 写出它，"
             "按讲义的顺序从 g = torch.Generator().manual_seed(seed) 抽样：input_ids = randint(0, 10000, (batch, seq_len))，"
             "projection = randn(64, 10000) / 64 ** 0.5，hidden = randn(batch, seq_len, 64)；logits = hidden @ projection；"
-            "损失把 logits[:, :-1] 与 input_ids[:, 1:] 配对。返回 (input_ids, 损失（float）, (seq_len, seq_len) 的因果掩码，"
-            "True = 被遮盖)。seed 0、batch 2、seq_len 8 应得到讲义的 9.6401。",
+            "损失把 logits[:, :-1] 与 input_ids[:, 1:] 配对。返回三元组：input_ids、损失（float）、(seq_len, seq_len) 的因果掩码"
+            "（True = 被遮盖）。seed 0、batch 2、seq_len 8 应得到讲义的 9.6401。",
         ),
         hints=(
             L(

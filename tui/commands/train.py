@@ -557,7 +557,8 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
     for name, answer in result["models"].items():
         text = joiner.join(answer["answer"])
         label = pick(OBJECTIVE_NAMES[name], lang)
-        console.print(f"{label}: {text}   ({pick(METHODS[answer['method']], lang)})")
+        aside = t("aside", lang, text=pick(METHODS[answer["method"]], lang))
+        console.print(t("part-line", lang, part=label) + text + aside, markup=False)
         if "top" in answer:
             console.print("  " + top_line(answer["top"], lang), markup=False)
         if "scored" in answer:

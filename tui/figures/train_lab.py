@@ -39,7 +39,7 @@ from exercises.training.table import (
     table_rows,
 )
 from tui.figures.base import Figure
-from tui.i18n import t
+from tui.i18n import listing, t
 from tui.widgets.glyph_radio import GlyphCheckbox
 from tui.widgets.mask_view import BLOCKED, VISIBLE, short_label
 
@@ -160,14 +160,46 @@ def attention_grid(
     return text
 
 
+def probe_text(result: dict, lang: str) -> Text:
+    """Each model's answer to a probe (``tui.commands.train.probe_answers``), how it was
+    asked in an aside, and its likeliest tokens."""
+    from engine.toy_corpus import grammar
+    from tui.commands.train import shown, top_line
+
+    joiner = grammar(result["corpus"]).joiner
+    text = Text()
+    if result["unknown"]:
+        text.append(t("probe-unknown", lang, tokens=shown(result["unknown"])) + "\n", style="yellow")
+    for name, answer in result["models"].items():
+        text.append(t("part-line", lang, part=pick(OBJECTIVE_NAMES[name], lang)), style=STYLES[name])
+        text.append(joiner.join(answer["answer"]) or "∅")
+        text.append(t("aside", lang, text=pick(METHODS[answer["method"]], lang)) + "\n", style="dim")
+        if "top" in answer:
+            text.append("  " + top_line(answer["top"], lang) + "\n", style="dim")
+        if "scored" in answer:
+            said = t(
+                "probe-scored",
+                lang,
+                token=joiner.join(answer["scored"]),
+                passes=answer["scored_passes"],
+                choices=answer["table_passes"],
+            )
+            text.append("  " + said + "\n", style="dim")
+    return text
+
+
 def looks_at(view, row: int, layer: int | None, head: int | None, lang: str) -> Text:
     """Where row ``row`` of one model puts its weight: left, itself, right, and the keys
     it weighs most."""
     weights = view.matrix(layer, head)[row]
     left = float(weights[:row].sum())
     right = float(weights[row + 1 :].sum())
-    top = pick(L(", ", "、"), lang).join(
-        f"{view.tokens[column]}({column}) {weight:.0%}" for column, weight in view.top(row, layer, head)
+    top = listing(
+        (
+            t("tl-attn-top", lang, token=view.tokens[column], column=column, weight=f"{weight:.0%}")
+            for column, weight in view.top(row, layer, head)
+        ),
+        lang,
     )
     colon = pick(L(": ", "："), lang)
     line = Text(f"{pick(OBJECTIVE_NAMES[view.objective], lang)}{colon}", style=STYLES[view.objective])
@@ -459,37 +491,7 @@ class TrainLabFigure(Figure):
     def _draw_probe(self) -> None:
         target = self.query_one("#tl-probe-out", Static)
         result = self.probe_result
-        if result is None:
-            target.update("")
-            return
-        from engine.toy_corpus import grammar
-        from tui.commands.train import shown, top_line
-
-        lang = self.lang
-        joiner = grammar(result["corpus"]).joiner
-        text = Text()
-        if result["unknown"]:
-            text.append(t("probe-unknown", lang, tokens=shown(result["unknown"])) + "\n", style="yellow")
-        for name, answer in result["models"].items():
-            text.append(t("part-line", lang, part=pick(OBJECTIVE_NAMES[name], lang)), style=STYLES[name])
-            text.append(joiner.join(answer["answer"]) or "∅")
-            text.append(f"  ({pick(METHODS[answer['method']], lang)})\n", style="dim")
-            if "top" in answer:
-                text.append("  " + top_line(answer["top"], lang) + "\n", style="dim")
-            if "scored" in answer:
-                text.append(
-                    "  "
-                    + t(
-                        "probe-scored",
-                        lang,
-                        token=joiner.join(answer["scored"]),
-                        passes=answer["scored_passes"],
-                        choices=answer["table_passes"],
-                    )
-                    + "\n",
-                    style="dim",
-                )
-        target.update(text)
+        target.update("" if result is None else probe_text(result, self.lang))
 
     def _draw_attention(self) -> None:
         title = self.query_one("#tl-attn-title", Static)

@@ -23,7 +23,7 @@ def glossary_text(lang: str, first: str | None = None) -> Text:
     for term in sorted(TERMS, key=lambda term: term.id != first):  # the asked-for term first
         out.append(pick(term.name, lang), style="bold")
         if term.name[other] != term.name[lang]:
-            out.append(f"  ({term.name[other]})", style="dim")
+            out.append(t("aside", lang, text=term.name[other]), style="dim")
         out.append("\n  " + pick(term.meaning, lang) + "\n\n")
     return out
 

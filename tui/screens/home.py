@@ -179,7 +179,7 @@ class HomeScreen(Screen):
             self.query_one(selector, Static).update(text)
 
     def _continue_line(self, place) -> Text:
-        """ "Continue: Causal LM · Practice: Perplexity, variant 3": where Enter returns."""
+        """ "Continue: Causal LM · Practice: Perplexity (variant 3)": where Enter returns."""
         lang = self.app.lang
         title = pick(BY_ID[place.objective].title, lang)
         if place.tab == "practice" and place.exercise is not None:

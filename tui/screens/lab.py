@@ -87,7 +87,7 @@ def _open_from(app) -> None:
 
 class LabScreen(Screen):
     DEFAULT_CSS = """
-    LabScreen #lab-top { height: 1; padding: 0 1; background: $boost; }
+    LabScreen #lab-top { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     LabScreen #lab-tasks { width: 27; height: 1fr; }
     LabScreen #lab-detail { width: 1fr; height: 1fr; padding: 0 1; }
     LabScreen #lab-result { margin-top: 1; }

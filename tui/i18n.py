@@ -327,6 +327,10 @@ MESSAGES: dict[str, Bilingual] = {
         "L = {window} · documents: {documents} · tokens with </s>: {tokens} · windows: {windows} · {order}",
         "L = {window} · {documents} 篇文档，连同 </s> 共 {tokens} 个 token · {windows} 个窗口 · {order}",
     ),
+    "fig-pk-head-refused": L(
+        "L = {window} · documents: {documents} · tokens with </s>: {tokens} · no windows drawn · {order}",
+        "L = {window} · {documents} 篇文档，连同 </s> 共 {tokens} 个 token · 没有画出窗口 · {order}",
+    ),
     "fig-pk-in-order": L("in the order typed", "按输入顺序"),
     "fig-pk-shuffled": L("shuffled (seed {seed})", "已打乱（种子 {seed}）"),
     "fig-pk-window": L("window {n}", "窗口 {n}"),

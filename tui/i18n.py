@@ -359,8 +359,8 @@ MESSAGES: dict[str, Bilingual] = {
         "选中 {total} 个 → [MASK] {mask} 个（{mp}），随机词 {random} 个（{rp}），不变 {keep} 个（{kp}）",
     ),
     "fig-vis-keys": L(
-        "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
-        "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
+        "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row · ←/→ scroll",
+        "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行 · ←/→ 左右滚动",
     ),
     "fig-prefix-keys": L(
         "[ ] prefix length · r random cut (plain text, as T5)",
@@ -901,6 +901,7 @@ MESSAGES: dict[str, Bilingual] = {
     "key-in-order": L("Documents in the order typed", "按输入顺序排列文档"),
     "key-drop": L("Drop or pad the last, short window", "丢掉或补齐最后不足的窗口"),
     "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
+    "key-pan": L("Scroll the grid sideways (the row numbers stay)", "左右滚动网格（行号不动）"),
     "key-train": L("Train", "训练"),
     "key-cancel": L("Cancel", "取消"),
     "key-probe-box": L("Go to the probe box", "跳到探针输入框"),

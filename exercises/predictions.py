@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from exercises.grading import parsing, scoring
 from exercises.learner.review import PREDICTION_PREFIX
@@ -87,6 +87,7 @@ class Verdict:
     feedback: Bilingual
     diagnoses: tuple[str, ...] = ()
     given: tuple = field(default=())
+    answer: str = ""  # what the learner typed (stripped), as the figure shows it beside the engine's
 
 
 def pick_row(n: int, round_number: int) -> int:
@@ -232,7 +233,8 @@ def grade(question: Question, answer: str) -> Verdict:
         "number": _grade_number,
         "tokens": _grade_tokens,
     }[question.shape]
-    return reader(question, answer if isinstance(answer, str) else "")
+    text = answer if isinstance(answer, str) else ""
+    return replace(reader(question, text), answer=text.strip())
 
 
 def _unreadable(question: Question) -> Verdict:
@@ -369,11 +371,27 @@ def _grade_tokens(question: Question, answer: str) -> Verdict:
 
     expected = list(question.expected)
     read, _certain = read_t5(answer, expected, list(question.tokens))
-    if read and scoring.same_token(read[-1], EOS):
+    ended = bool(read) and scoring.same_token(read[-1], EOS)
+    if ended:
         read = read[:-1]  # </s> after the start: the exercise takes it or leaves it too
     if not read:
         return _unreadable(question)
     given = tuple(read)
     if len(read) == len(expected) and not scoring.mismatches(read, expected):
         return _right(question, given)
-    return _wrong(question, given, sentinel_misconceptions(read))
+    codes = sentinel_misconceptions(read)
+    if ended and not codes and len(read) < len(expected):
+        # </s> among the tokens asked for: the learner's target ends there, a whole target
+        # that the exercise's rule reads (kept text follows, and no sentinel closes it).
+        from engine.samples import span_sample
+        from exercises.items.span import stops_before_kept_text
+
+        text, spans, density, mean, seed = question.context
+        sample = (
+            span_sample(text, spans=spans)
+            if spans is not None
+            else span_sample(text, density=density, mean_span=mean, seed=seed)
+        )
+        if stops_before_kept_text(read, sample.closed, len(sample.spans)):
+            codes = ["target-missing-final-sentinel"]
+    return _wrong(question, given, codes)

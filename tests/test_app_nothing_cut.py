@@ -12,11 +12,12 @@ from tui.widgets.mask_view import MaskView, grid_geometry
 def cell_on_screen(view: MaskView, row: int, column: int) -> bool:
     """Is the grid cell (row, column) inside the part of the screen the figure shows?"""
     n = 64
-    _, cell, _, gutter = grid_geometry(n, [""] * n)
-    x = view.region.x + gutter + column * cell - view.scroll_offset.x
+    _, cell, _, _gutter = grid_geometry(n, [""] * n)
+    x = view.region.x + column * cell  # the row headers are drawn apart, left of the cells
     y = view.region.y + row + 1
-    figure = view.parent
+    pan, figure = view.parent, view.parent.parent.parent
     visible = figure.region.intersection(figure.scrollable_content_region)
+    visible = visible.intersection(pan.region.intersection(pan.scrollable_content_region))
     return visible.contains(x, y) and visible.contains(x + cell - 1, y)
 
 
@@ -37,7 +38,7 @@ async def test_the_diagonal_of_a_64_position_mask_can_be_reached():
             assert figure.row == row
             assert cell_on_screen(view, row, row), f"cell ({row}, {row}) is off screen"
             await pilot.press("down")
-        assert figure.scroll_x > 0 and figure.scroll_y > 0
+        assert view.parent.scroll_x > 0 and figure.scroll_y > 0  # the cells sideways, the page down
         for _ in range(63):
             await pilot.press("up")
         await pilot.pause()
@@ -54,11 +55,12 @@ async def test_wide_masks_scroll_sideways_by_keys():
         await pilot.press("plus")
         await pilot.pause()
         assert figure.n == 46
-        assert figure.max_scroll_x > 0  # wider than the terminal
-        before = figure.scroll_x
+        pan = figure.query_one("#vis-pan")  # the cells scroll sideways, the row headers stay
+        assert pan.max_scroll_x > 0  # wider than the terminal
+        before = pan.scroll_x
         await pilot.press("right", "right", "right")
         await pilot.pause()
-        assert figure.scroll_x > before
+        assert pan.scroll_x > before
 
 
 async def test_practice_buttons_fit_their_words_after_a_language_switch():
@@ -79,3 +81,37 @@ async def test_practice_buttons_fit_their_words_after_a_language_switch():
             words = str(button.label)
             assert words in {"Check", "Hint", "Solution", "New variant"}
             assert button.content_region.width >= cell_len(words), (words, button.content_region)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_wide_mask_scrolled_to_row_40_can_be_read_and_scrolled_back(size):
+    """64 positions, the cursor on row 40, End, then ←: the caption of what row 40 sees is
+    whole on screen (it was cut at the left), the row numbers stay beside the cells, and ←
+    brings the cells back to column 0 (it never did)."""
+    from textual.widgets import Static
+
+    from tests.test_app import text_of
+
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=size) as pilot:
+        figure = await open_figure(app, pilot, "visibility")
+        figure.action_length(57)
+        for _ in range(1 + 40):
+            await pilot.press("plus" if figure.n < 64 else "down")
+        while figure.row < 40:
+            await pilot.press("down")
+        await pilot.press("end")
+        await pilot.pause()
+        await pilot.pause()
+        visible = figure.region.intersection(figure.scrollable_content_region)
+        sees = figure.query_one("#vis-sees", Static)
+        assert "position 40 sees [0, 1, 2" in text_of(sees)
+        assert visible.x <= sees.region.x and sees.region.right <= visible.right
+        rows = figure.query_one("#vis-rows", Static)
+        assert visible.x <= rows.region.x and rows.region.right <= visible.right
+        for _ in range(100):
+            await pilot.press("left")
+        await pilot.pause()
+        view = figure.query_one(MaskView)
+        assert view.region.x == rows.region.right  # column 0 right beside the row numbers
+        assert visible.x <= rows.region.x

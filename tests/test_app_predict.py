@@ -132,3 +132,26 @@ async def test_figures_without_a_question_do_not_offer_the_key():
     async with app.run_test(size=(80, 24)) as pilot:
         await open_figure(app, pilot, "self-supervision")
         assert "predict" not in footer_keys(app)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_span_guess_row_shows_what_was_typed_and_names_the_misconception(lang):
+    """The answer ends the target with </s> right after the span, though kept text follows:
+    the figure's guess row keeps that </s> (it dropped it, the one token that made the answer
+    wrong), and the missing closing sentinel is named, in the box and in the history."""
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "span")
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.pause()
+        sentinel, first, second, _third = figure.question.expected  # the default spans, 2:5
+        typed = f"{sentinel} {first} {second} </s>"
+        await answer(pilot, typed)
+        verdict = figure.revealed[1]
+        assert not verdict.correct and verdict.diagnoses == ("target-missing-final-sentinel",)
+        guess_rows = [line for line in text_of(figure.query_one("#span-out")).splitlines() if "✗" in line]
+        assert len(guess_rows) == 1 and guess_rows[0].rstrip().endswith(typed)
+        assert typed in text_of(figure.query_one("#prediction-verdict"))
+        stored = app.progress.attempts[-1]
+        assert stored.diagnoses == ["target-missing-final-sentinel"]

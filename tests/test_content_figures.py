@@ -150,3 +150,50 @@ async def test_packing_figure_shows_the_engines_windows_and_bands_a_long_one():
             line for line in text_of(app.screen.query_one("#pk-table")).splitlines() if "窗口 0" in line
         )
         assert first.split()[2:] == shuffled.windows[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_a_refused_window_leaves_no_drawing_of_the_last_one(lang):
+    """L past the corpus with the tail dropped: the engine refuses it. The header says the
+    L asked for and no window of the last L stays drawn beside the error (the tester saw
+    "L = 12 · windows: 1" and its window under "at least 13 tokens are needed, got 12")."""
+    from engine.packing import pack_text
+
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "packing")
+        text = app.screen.query_one("#pk-text").value
+        tokens = len(pack_text(text, 2).stream)
+        await pilot.press(*["plus"] * (tokens - 6))  # L = the token count: one window
+        await pilot.pause()
+        assert f"L = {tokens} " in text_of(app.screen.query_one("#pk-head"))
+        assert text_of(app.screen.query_one("#pk-table")).strip()
+        await pilot.press("plus")  # L = tokens + 1: refused, the tail is dropped
+        await pilot.pause()
+        error = figure.query_one(".error")
+        assert error.display and str(tokens + 1) in text_of(error)
+        head = text_of(app.screen.query_one("#pk-head"))
+        assert f"L = {tokens + 1} " in head and f"L = {tokens} " not in head
+        assert text_of(app.screen.query_one("#pk-table")).strip() == ""
+        assert text_of(app.screen.query_one("#pk-note")).strip() == ""
+        await pilot.press("d")  # padded instead: drawn again, at the L asked for
+        await pilot.pause()
+        assert not error.display and "[PAD]" in text_of(app.screen.query_one("#pk-table"))
+        await pilot.press("d")  # dropped again: the padded drawing goes too
+        await pilot.pause()
+        assert error.display and "[PAD]" not in text_of(app.screen.query_one("#pk-table"))
+
+
+async def test_an_empty_text_leaves_no_table_of_the_last_one():
+    """The same for the other figures the engine can refuse: MLM with its text emptied keeps
+    its settings line, not the last sentence's table."""
+    app = TutorApp(lang="en", still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "mlm")
+        assert text_of(app.screen.query_one("#mlm-table")).strip()
+        app.screen.query_one("#mlm-text").value = ""
+        await pilot.pause()
+        await pilot.pause()
+        assert figure.query_one(".error").display
+        assert text_of(app.screen.query_one("#mlm-table")).strip() == ""
+        assert "p = 0.15" in text_of(app.screen.query_one("#mlm-settings"))

@@ -325,3 +325,31 @@ def test_without_a_prefix_no_prefix_position_was_left_out():
     assert verdict.valid and not verdict.correct and verdict.diagnoses == ()
     late = predictions.grade(predictions.prefix_loss_start("A B C D E F G", 3), "3")
     assert late.diagnoses == ("prefix-loss-starts-late",)
+
+
+def test_a_span_target_ended_early_names_the_missing_closing_sentinel_only_where_shown():
+    """</s> among the tokens asked for ends the learner's target there: with kept text after
+    the one span, that target lacks its closing sentinel (the exercise's own rule says so of
+    the same target). Without the </s>, with the span at the end, or with a second span still
+    to come, the answer does not show it."""
+    from exercises.items.span import _diagnose
+
+    closed = predictions.span_start("A B C D E F G H", [(2, 5)], 0.15, 3.0, 0)
+    verdict = predictions.grade(closed, "<extra_id_0> C D </s>")
+    assert not verdict.correct and verdict.diagnoses == ("target-missing-final-sentinel",)
+    assert verdict.answer == "<extra_id_0> C D </s>"
+    data = {
+        "tokens": list("ABCDEFGH"),
+        "merged": [[2, 5]],
+        "spans": [[2, 5]],
+        "kind": "one",
+        "closed": True,
+        "targets": ["<extra_id_0>", "C", "D", "E", "<extra_id_1>"],
+    }
+    assert _diagnose("targets", ["<extra_id_0>", "C", "D"], data) == ["target-missing-final-sentinel"]
+    assert predictions.grade(closed, "<extra_id_0> C D").diagnoses == ()
+    assert predictions.grade(closed, "<extra_id_0> C D E </s>").correct  # </s> after the start asked
+    at_the_end = predictions.span_start("A B C D E", [(2, 5)], 0.15, 3.0, 0)
+    assert predictions.grade(at_the_end, "<extra_id_0> C D </s>").diagnoses == ()
+    two_spans = predictions.span_start("A B C D E F G H", [(1, 3), (5, 6)], 0.15, 3.0, 0)
+    assert predictions.grade(two_spans, "<extra_id_0> B </s>").diagnoses == ()

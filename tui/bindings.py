@@ -74,6 +74,8 @@ ACTION_KEYS = {
     "random_cut": "key-random-cut",
     "row(-1)": "key-row",
     "row(1)": "key-row",
+    "pan(-1)": "key-pan",
+    "pan(1)": "key-pan",
     "predict": "key-predict",
     "edit": "key-edit",
     "start": "key-train",

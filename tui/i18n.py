@@ -331,6 +331,10 @@ MESSAGES: dict[str, Bilingual] = {
         "L = {window} · documents: {documents} · tokens with </s>: {tokens} · windows: {windows} · {order}",
         "L = {window} · {documents} 篇文档，连同 </s> 共 {tokens} 个 token · {windows} 个窗口 · {order}",
     ),
+    "fig-pk-head-refused": L(
+        "L = {window} · documents: {documents} · tokens with </s>: {tokens} · no windows drawn · {order}",
+        "L = {window} · {documents} 篇文档，连同 </s> 共 {tokens} 个 token · 没有画出窗口 · {order}",
+    ),
     "fig-pk-in-order": L("in the order typed", "按输入顺序"),
     "fig-pk-shuffled": L("shuffled (seed {seed})", "已打乱（种子 {seed}）"),
     "fig-pk-window": L("window {n}", "窗口 {n}"),
@@ -359,8 +363,8 @@ MESSAGES: dict[str, Bilingual] = {
         "选中 {total} 个 → [MASK] {mask} 个（{mp}），随机词 {random} 个（{rp}），不变 {keep} 个（{kp}）",
     ),
     "fig-vis-keys": L(
-        "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row",
-        "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行",
+        "c causal · b bidirectional · p prefix · -/+ length · [ ] prefix · ↑/↓ row · ←/→ scroll",
+        "c 因果 · b 双向 · p 前缀 · -/+ 长度 · [ ] 前缀长度 · ↑/↓ 选行 · ←/→ 左右滚动",
     ),
     "fig-prefix-keys": L(
         "[ ] prefix length · r random cut (plain text, as T5)",
@@ -910,6 +914,7 @@ MESSAGES: dict[str, Bilingual] = {
     "key-in-order": L("Documents in the order typed", "按输入顺序排列文档"),
     "key-drop": L("Drop or pad the last, short window", "丢掉或补齐最后不足的窗口"),
     "key-row": L("Pick a row: what it sees", "选一行：看它能看到什么"),
+    "key-pan": L("Scroll the grid sideways (the row numbers stay)", "左右滚动网格（行号不动）"),
     "key-train": L("Train", "训练"),
     "key-cancel": L("Cancel", "取消"),
     "key-probe-box": L("Go to the probe box", "跳到探针输入框"),

@@ -274,11 +274,18 @@ def _diagnose(part: str, given: list[str], data: dict) -> list[str]:
         return codes
     if not data["closed"] and given == [*expected, sentinel(n_spans)]:
         codes.append("target-extra-final-sentinel")
-    elif data["closed"] and (
-        given == expected[:-1] or (len(sentinels_given) == n_spans and given and not _is_sentinel(given[-1]))
-    ):
+    elif data["closed"] and (given == expected[:-1] or stops_before_kept_text(given, True, n_spans)):
         codes.append("target-missing-final-sentinel")
     return codes
+
+
+def stops_before_kept_text(given: list[str], closed: bool, n_spans: int) -> bool:
+    """A whole target (before its </s>) that ends on a span's token although kept text
+    follows the last span (``closed``): the closing sentinel left out. The rule of
+    "target-missing-final-sentinel" for this exercise's target and for the span figure's
+    prediction, when the learner ends it with </s>."""
+    sentinels = [token for token in given if _is_sentinel(token)]
+    return closed and bool(given) and len(sentinels) == n_spans and not _is_sentinel(given[-1])
 
 
 def _length_note(part: str, given: int, expected: int):

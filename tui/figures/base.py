@@ -314,9 +314,17 @@ class Figure(VerticalScroll, can_focus=True):
         except ValueError as error:  # the engine's InvalidInput: say it, keep the controls
             from tui.i18n import error_text
 
-            for static in self.query(".readout").results(Static):
+            # Nothing drawn for the settings before stays beside the error: a drawing that
+            # no longer matches them reads as their result (the packing figure kept its
+            # L = 12 windows under "at least 13 tokens are needed").
+            for static in self.query(".output").results(Static):
                 static.update("")
+            self.show_settings()
             self.show_error(error_text(error, self.lang))
+
+    def show_settings(self) -> None:
+        """The settings as the learner has set them, for when the engine refused them (a
+        figure whose header names its settings redraws it here, the drawing left out)."""
 
     def redraw(self) -> None:
         raise NotImplementedError

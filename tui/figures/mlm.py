@@ -101,9 +101,7 @@ class MlmFigure(Figure):
         text = self.query_one("#mlm-text", Input).value
         sample = mlm_sample(text, seed=self.seed, p=self.p, add_cls_sep=self.wrapped)
         self.show_keys()
-        self.query_one("#mlm-settings", Static).update(
-            f"p = {self.p:.2f} · {t('fig-seed', lang, seed=self.seed)} · × = {t('special', lang)}"
-        )
+        self.show_settings()
         self.query_one("#mlm-table", Static).update(self._table(sample))
         # The sentence's own counts, as `show sample mlm` prints them: they agree with the table.
         counts = sample.counts
@@ -112,6 +110,12 @@ class MlmFigure(Figure):
         sentence.display = not self.hiding  # how many were selected is part of the answer
         self.query_one("#mlm-counts", Static).update(self._batch_counts())
         self.clear_error()
+
+    def show_settings(self) -> None:
+        lang = self.lang
+        self.query_one("#mlm-settings", Static).update(
+            f"p = {self.p:.2f} · {t('fig-seed', lang, seed=self.seed)} · × = {t('special', lang)}"
+        )
 
     def _table(self, sample) -> Table:
         """The sentence position by position, marked as `show sample mlm` marks it (✓

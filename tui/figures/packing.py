@@ -82,27 +82,9 @@ class PackingFigure(Figure):
         self.query_one("#pk-keys", Static).update(t("fig-pk-keys", lang))
         text = self.query_one("#pk-text", Input).value
         packed = pack_text(text, self.window, seed=self.seed, drop_last=self.drop_last)
-        order = (
-            t("fig-pk-in-order", lang) if self.seed is None else t("fig-pk-shuffled", lang, seed=self.seed)
+        self.query_one("#pk-head", Static).update(
+            self._head(packed.documents, len(packed.stream), len(packed.windows))
         )
-        head = Text(
-            t(
-                "fig-pk-head",
-                lang,
-                window=self.window,
-                documents=len(packed.documents),
-                tokens=len(packed.stream),
-                windows=len(packed.windows),
-                order=order,
-            ),
-            style="bold",
-        )
-        head.append("\n")
-        for number, document in enumerate(packed.documents):
-            if number:
-                head.append("  ")
-            head.append(f"({number}) " + " ".join(document), style=_style(number))
-        self.query_one("#pk-head", Static).update(head)
 
         cells, crossings = self._cells(packed)
         room = self.scrollable_content_region.width or self.app.size.width - 4
@@ -124,6 +106,37 @@ class PackingFigure(Figure):
         note.append(t("fig-pk-last", lang), style="dim")
         self.query_one("#pk-note", Static).update(note)
         self.clear_error()
+
+    def _head(self, documents: list[list[str]], tokens: int, windows: int | None) -> Text:
+        """L and the corpus as set, the documents in packing order; ``windows`` None: the
+        engine refused these settings, and no count of windows is claimed."""
+        lang = self.lang
+        order = (
+            t("fig-pk-in-order", lang) if self.seed is None else t("fig-pk-shuffled", lang, seed=self.seed)
+        )
+        counts = {"window": self.window, "documents": len(documents), "tokens": tokens, "order": order}
+        if windows is None:
+            head = Text(t("fig-pk-head-refused", lang, **counts), style="bold")
+        else:
+            head = Text(t("fig-pk-head", lang, windows=windows, **counts), style="bold")
+        head.append("\n")
+        for number, document in enumerate(documents):
+            if number:
+                head.append("  ")
+            head.append(f"({number}) " + " ".join(document), style=_style(number))
+        return head
+
+    def show_settings(self) -> None:
+        """The engine refused the settings (L longer than the corpus, with the tail dropped):
+        the header says the L asked for, and no window of an earlier L stays drawn."""
+        from engine.packing import split_documents
+
+        documents = split_documents(self.query_one("#pk-text", Input).value)
+        tokens = sum(len(document) + 1 for document in documents)
+        head = self._head(documents, tokens, None)
+        if self.seed is not None:  # the shuffled order is the engine's: not listed in the typed one
+            head = head.split("\n")[0]
+        self.query_one("#pk-head", Static).update(head)
 
     def _cells(self, packed) -> tuple[list[tuple[list[Text], list[Text]]], int]:
         """Per window, its tokens and its labels as coloured cells; and how many labels

@@ -191,7 +191,7 @@ def _describe(out: Text, sample, lang: str, guess=None, hide_target: bool = Fals
     if guess is not None:
         _question, verdict = guess
         mark, style = ("✓", "bold green") if verdict.correct else ("✗", "bold yellow")
-        out.append(f"{mark} {t('predict-guess', lang, guess=' '.join(verdict.given))}\n", style=style)
+        out.append(f"{mark} {t('predict-guess', lang, guess=verdict.answer)}\n", style=style)
     if sample.closed:
         out.append(t("fig-span-closed", lang, sentinel=sentinel(len(sample.spans))), style="dim")
     else:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, ScrollableContainer
 from textual.widgets import Static
 
 from tui.figures.base import Figure
 from tui.i18n import t
-from tui.widgets.mask_view import MAX_POSITIONS, MaskView
+from tui.widgets.mask_view import MAX_POSITIONS, MaskView, grid_geometry, row_headers
 
 KIND_TITLES = {
     "causal": "mask-title-causal",
@@ -32,7 +33,19 @@ class VisibilityFigure(Figure):
         Binding("right_square_bracket", "prefix(1)", "prefix +", show=False),
         Binding("up", "row(-1)", "row ↑", show=False),
         Binding("down", "row(1)", "row ↓", show=False),
+        Binding("left", "pan(-1)", "scroll ←", show=False),
+        Binding("right", "pan(1)", "scroll →", show=False),
     ]
+    PAN_COLUMNS = 4  # grid columns a ← or → moves the cells by
+    # The row headers stay put while the cells scroll sideways under their column numbers,
+    # and nothing else scrolls sideways: the caption below wraps at the figure's width (at
+    # 64 positions it was cut at the left, and the row numbers were scrolled off).
+    DEFAULT_CSS = """
+    VisibilityFigure { overflow-x: hidden; }
+    VisibilityFigure #vis-grid { height: auto; width: 1fr; }
+    VisibilityFigure #vis-rows { width: auto; height: auto; }
+    VisibilityFigure #vis-pan { height: auto; width: 1fr; overflow-x: auto; overflow-y: hidden; }
+    """
 
     def __init__(self, kind: str = "causal", **kwargs) -> None:
         super().__init__(**kwargs)
@@ -44,7 +57,10 @@ class VisibilityFigure(Figure):
     def compose(self) -> ComposeResult:
         yield Static(markup=False, classes="keys", id="vis-keys")
         yield Static(markup=False, classes="output", id="vis-title")
-        yield MaskView(classes="output", id="vis-mask")
+        with Horizontal(id="vis-grid"):
+            yield Static(markup=False, classes="output", id="vis-rows")
+            with ScrollableContainer(id="vis-pan", can_focus=False):
+                yield MaskView(classes="output", id="vis-mask")
         yield Static(markup=False, classes="output readout", id="vis-sees")
         yield Static(markup=False, classes="error")
 
@@ -67,6 +83,12 @@ class VisibilityFigure(Figure):
         self.row = min(self.n - 1, max(0, self.row + step))
         self.refresh_figure()
 
+    def action_pan(self, step: int) -> None:
+        """← →: the cells sideways, a few columns at a time; the row headers stay."""
+        _, cell, _, _ = grid_geometry(self.n, [""] * self.n)
+        pan = self.query_one("#vis-pan", ScrollableContainer)
+        pan.scroll_to(x=pan.scroll_x + step * self.PAN_COLUMNS * cell, animate=False)
+
     def ask(self):
         from exercises.predictions import pick_row, visibility
 
@@ -87,7 +109,8 @@ class VisibilityFigure(Figure):
         )
         view = self.query_one("#vis-mask", MaskView)
         sees = self.query_one("#vis-sees", Static)
-        view.display = sees.display = not self.hiding  # the mask is the answer
+        grid = self.query_one("#vis-grid", Horizontal)
+        grid.display = view.display = sees.display = not self.hiding  # the mask is the answer
         wrong = None
         if self.marks is not None:  # the guess, cell by cell: a wrong cell shows as ! or ?
             _question, verdict = self.marks
@@ -95,7 +118,8 @@ class VisibilityFigure(Figure):
             wrong = {
                 (self.row, key) for key in range(self.n) if (key in guessed) != (not mask[self.row][key])
             }
-        view.show(mask.int().tolist(), highlight_row=self.row, wrong_cells=wrong)
+        view.show(mask.int().tolist(), highlight_row=self.row, wrong_cells=wrong, headers=False)
+        self.query_one("#vis-rows", Static).update(row_headers(self.n, highlight_row=self.row))
         readout = Text(t("sees", lang, i=self.row, visible=visible_keys(mask, self.row)), style="bold")
         if wrong:
             readout.append("\n" + t("predict-cells", lang), style="dim")

@@ -47,31 +47,54 @@ def grid_width(n: int, labels: Sequence[str] | None = None) -> int:
     return gutter + n * cell
 
 
+def row_headers(n: int, labels: Sequence[str] | None = None, highlight_row: int | None = None) -> Text:
+    """The rows' headers (position, token) of an n-position grid, line for line beside
+    ``mask_text(..., headers=False)``: drawn apart, they stay on screen while the cells
+    scroll sideways."""
+    from rich.cells import cell_len
+
+    labels = list(labels or [""] * n)
+    index_width, _cell, label_width, _gutter = grid_geometry(n, labels)
+    text = Text(no_wrap=True)
+    for row in range(n):
+        row_style = "reverse" if row == highlight_row else ""
+        text.append("\n")
+        text.append(str(row).rjust(index_width), style="bold " + row_style)
+        if label_width:
+            label = short_label(labels[row], label_width)
+            text.append(" " + label + " " * (label_width - cell_len(label)), style=row_style)
+        text.append(" ")
+    return text
+
+
 def mask_text(
     mask: Sequence[Sequence[int]],
     labels: Sequence[str] | None = None,
     highlight_row: int | None = None,
     wrong_cells: set[tuple[int, int]] | None = None,
+    headers: bool = True,
 ) -> Text:
     """The grid as Rich text. Columns are numbered (a row of tokens would not fit
-    80 columns); rows carry position and token."""
+    80 columns); rows carry position and token (``headers=False``: the cells alone, the
+    headers drawn apart by ``row_headers``)."""
     from rich.cells import cell_len
 
     n = len(mask)
     labels = list(labels or [""] * n)
     index_width, cell, label_width, gutter = grid_geometry(n, labels)
     text = Text(no_wrap=True)
-    text.append(" " * gutter)
+    text.append(" " * gutter if headers else "")
     for column in range(n):
         text.append(str(column).rjust(cell), style="bold")
     text.append("\n")
     for row, cells in enumerate(mask):
         row_style = "reverse" if row == highlight_row else ""
-        text.append(str(row).rjust(index_width), style="bold " + row_style)
-        if label_width:
-            label = short_label(labels[row], label_width)
-            text.append(" " + label + " " * (label_width - cell_len(label)), style=row_style)
-        text.append(" ")
+        if headers:
+            text.append(str(row).rjust(index_width), style="bold " + row_style)
+            if label_width:
+                label = short_label(labels[row], label_width)
+                text.append(" " + label + " " * (label_width - cell_len(label)), style=row_style)
+            text.append(" ")
         # Consecutive cells of one style go in as one span: a 64×64 mask is then
         # ~130 spans instead of 4,096, which is what keeps redrawing instant.
         run, run_style = "", None
@@ -110,14 +133,15 @@ class MaskView(Static):
         highlight_row: int | None = None,
         wrong_cells: set[tuple[int, int]] | None = None,
         cap_message: str | None = None,
+        headers: bool = True,
     ) -> None:
         if len(mask) > MAX_POSITIONS:
             self.update(Text(cap_message or f"{len(mask)} > {MAX_POSITIONS}", style="yellow"))
             return
-        self.update(mask_text(mask, labels, highlight_row, wrong_cells))
+        self.update(mask_text(mask, labels, highlight_row, wrong_cells, headers))
         if highlight_row is not None and 0 <= highlight_row < len(mask):
             _, cell, _, gutter = grid_geometry(len(mask), list(labels or [""] * len(mask)))
-            self.call_after_refresh(self.reveal, highlight_row, highlight_row, cell, gutter)
+            self.call_after_refresh(self.reveal, highlight_row, highlight_row, cell, gutter if headers else 0)
 
     def reveal(self, row: int, column: int, cell: int, gutter: int) -> None:
         """Scroll the containers so that cell (row, column) and its row header are on screen."""
@@ -125,6 +149,8 @@ class MaskView(Static):
 
         # The cell, in this widget's coordinates (line 0 is the column numbers), then
         # in each ancestor's virtual coordinates until a container scrolls it into view.
+        # A container that only scrolls sideways (the cells' own, beside fixed row headers)
+        # is scrolled, and the walk goes on up to the one that scrolls the page.
         region = Region(gutter + column * cell, row + 1, cell, 1)
         widget = self
         while widget.parent is not None and widget is not self.screen:
@@ -135,5 +161,7 @@ class MaskView(Static):
             ):
                 # keep the row's header in view too when the cell is near the left edge
                 container.scroll_to_region(region, spacing=Spacing(0, 0, 0, 0), animate=False, immediate=True)
-                return
+                if container.allow_vertical_scroll or container.styles.overflow_y != "hidden":
+                    return
+                region = region.translate(-container.scroll_offset)
             widget = container

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterable
 
 LANGS = ("zh", "en")
 
@@ -16,6 +17,14 @@ def L(en: str, zh: str) -> Bilingual:
 
 def pick(text: Bilingual, lang: str) -> str:
     return text.get(lang) or text["en"]
+
+
+LIST_SEPARATOR = L(", ", "、")
+
+
+def listing(items: Iterable[object], lang: str = "en") -> str:
+    """Values as a sentence lists them: "1, 3, 7" in English, "1、3、7" in Chinese."""
+    return pick(LIST_SEPARATOR, lang).join(map(str, items))
 
 
 def fmt(text: Bilingual, **params: object) -> Bilingual:

@@ -76,7 +76,8 @@ def test_the_masking_rate_is_written_once():
 
 def test_the_review_text_follows_the_schedule():
     from exercises.learner.review import INTERVALS_DAYS
-    from tui.i18n import listing, t
+    from exercises.text import listing
+    from tui.i18n import t
 
     for lang in ("en", "zh"):
         text = t("review-empty", lang, days=listing(INTERVALS_DAYS, lang))

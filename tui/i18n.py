@@ -10,7 +10,6 @@ to add a string.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 
 from exercises.text import Bilingual, L, pick
 
@@ -339,6 +338,7 @@ MESSAGES: dict[str, Bilingual] = {
     "fig-pk-shuffled": L("shuffled (seed {seed})", "已打乱（种子 {seed}）"),
     "fig-pk-window": L("window {n}", "窗口 {n}"),
     "fig-pk-labels": L("  label", "  标签"),
+    "fig-pk-document": L("({number}) ", "（{number}）"),
     "fig-pk-crossing": L(
         "Documents that run on into the next window: {documents}.", "延续到下一个窗口的文档：{documents}。"
     ),
@@ -424,7 +424,6 @@ MESSAGES: dict[str, Bilingual] = {
         "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
     ),
     # Code health (h4, issue 10)
-    "list-separator": L(", ", "、"),
     # An aside after a line (its own style, often dim): two spaces and half-width
     # parentheses in English, full-width parentheses hugging the Chinese.
     "aside": L("  ({text})", "（{text}）"),
@@ -1311,11 +1310,6 @@ ARGPARSE: dict[str, Bilingual] = {
         "can't open '%(filename)s': %(error)s", "无法打开 '%(filename)s'：%(error)s"
     ),
 }
-
-
-def listing(values: Iterable[object], lang: str) -> str:
-    """Values as a sentence lists them: "1, 3, 7" / "1、3、7"."""
-    return t("list-separator", lang).join(str(value) for value in values)
 
 
 def t(key: str, lang: str, **params: object) -> str:

@@ -16,7 +16,7 @@ from exercises.grading.parsing import (
     list_text,
     normalise_token,
 )
-from exercises.text import Bilingual, L, pick
+from exercises.text import Bilingual, L, listing
 
 ONE_BASED_CODE = "one-based-positions"
 HALF = 0.5
@@ -37,14 +37,6 @@ def counted_from_one() -> tuple[PartResult, list[str]]:
 def is_one_based(given: set[int], expected: set[int]) -> bool:
     """The expected positions, each written one higher (and not also right as written)."""
     return bool(expected) and given != expected and given == {i + 1 for i in expected}
-
-
-LIST_SEPARATOR = L(", ", "、")
-
-
-def listing(items: Sequence[object], lang: str = "en") -> str:
-    """Positions as a sentence lists them: "1, 3, 7" in English, "1、3、7" in Chinese."""
-    return pick(LIST_SEPARATOR, lang).join(map(str, items))
 
 
 MAX_LISTED = 12  # wrong positions named one by one; the count covers them all

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from exercises.text import listing
 from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.text_input import TextInput
@@ -92,9 +93,7 @@ class PackingFigure(Figure):
         note = Text()
         crossing = packed.crossing()
         if crossing:
-            note.append(
-                t("fig-pk-crossing", lang, documents=", ".join(map(str, crossing))) + "\n", style="bold"
-            )
+            note.append(t("fig-pk-crossing", lang, documents=listing(crossing, lang)) + "\n", style="bold")
         if crossings:
             note.append(t("fig-pk-boundary", lang, separator=packed.separator) + "\n", style="dim")
         if packed.dropped:
@@ -123,7 +122,7 @@ class PackingFigure(Figure):
         for number, document in enumerate(documents):
             if number:
                 head.append("  ")
-            head.append(f"({number}) " + " ".join(document), style=_style(number))
+            head.append(t("fig-pk-document", lang, number=number) + " ".join(document), style=_style(number))
         return head
 
     def show_settings(self) -> None:

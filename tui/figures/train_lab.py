@@ -26,7 +26,7 @@ from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from engine.toy_corpus import CORPORA
 from engine.train_lab_spec import APP_MAX_STEPS, DEFAULT_STEPS, OBJECTIVES
-from exercises.text import L, pick
+from exercises.text import L, listing, pick
 from exercises.training.own_code import BUGS, MINE, TASK_OBJECTIVE, failure_line, label_of, merged_rows
 from exercises.training.table import (
     CORPUS_NAMES,
@@ -39,7 +39,7 @@ from exercises.training.table import (
     table_rows,
 )
 from tui.figures.base import Figure
-from tui.i18n import listing, t
+from tui.i18n import t
 from tui.widgets.glyph_radio import GlyphCheckbox
 from tui.widgets.mask_view import BLOCKED, VISIBLE, short_label
 

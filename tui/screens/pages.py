@@ -23,7 +23,8 @@ from textual.widgets.option_list import Option
 
 from exercises.grading.policy import HINT_POLICIES
 from exercises.learner.review import INTERVALS_DAYS, is_prediction
-from tui.i18n import listing, t
+from exercises.text import listing
+from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
 from tui.widgets.glyph_radio import GlyphRadioButton
 

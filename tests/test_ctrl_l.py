@@ -12,9 +12,10 @@ from textual.widgets import DataTable, Label, OptionList, Static
 from exercises.grading.policy import HINT_POLICIES
 from exercises.learner.store import Attempt
 from exercises.text import pick
-from tests.pilot import engine_ready
+from tests.pilot import engine_ready, open_figure
 from tui.app import TutorApp
 from tui.i18n import t
+from tui.widgets.prediction_box import PredictionBox
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -176,6 +177,37 @@ async def test_ctrl_l_redraws_the_hint_shown_in_the_code_lab(tmp_path):
         await pilot.press("ctrl+l")
         await settle(pilot)
         assert pick(task.hints[0], "zh") in plain(extra)
+
+
+PREDICTING = ["clm", "mlm", "span", "prefix-lm", "visibility"]
+
+
+@pytest.mark.parametrize("objective", PREDICTING)
+@pytest.mark.parametrize("start", ["zh", "en"])
+@pytest.mark.slow
+async def test_ctrl_l_keeps_an_open_question_open_and_its_answer_hidden(objective, start):
+    other = "en" if start == "zh" else "zh"
+    app = TutorApp(lang=start, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, objective)
+        if not figure.PREDICTS:
+            pytest.skip(f"{objective}'s figure asks nothing")
+        await pilot.press("g")
+        await settle(pilot)
+        question = figure.question
+        assert question is not None
+        await pilot.press("1")  # the learner starts typing a guess
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        assert figure.question is question  # still asked, about the same thing
+        box = figure.query_one(PredictionBox)
+        assert box.query_one("#prediction-answer").value == "1"  # what was typed kept
+        assert plain(box.query_one("#prediction-question", Static)).strip() == pick(question.text, other)
+        assert figure.hiding  # the answer stays hidden
+        if objective == "mlm":  # the figure as drawn: no labels column, no counts of the selected
+            header = plain(figure.query_one("#mlm-table", Static)).split("\n")[0]
+            assert t("fate", other) in header and t("label", other) not in header, header
+            assert not figure.query_one("#mlm-sentence-counts").display
 
 
 async def test_ctrl_l_redraws_the_settings_page():

@@ -239,15 +239,3 @@ async def test_ctrl_l_redraws_the_too_small_message():
         await settle(pilot)
         expected = t("too-small", "en", width=50, height=14, min_width=60, min_height=18)
         assert plain(message).split() == expected.split()
-
-
-async def test_ctrl_l_redraws_an_ended_session():
-    from tui.screens.session_ended import SessionEndedScreen, ended_text
-
-    app = TutorApp(lang="zh", still=True, load_engine=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        app.push_screen(SessionEndedScreen("expired"))
-        await settle(pilot)
-        await pilot.press("ctrl+l")
-        await settle(pilot)
-        assert plain(app.screen.query_one("#ended", Static)).split() == ended_text("expired", "en").split()

@@ -36,11 +36,4 @@ class SessionEndedScreen(Screen):
 
     def compose(self) -> ComposeResult:
         with Middle(), Center():
-            yield Static(markup=False, id="ended")
-
-    def on_mount(self) -> None:
-        # the app's Ctrl+L still works here: the message follows the language
-        self.watch(self.app, "lang", self._show, init=True)
-
-    def _show(self, lang: str) -> None:
-        self.query_one("#ended", Static).update(ended_text(self.reason, lang))
+            yield Static(ended_text(self.reason, self.app.lang), markup=False, id="ended")

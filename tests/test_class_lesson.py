@@ -114,6 +114,33 @@ async def test_results_released_after_the_quiz_closed_reach_the_student_on_reloa
         assert "你的成绩" in _visible(again)
 
 
+async def test_ctrl_l_redraws_a_past_exams_results(store):
+    """Out of exam mode, Ctrl+L works on the results of a closed quiz seen again: they
+    stayed in the language they were first drawn in."""
+    clock = Clock()
+    opened = open_released_quiz(store, clock.now)
+    session = signed_in(store, "s2", clock.now)
+    app = app_for(session, clock, "zh")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_first_answer(pilot, "3")
+        app.exam.submit()
+    store.close_quiz(clock.now + 60)
+    store.release_results(opened.quiz_id, clock.now + 120)
+    clock.now += 200
+    again = app_for(session, clock, "zh")
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        assert "你的成绩" in _visible(again) and again.exam is None
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        shown = _visible(again)
+        assert again.lang == "en" and "Your results" in shown and "你的成绩" not in shown, shown
+
+
 async def test_results_released_while_the_quiz_is_still_open_reach_the_student(store):
     clock = Clock()
     opened = open_released_quiz(store, clock.now)

@@ -105,8 +105,12 @@ class Figure(VerticalScroll, can_focus=True):
         return default_sentence(lang)
 
     def _language_changed(self, old: str, new: str) -> None:
-        """A text box the learner has not touched follows the language; then redraw."""
-        if self.EDIT_BOX is not None:
+        """A text box the learner has not touched follows the language; then redraw.
+        Not while a question is open or its marks are shown: they are about the text
+        as it is, and a new text dropped the question and showed its answer unasked
+        (the question box speaks the new language by itself, the guess typed kept)."""
+        asked = self.question is not None or self.revealed is not None
+        if self.EDIT_BOX is not None and not asked:
             box = self.query_one(f"#{self.EDIT_BOX}", Input)
             if box.value == self.default_text(old):
                 with box.prevent(Input.Changed):

@@ -108,9 +108,14 @@ class AttemptScreen(Screen):
         yield FittingFooter()
 
     def on_mount(self) -> None:
+        self.watch(self.app, "lang", self._show, init=True)
+        self.query_one("#attempt-scroll").focus()
+
+    def _show(self, lang: str) -> None:
+        """The header, the keys and the attempt in ``lang``: drawn again on Ctrl+L, which
+        left the body in the other language (the scroll stays where the learner was)."""
         from tui.bindings import localise_bindings
 
-        lang = self.app.lang
         localise_bindings(self, lang)
         self.sub_title = t("history-title", lang)
         try:
@@ -118,7 +123,6 @@ class AttemptScreen(Screen):
         except (KeyError, ValueError, LookupError) as error:  # an id from an older version
             text = Text(t("attempt-gone", lang, error=error), style="yellow")
         self.query_one("#attempt", Static).update(text)
-        self.query_one("#attempt-scroll").focus()
 
     def action_leave(self) -> None:
         self.app.pop_screen()

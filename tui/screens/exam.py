@@ -251,8 +251,22 @@ class ExamScreen(Screen):
         if self.session.notice:
             self.notify(pick(self.session.notice, lang), severity="warning", timeout=12)
         self.watch(self.app, "engine_loaded", self._engine_changed, init=True)
+        self.watch(self.app, "lang", self._relabel, init=False)
         self.set_interval(1.0, self._tick)
         self._tick()
+
+    def _relabel(self, lang: str) -> None:
+        """Ctrl+L, refused while an exam is taken, works on a past exam's results seen
+        again in a class session: the keys, the buttons, the header and the results in
+        ``lang`` (they stayed in the other language)."""
+        from tui.bindings import localise_bindings
+
+        localise_bindings(self, lang)
+        for button, key in (("prev", "exam-prev"), ("next", "exam-next"), ("submit", "exam-submit")):
+            self.query_one(f"#{button}", Button).label = t(key, lang)
+        self._tick()
+        if self.query_one("#results").display:
+            self.show_results()
 
     async def _engine_changed(self, loaded: bool) -> None:
         loaded = loaded or getattr(self.session, "rendered", False)  # class-server exams: see tui/classweb

@@ -10,6 +10,7 @@ produced is shown as plain text.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Group
@@ -39,6 +40,14 @@ def lab_folder(app) -> Path:
     from exercises.lab.workspace import default_lab_dir
 
     return default_lab_dir()
+
+
+def hints_text(task: Task, shown: int, lang: str) -> Text:
+    """The first ``shown`` hints of ``task``, numbered, in ``lang``."""
+    lines = [
+        t("lab-hint", lang, i=i + 1, n=len(task.hints), text=pick(task.hints[i], lang)) for i in range(shown)
+    ]
+    return Text("\n".join(lines), style="cyan")
 
 
 # F8 opens the code lab from a lesson; the help screen lists it from here.
@@ -116,7 +125,9 @@ class LabScreen(Screen):
         self.results: dict[str, object] = {}
         self.hints_shown: dict[str, int] = {}
         self.checking: set[str] = set()
-        self.extra: object = ""
+        # What is shown under the result (hints, the solution), drawn in the language of
+        # the moment: Ctrl+L left a hint already shown in the other language.
+        self.extra: Callable[[str], object] | None = None
         self.current: Task = TASKS[0]
         self._stop = threading.Event()
         self._watching = False  # a watcher thread runs (it ends at once on a folder that does not exist)
@@ -240,7 +251,7 @@ class LabScreen(Screen):
             widget.update(Text(t("lab-init-here", lang, dir=self.folder), style="yellow"))
         else:
             widget.update("")
-        self.query_one("#lab-extra", Static).update(self.extra)
+        self.query_one("#lab-extra", Static).update(self.extra(lang) if self.extra is not None else "")
 
     # -- events --------------------------------------------------------------------------
 
@@ -248,7 +259,7 @@ class LabScreen(Screen):
         task = next((task for task in TASKS if task.id == event.option.id), None)
         if task is not None and task is not self.current:
             self.current = task
-            self.extra = ""
+            self.extra = None
             self._show()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -278,28 +289,24 @@ class LabScreen(Screen):
         self._show()
 
     def action_hint(self) -> None:
-        lang = self.app.lang
         task = self.current
         shown = self.hints_shown.get(task.id, 0)
         if shown >= len(task.hints):
-            self.extra = Text(t("lab-no-hints-left", lang), style="dim")
+            self.extra = lambda lang: Text(t("lab-no-hints-left", lang), style="dim")
         else:
             self.hints_shown[task.id] = shown + 1
-            lines = [
-                t("lab-hint", lang, i=i + 1, n=len(task.hints), text=pick(task.hints[i], lang))
-                for i in range(shown + 1)
-            ]
-            self.extra = Text("\n".join(lines), style="cyan")
+            self.extra = lambda lang: hints_text(task, shown + 1, lang)
         self._show()
 
     def action_solution(self) -> None:
         from exercises.lab.tasks import solution
 
-        lang = self.app.lang
-        if not self._record().attempted(self.current.id):
-            self.extra = Text(t("lab-solution-locked", lang, task=self.current.id), style="yellow")
+        task = self.current
+        if not self._record().attempted(task.id):
+            self.extra = lambda lang: Text(t("lab-solution-locked", lang, task=task.id), style="yellow")
         else:
-            self.extra = Group(Syntax(solution(self.current), "python", word_wrap=True))
+            code = Group(Syntax(solution(task), "python", word_wrap=True))
+            self.extra = lambda lang: code
         self._show()
 
     def action_check(self, task: Task | None = None) -> None:

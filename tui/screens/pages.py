@@ -115,10 +115,9 @@ class ReviewScreen(Page):
         yield FittingFooter()
 
     def _relabel_page(self, lang: str) -> None:
-        from tui.bindings import localise_bindings
-
         super()._relabel_page(lang)
-        localise_bindings(self, lang)
+        if hasattr(self, "queue"):  # Ctrl+L: the schedule and every line in the new language
+            self._fill()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "try_now" or bool(getattr(self, "queue", None))
@@ -240,18 +239,21 @@ class HistoryScreen(Page):
         yield FittingFooter()
 
     def on_mount(self) -> None:
-        super().on_mount()
-        lang = self.app.lang
         self.attempts = attempts = list(reversed(self.app.progress.attempts))
-        self._fill()
-        self.query_one("#history-hint", Static).update(t("attempt-open", lang))
+        super().on_mount()  # draws the page (the language watcher's first call)
         self.query_one("#history-hint", Static).display = bool(attempts)
-        empty = self.query_one("#empty", Static)
-        empty.update(t("history-empty", lang))
-        empty.display = not attempts
+        self.query_one("#empty", Static).display = not attempts
         table = self.query_one(DataTable)
         table.display = bool(attempts)
         table.focus()
+
+    def _relabel_page(self, lang: str) -> None:
+        """The header, the keys, the hint, the column headers and every row in ``lang``
+        (Ctrl+L left all but the header in the other language)."""
+        super()._relabel_page(lang)
+        self.query_one("#history-hint", Static).update(t("attempt-open", lang))
+        self.query_one("#empty", Static).update(t("history-empty", lang))
+        self._fill()
 
     def on_resize(self) -> None:
         if getattr(self, "_filled_width", None) not in (None, self.size.width):
@@ -292,6 +294,7 @@ class HistoryScreen(Page):
         if room < MIN_MISCONCEPTION:  # the title gives way first, down to a readable stub
             widths[1] = max(MIN_TITLE, widths[1] - (MIN_MISCONCEPTION - room))
             room = MIN_MISCONCEPTION
+        cursor, scroll = table.cursor_coordinate, (table.scroll_x, table.scroll_y)
         table.clear(columns=True)
         for header in headers:
             table.add_column(Text(header))
@@ -304,6 +307,10 @@ class HistoryScreen(Page):
                 Text(_fit(words, room)),
                 key=str(index),
             )
+        if rows:  # drawn again (a resize, Ctrl+L): the learner stays on their row
+            table.move_cursor(row=min(cursor.row, len(rows) - 1), column=cursor.column, scroll=False)
+            # once the new rows are measured (a scroll before that is cut to nothing)
+            table.call_after_refresh(table.scroll_to, *scroll, animate=False)
 
 
 class SettingsScreen(Page):
@@ -319,16 +326,16 @@ class SettingsScreen(Page):
         progress = self.app.progress
         yield Header()
         with VerticalScroll():
-            yield Label(t("settings-language", lang), markup=False)
+            yield Label(t("settings-language", lang), markup=False, id="settings-language")
             with RadioSet(id="language"):
                 yield GlyphRadioButton("中文", value=lang == "zh", id="lang-zh")
                 yield GlyphRadioButton("English", value=lang == "en", id="lang-en")
-            yield Label(t("settings-theme", lang), markup=False)
+            yield Label(t("settings-theme", lang), markup=False, id="settings-theme")
             themes = sorted(self.app.available_themes)
             yield Select(
                 [(name, name) for name in themes], value=self.app.theme, allow_blank=False, id="theme"
             )
-            yield Label(t("settings-hints", lang), markup=False)
+            yield Label(t("settings-hints", lang), markup=False, id="settings-hints")
             with RadioSet(id="hints"):
                 for policy in HINT_POLICIES:
                     yield GlyphRadioButton(
@@ -338,13 +345,25 @@ class SettingsScreen(Page):
                     )
         yield FittingFooter()
 
+    def _relabel_page(self, lang: str) -> None:
+        """Every label in ``lang``, and the language chosen shown chosen: Ctrl+L here left
+        the page in the other language, its radio on the old choice."""
+        super()._relabel_page(lang)
+        for key in ("settings-language", "settings-theme", "settings-hints"):
+            self.query_one(f"#{key}", Label).update(t(key, lang))
+        for policy in HINT_POLICIES:
+            self.query_one(f"#hints-{policy}", GlyphRadioButton).label = t(f"hints-{policy}", lang)
+        chosen = self.query_one(f"#lang-{lang}", GlyphRadioButton)
+        if not chosen.value:
+            chosen.value = True  # its RadioSet.Changed names the language already shown: nothing to do
+
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         pressed = event.pressed.id or ""
         if pressed.startswith("lang-"):
-            self.app.lang = pressed.removeprefix("lang-")
-            self.app.progress.set("lang", self.app.lang)
-            self.app.pop_screen()
-            self.app.open_page("settings")  # redrawn in the new language
+            lang = pressed.removeprefix("lang-")
+            if lang != self.app.lang:  # the page follows through the language watcher
+                self.app.lang = lang
+                self.app.progress.set("lang", lang)
         elif pressed.startswith("hints-"):
             self.app.progress.set("hints", pressed.removeprefix("hints-"))
             self.notify(t("settings-saved", self.app.lang), timeout=2)

@@ -23,7 +23,8 @@ class TooSmallScreen(Screen):
         yield Static(markup=False, id="message")
 
     def on_mount(self) -> None:
-        self.show(self.app.size.width, self.app.size.height)
+        # Ctrl+L still works here: the message follows the language
+        self.watch(self.app, "lang", lambda _lang: self.show(self.app.size.width, self.app.size.height))
 
     def show(self, width: int, height: int) -> None:
         self.query_one("#message", Static).update(

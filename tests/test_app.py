@@ -384,7 +384,9 @@ async def test_the_solution_waits_for_a_second_wrong_try_or_a_request():
         wrong = {**solution, "labels": solution["inputs"]}  # labels = inputs: copying
         first = await answer(pilot, panel, wrong)
         assert first.startswith("✗") and solution["labels"] not in first  # marks what is wrong, no answer
-        second = await answer(pilot, panel, wrong)
+        same = await answer(pilot, panel, wrong)  # the same answer again is no second try
+        assert "Already checked" in same and "Solution (from the engine)" not in same
+        second = await answer(pilot, panel, {**solution, "inputs": solution["labels"]})  # another wrong one
         assert "Solution (from the engine)" in second and solution["labels"] in second
         assert len(app.progress.attempts) == 2  # each graded try recorded (posted up, stored by the app)
         panel.focus()

@@ -34,6 +34,7 @@ from exercises.text import Bilingual, pick
 from tui.i18n import t
 from tui.widgets.matrix_editor import MatrixEditor
 from tui.widgets.parts import choose_by_letter, part_feedback, part_widgets, read_answers, relabel_parts
+from tui.widgets.relabel_select import relabel
 
 # Shortcuts that would steal letters from a learner who is typing: they work
 # wherever the panel has focus except in a text box, and the footer shows them
@@ -200,17 +201,14 @@ class ExercisePanel(VerticalScroll, can_focus=True):
             widget.refresh(layout=True)  # a Button's label repaints only: its width must follow the new words
         if not getattr(self.app, "engine_loaded", False) or not self.exercise_id:
             return
-        from textual.widgets._select import SelectCurrent  # pinned textual: the shown value
-
         from exercises.catalogue import get
 
-        select = self.query_one("#exercise-select", Select)
         titles = self._marked_titles(lambda eid: pick(get(eid).title, lang))
-        with select.prevent(Select.Changed):
-            select.set_options([(titles[eid], eid) for eid in self.exercise_ids])
-            select.value = self.exercise_id
-        # The value did not change, so Select does not redraw its label: do it here.
-        select.query_one(SelectCurrent).update(titles[self.exercise_id])
+        relabel(
+            self.query_one("#exercise-select", Select),
+            [(titles[eid], eid) for eid in self.exercise_ids],
+            keep=self.exercise_id,
+        )
         self._show_prompt()
         self._show_hints()
         self._show_feedback(scroll=False)

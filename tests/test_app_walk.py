@@ -105,3 +105,41 @@ async def test_the_training_labs_form_fits_the_terminal(size):
         for field in ("#tl-steps", "#tl-corpus", "#tl-own-source", "#tl-probe"):
             region = app.screen.query_one(field).region
             assert region.width > 0 and region.right <= size[0], (field, region)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_after_training_p_opens_an_empty_probe_box_and_the_form_keeps_its_corpus(lang):
+    """A. After Train, focus went to the probe box: the "p" of "press p" became the probe's
+    first letter. B. Ctrl+L after a run switched the toy language to the other language's,
+    so the rules shown no longer matched the models and the next Train would use the other
+    text. C. The own-code list kept its choice in the old language. E. The en table cut
+    "chance (uniform gues…" at 80 columns."""
+    from textual.widgets import Select
+    from textual.widgets._select import SelectCurrent
+
+    from tests.pilot import open_figure
+
+    other = "en" if lang == "zh" else "zh"
+    app = TutorApp(lang=lang, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        figure = await open_figure(app, pilot, "train-lab")
+        figure.query_one("#tl-steps").value = "3"
+        await pilot.press("ctrl+s")
+        for _ in range(1200):
+            await pilot.pause(0.05)
+            if not figure.training and figure.result is not None:
+                break
+        await settle(pilot, 4)
+        await pilot.press("p")
+        await settle(pilot)
+        probe = figure.query_one("#tl-probe")
+        assert probe.has_focus and probe.value == ""
+        table = figure.query_one("#tl-table")
+        assert "…" not in text_of(table, width=table.content_region.width)
+        figure.focus()
+        await pilot.press("ctrl+l")
+        await settle(pilot, 4)
+        assert figure._corpus() == lang == figure.result["settings"]["corpus"]
+        own = figure.query_one("#tl-own-source", Select)
+        shown = str(own.query_one(SelectCurrent).query_one("#label").render())
+        assert shown == str(figure._own_options(other)[0][0]), shown

@@ -171,6 +171,16 @@ def test_loss_chart_draws_ln_v_on_top_and_each_objective_with_its_letter():
     assert "C" in lines[-2] or "C" in lines[-3]  # the CLM ends low
 
 
+def test_loss_chart_reaches_the_highest_loss_and_still_draws_ln_v():
+    """A fresh model's first losses can lie above ln V (5.9 at step 1 against ln 82 = 4.41):
+    drawn on the top line they read as ln V, and the dotted line had no room left."""
+    chart = loss_chart({"clm": [5.9, 4.0, 1.0]}, 4.41, 3, width=9, height=7).plain
+    lines = chart.splitlines()
+    assert float(lines[0].split("┤")[0]) >= 5.9 and "C" in lines[0]  # the axis reaches 5.9
+    below = [line for line in lines[1:-1] if "┈" in line]
+    assert len(below) == 1 and float(below[0].split("┤")[0]) <= 4.41 + 1e-9  # ln V, under the top
+
+
 # -- the command line ---------------------------------------------------------------
 
 

@@ -120,7 +120,7 @@ def table_rows(result: dict, lang: str) -> tuple[list[str], list[list[str]]]:
     base = result["baselines"]
     rows.append(
         [
-            pick(L("chance (uniform guess)", "随机猜（均匀）"), lang),
+            pick(L("chance (uniform)", "随机猜（均匀）"), lang),
             cell(base["continue"]["chance"]),
             cell(base["fill"]["chance"]),
             "",
@@ -130,7 +130,7 @@ def table_rows(result: dict, lang: str) -> tuple[list[str], list[list[str]]]:
     )
     rows.append(
         [
-            pick(L("majority (always the commonest)", "多数类（总猜最常见）"), lang),
+            pick(L("majority (commonest)", "多数类（总猜最常见）"), lang),
             cell(base["continue"]["majority"]),
             cell(base["fill"]["majority"]),
             "",

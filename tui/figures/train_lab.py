@@ -42,6 +42,7 @@ from tui.figures.base import Figure
 from tui.i18n import t
 from tui.widgets.glyph_radio import GlyphCheckbox
 from tui.widgets.mask_view import BLOCKED, VISIBLE, short_label
+from tui.widgets.relabel_select import relabel
 
 MARKS = {"clm": "C", "mlm": "M", "prefix": "P", "span": "S"}
 STYLES = {"clm": "bold cyan", "mlm": "bold magenta", "prefix": "bold green", "span": "bold yellow"}
@@ -80,33 +81,38 @@ SHADE_STYLE = "#f59e0b"
 def loss_chart(
     curves: dict[str, list[float]], ln_v: float, steps: int, width: int = 56, height: int = 6
 ) -> Text:
-    """Each objective's loss as a row of its letter, over the steps; the top line
-    is ln V, the loss of a model that has learned nothing (a uniform guess)."""
+    """Each objective's loss as a row of its letter, over the steps, and a dotted line
+    at ln V, the loss of a model that has learned nothing (a uniform guess). The axis
+    reaches ln V and the highest loss drawn: a fresh model's first steps can lie above
+    ln V (drawn on the top line, they looked like ln V itself)."""
     width, height = max(width, 8), max(height, 3)
-    top = max(ln_v, 0.1)
-    grid = [[" "] * width for _ in range(height)]
-    styles = [[""] * width for _ in range(height)]
+    per_column = max(steps, 1) / width
+    points: dict[str, list[tuple[int, float]]] = {}  # each curve's (column, mean loss there)
     for name, losses in curves.items():
-        if not losses:
-            continue
-        per_column = max(steps, 1) / width
         for column in range(width):
             start = int(column * per_column)
             end = max(int((column + 1) * per_column), start + 1)
             chunk = [value for value in losses[start:end] if value == value]  # skip NaN
-            if not chunk:
-                continue
-            value = sum(chunk) / len(chunk)
-            row = height - 1 - min(height - 1, max(0, round(value / top * (height - 1))))
-            grid[row][column] = curve_mark(name)
-            styles[row][column] = curve_style(name)
+            if chunk:
+                points.setdefault(name, []).append((column, sum(chunk) / len(chunk)))
+    top = max([ln_v, 0.1, *(value for drawn in points.values() for _, value in drawn)])
+
+    def row_of(value: float) -> int:
+        return height - 1 - min(height - 1, max(0, round(value / top * (height - 1))))
+
+    grid = [[" "] * width for _ in range(height)]
+    styles = [[""] * width for _ in range(height)]
+    for name, drawn in points.items():
+        for column, value in drawn:
+            grid[row_of(value)][column] = curve_mark(name)
+            styles[row_of(value)][column] = curve_style(name)
     chart = Text()
     for row in range(height):
         level = top * (height - 1 - row) / (height - 1)
         chart.append(f"{level:4.1f} ┤", style="dim")
         for column in range(width):
             mark = grid[row][column]
-            if mark == " " and row == 0:
+            if mark == " " and row == row_of(ln_v):
                 chart.append("┈", style="red dim")  # ln V
             else:
                 chart.append(mark, style=styles[row][column])
@@ -334,10 +340,7 @@ class TrainLabFigure(Figure):
         from exercises.training.runs import last_table
 
         self._refresh_own()
-        own = self.query_one("#tl-own-source", Select)
-        with own.prevent(Select.Changed):
-            own.set_options(self._own_options(self.lang))
-            own.value = NO_OWN
+        relabel(self.query_one("#tl-own-source", Select), self._own_options(self.lang), keep=NO_OWN)
         self._own_lang = self.lang
         self.result = last_table()  # the last run's table, until a new run replaces it
         # Torch's first optimizer costs seconds of imports: paid while the learner reads, not
@@ -371,25 +374,25 @@ class TrainLabFigure(Figure):
         self.query_one("#tl-corpus-label", Static).update(t("tl-corpus", lang))
         self.query_one("#tl-own-label", Static).update(t("tl-own", lang))
         self._own_hint()
-        own = self.query_one("#tl-own-source", Select)
         if getattr(self, "_own_lang", None) != lang:
-            chosen = own.value
-            with own.prevent(Select.Changed):
-                own.set_options(self._own_options(lang))
-                own.value = chosen if chosen in self._own_values() else NO_OWN
+            relabel(self.query_one("#tl-own-source", Select), self._own_options(lang))
             self._own_lang = lang
         self.query_one("#tl-start", Button).label = t("tl-start", lang)
         self.query_one("#tl-cancel", Button).label = t("tl-cancel", lang)
         self.query_one("#tl-probe", Input).placeholder = t("tl-probe-placeholder", lang)
         self.query_one("#tl-status", Static).update(t(self.status_key, lang, **self.status_params))
-        corpus = self.query_one("#tl-corpus", Select)
-        if getattr(self, "_corpus_lang", None) != lang:  # set_options resets the choice: keep it
+        if getattr(self, "_corpus_lang", None) != lang:
             chosen = self._corpus()
-            if chosen == getattr(self, "_corpus_lang", None) and lang in ("zh", "en"):
-                chosen = lang  # left on the old language's own toy language: it follows, as a sentence does
-            with corpus.prevent(Select.Changed):
-                corpus.set_options([(pick(CORPUS_NAMES[name], lang), name) for name in CORPORA])
-                corpus.value = chosen
+            if chosen == getattr(self, "_corpus_lang", None) and lang in ("zh", "en") and self.result is None:
+                # Left on the old language's own toy language and nothing trained yet: it
+                # follows, as a sentence does. After a run it stays: the rules below and the
+                # next Train are about the models on screen.
+                chosen = lang
+            relabel(
+                self.query_one("#tl-corpus", Select),
+                [(pick(CORPUS_NAMES[name], lang), name) for name in CORPORA],
+                keep=chosen,
+            )
             self._corpus_lang = lang
         self.query_one("#tl-rules", Static).update(
             t("tl-rules-title", lang) + "\n" + rules_text(self._corpus(), lang)
@@ -419,9 +422,6 @@ class TrainLabFigure(Figure):
         options += [(pick(bug.name, lang), f"bug:{bug.slug}") for bug in BUGS]
         options.append((t("tl-own-every-bug", lang), EVERY_BUG))
         return [(Text(label), value) for label, value in options]
-
-    def _own_values(self) -> set[str]:
-        return {value for _label, value in self._own_options("en")}
 
     def _own_hint(self) -> None:
         lang = self.lang
@@ -771,7 +771,10 @@ class TrainLabFigure(Figure):
         self._draw_table()
         if result is not None:
             self.post_message(TrainLabFigure.Trained(result))
-            self.query_one("#tl-probe", Input).focus()  # the next thing to do: ask the models
+            # The figure's keys, as its first line says: p for the probe box, the arrows, l and
+            # h for the attention view. (Focusing the probe box here made the p of "press p"
+            # the probe's first letter.)
+            self.focus(scroll_visible=False)
             self.ask_attention(self.attention_text or self._example())
 
     def _tick(self) -> None:

@@ -143,3 +143,24 @@ async def test_after_training_p_opens_an_empty_probe_box_and_the_form_keeps_its_
         own = figure.query_one("#tl-own-source", Select)
         shown = str(own.query_one(SelectCurrent).query_one("#label").render())
         assert shown == str(figure._own_options(other)[0][0]), shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_attention_legend_never_breaks_inside_a_value(lang):
+    """F. At 80 columns the zh legend broke "▒ ≥ 10" / "%" across two lines."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from tui import cjk_wrap
+    from tui.i18n import t
+
+    cjk_wrap.install()
+    legend = t("tl-attn-legend", lang)
+    for width in range(40, 121):
+        console = Console(width=width, file=io.StringIO(), color_system=None)
+        console.print(Text(legend))
+        lines = console.file.getvalue().splitlines()
+        for value in ("█≥50%", "▓≥25%", "▒≥10%", "░>0"):
+            assert any(value in line for line in lines), (width, value, lines)

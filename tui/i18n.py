@@ -746,9 +746,9 @@ MESSAGES: dict[str, Bilingual] = {
     "tl-attn-mask": L("right: the mask it was trained with", "右边：它训练时用的掩码"),
     "tl-attn-legend": L(
         "left: attention weights, row = the position that looks, column = the one looked at: "
-        "█ ≥ 50 % ▓ ≥ 25 % ▒ ≥ 10 % ░ > 0 · = exactly 0 · ▶ the row you picked ◆ the row that answers",
-        "左边：注意力权重，行 = 去看的位置，列 = 被看的位置：█ ≥ 50 % ▓ ≥ 25 % ▒ ≥ 10 % ░ > 0 "
-        "· = 恰好为 0 · ▶ 你选的行 ◆ 给出答案的行",
+        "█≥50%  ▓≥25%  ▒≥10%  ░>0  ·=exactly 0 · ▶ the row you picked ◆ the row that answers",
+        "左边：注意力权重，行 = 去看的位置，列 = 被看的位置：█≥50%  ▓≥25%  ▒≥10%  ░>0 "
+        " ·=恰好为 0 · ▶ 你选的行 ◆ 给出答案的行",
     ),
     "tl-attn-looks": L(
         "row {row} ({token}) puts {left} on its left, {right} on its right; most on {top}",

@@ -334,7 +334,7 @@ def test_the_prediction_is_graded_against_the_learners_own_run():
     answer = {"clm_continue": "high", "clm_fill": "低", "mlm_continue": "0.1", "mlm_fill": "90%"}
     result = PREDICT.grade(variant, answer)
     assert result.score == 0.0 and result.valid
-    assert "700 steps" in result.parts["clm_fill"].feedback["en"]
+    assert "700 steps" in result.parts["clm_continue"].feedback["en"]  # the run, named on the first line
     flipped = {"clm_continue": "low", "clm_fill": "高", "mlm_continue": "0.9", "mlm_fill": "10%"}
     assert PREDICT.grade(variant, flipped).score == 1.0
     unreadable = PREDICT.grade(variant, {**flipped, "mlm_fill": "perhaps"})
@@ -384,6 +384,8 @@ def test_a_run_too_short_to_learn_is_not_what_the_prediction_is_graded_against()
     assert result.score == 1.0
     feedback = result.parts["clm_continue"].feedback
     assert "50" in feedback["en"] and "500 steps" in feedback["en"] and "1.00" in feedback["en"]
+    said = [part for part, graded in result.parts.items() if "reference run" in graded.feedback["en"]]
+    assert said == ["clm_continue"]  # which run, said once (four copies filled the screen)
     assert "50 步" in feedback["zh"] and not any(mark in feedback["zh"] for mark in ("(", ")", ": "))
     shown = [(label["zh"], answer["zh"]) for label, answer in solution_lines(PREDICT, variant)]
     assert [answer for _, answer in shown] == ["高", "低", "低", "高"], shown

@@ -810,7 +810,7 @@ MESSAGES: dict[str, Bilingual] = {
     "palette-theme-help": L("Change the colours (also Ctrl+T)", "换一套配色（也可按 Ctrl+T）"),
     "palette-quit-help": L("Leave the tutor (Ctrl+Q); progress is saved", "退出（Ctrl+Q）；进度已保存"),
     "palette-help-help": L("Every key (F1 or ?)", "所有按键（F1 或 ?）"),
-    "attempt-title": L("{exercise} · variant {seed} · {when}", "{exercise} · 第 {seed} 题 · {when}"),
+    "attempt-title": L("{exercise} · variant {seed} · {when}", "{exercise} · 变体 {seed} · {when}"),
     "attempt-score": L("Score: {score}", "得分：{score}"),
     "attempt-given": L("Your answer", "你的答案"),
     "attempt-solution": L("The engine's solution", "引擎给出的答案"),

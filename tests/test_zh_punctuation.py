@@ -259,7 +259,7 @@ def test_the_attention_summary():
 
 
 def test_the_probe_lines():
-    from tui.figures.train_lab import probe_text
+    from tui.commands.train import probe_text
 
     result = {
         "corpus": "zh",

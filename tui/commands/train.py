@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Mapping
 from typing import NoReturn
 
 from rich.console import Console
@@ -449,6 +450,38 @@ def top_line(top: list, lang: str) -> str:
     return t("probe-top", lang, count=len(top), tokens=listed)
 
 
+def probe_text(result: dict, lang: str, styles: Mapping[str, str] | None = None) -> Text:
+    """Each model's answer to a probe (``probe_answers``), how it was asked in an aside,
+    and its likeliest tokens: what ``probe`` prints and the training lab shows (``styles``,
+    each objective's colour there)."""
+    from engine.toy_corpus import grammar
+    from exercises.training.table import METHODS, OBJECTIVE_NAMES
+
+    joiner = grammar(result["corpus"]).joiner
+    text = Text()
+    if result["unknown"]:
+        text.append(t("probe-unknown", lang, tokens=shown(result["unknown"])) + "\n", style="yellow")
+    for name, answer in result["models"].items():
+        text.append(
+            t("part-line", lang, part=pick(OBJECTIVE_NAMES[name], lang)), style=(styles or {}).get(name, "")
+        )
+        text.append(joiner.join(answer["answer"]) or "∅")
+        text.append(t("aside", lang, text=pick(METHODS[answer["method"]], lang)) + "\n", style="dim")
+        if "top" in answer:
+            text.append("  " + top_line(answer["top"], lang) + "\n", style="dim")
+        if "scored" in answer:
+            said = t(
+                "probe-scored",
+                lang,
+                token=joiner.join(answer["scored"]),
+                passes=answer["scored_passes"],
+                choices=answer["table_passes"],
+            )
+            text.append("  " + said + "\n", style="dim")
+    text.rstrip()
+    return text
+
+
 def attention_maps(saved, prompt: str, lang: str = "en") -> dict:
     """Every saved model's attention on ``prompt``: objective -> engine AttentionMap.
     A prompt that cannot be read raises UsageError, in ``lang``."""
@@ -519,7 +552,6 @@ def print_attention(result: dict, lang: str, console: Console) -> None:
 
 
 def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
-    from engine.toy_corpus import grammar
 
     if not args.attention:
         refuse_inapplicable(
@@ -549,25 +581,5 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
-    from exercises.training.table import METHODS, OBJECTIVE_NAMES
-
-    joiner = grammar(result["corpus"]).joiner
-    if result["unknown"]:
-        console.print(t("probe-unknown", lang, tokens=shown(result["unknown"])))
-    for name, answer in result["models"].items():
-        text = joiner.join(answer["answer"])
-        label = pick(OBJECTIVE_NAMES[name], lang)
-        aside = t("aside", lang, text=pick(METHODS[answer["method"]], lang))
-        console.print(t("part-line", lang, part=label) + text + aside, markup=False)
-        if "top" in answer:
-            console.print("  " + top_line(answer["top"], lang), markup=False)
-        if "scored" in answer:
-            said = t(
-                "probe-scored",
-                lang,
-                token=joiner.join(answer["scored"]),
-                passes=answer["scored_passes"],
-                choices=answer["table_passes"],
-            )
-            console.print("  " + said)
+    console.print(probe_text(result, lang))
     return 0

@@ -31,7 +31,6 @@ from exercises.training.own_code import BUGS, MINE, TASK_OBJECTIVE, failure_line
 from exercises.training.table import (
     CORPUS_NAMES,
     EXAMPLES,
-    METHODS,
     OBJECTIVE_NAMES,
     SHORT_NAMES,
     notes,
@@ -163,34 +162,6 @@ def attention_grid(
             )
         text.append("\n")
     text.rstrip()
-    return text
-
-
-def probe_text(result: dict, lang: str) -> Text:
-    """Each model's answer to a probe (``tui.commands.train.probe_answers``), how it was
-    asked in an aside, and its likeliest tokens."""
-    from engine.toy_corpus import grammar
-    from tui.commands.train import shown, top_line
-
-    joiner = grammar(result["corpus"]).joiner
-    text = Text()
-    if result["unknown"]:
-        text.append(t("probe-unknown", lang, tokens=shown(result["unknown"])) + "\n", style="yellow")
-    for name, answer in result["models"].items():
-        text.append(t("part-line", lang, part=pick(OBJECTIVE_NAMES[name], lang)), style=STYLES[name])
-        text.append(joiner.join(answer["answer"]) or "∅")
-        text.append(t("aside", lang, text=pick(METHODS[answer["method"]], lang)) + "\n", style="dim")
-        if "top" in answer:
-            text.append("  " + top_line(answer["top"], lang) + "\n", style="dim")
-        if "scored" in answer:
-            said = t(
-                "probe-scored",
-                lang,
-                token=joiner.join(answer["scored"]),
-                passes=answer["scored_passes"],
-                choices=answer["table_passes"],
-            )
-            text.append("  " + said + "\n", style="dim")
     return text
 
 
@@ -489,9 +460,11 @@ class TrainLabFigure(Figure):
         target.update(Group(table, lines))
 
     def _draw_probe(self) -> None:
+        from tui.commands.train import probe_text  # the command line's lines, in colour
+
         target = self.query_one("#tl-probe-out", Static)
         result = self.probe_result
-        target.update("" if result is None else probe_text(result, self.lang))
+        target.update("" if result is None else probe_text(result, self.lang, STYLES))
 
     def _draw_attention(self) -> None:
         title = self.query_one("#tl-attn-title", Static)

@@ -92,51 +92,56 @@ async def test_closing_the_quiz_while_a_student_answers_submits_what_is_saved(st
     assert list(kept.answers.values()) == ["12.5"]
 
 
-async def test_results_released_after_the_quiz_closed_reach_the_student_on_reload(store):
+def _student_s2_in_zh(store):
+    """A released quiz opened, student s2 signed in, and their app in zh."""
     clock = Clock()
     opened = open_released_quiz(store, clock.now)
     session = signed_in(store, "s2", clock.now)
-    app = app_for(session, clock, "zh")
+    return clock, opened, session, app_for(session, clock, "zh")
+
+
+async def test_results_released_after_the_quiz_closed_reach_the_student_on_reload(store):
+    clock, opened, session, app = _student_s2_in_zh(store)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_first_answer(pilot, "3")
         app.exam.submit()
         app.screen.show_results()
         await pilot.pause()
         assert "成绩由老师稍后发布" in _visible(app)
+    again = _released_and_reloaded(store, opened, session, clock)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await _settled(again, pilot)
+        assert "你的成绩" in _visible(again)
+
+
+def _released_and_reloaded(store, opened, session, clock):
+    """The quiz closes, its results are released, the student reloads: a new app (a new
+    process) on the same session."""
     store.close_quiz(clock.now + 60)
     store.release_results(opened.quiz_id, clock.now + 120)
     clock.now += 200
-    again = app_for(session, clock, "zh")  # a reload: a new process on the same session
-    async with again.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await again.workers.wait_for_complete()
-        await pilot.pause()
-        assert "你的成绩" in _visible(again)
+    return app_for(session, clock, "zh")
+
+
+async def _settled(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 async def test_ctrl_l_redraws_a_past_exams_results(store):
     """Out of exam mode, Ctrl+L works on the results of a closed quiz seen again: they
     stayed in the language they were first drawn in."""
-    clock = Clock()
-    opened = open_released_quiz(store, clock.now)
-    session = signed_in(store, "s2", clock.now)
-    app = app_for(session, clock, "zh")
+    clock, opened, session, app = _student_s2_in_zh(store)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_first_answer(pilot, "3")
         app.exam.submit()
-    store.close_quiz(clock.now + 60)
-    store.release_results(opened.quiz_id, clock.now + 120)
-    clock.now += 200
-    again = app_for(session, clock, "zh")
+    again = _released_and_reloaded(store, opened, session, clock)
     async with again.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await again.workers.wait_for_complete()
-        await pilot.pause()
+        await _settled(again, pilot)
         assert "你的成绩" in _visible(again) and again.exam is None
         await pilot.press("ctrl+l")
-        await pilot.pause()
-        await again.workers.wait_for_complete()
-        await pilot.pause()
+        await _settled(again, pilot)
         shown = _visible(again)
         assert again.lang == "en" and "Your results" in shown and "你的成绩" not in shown, shown
 

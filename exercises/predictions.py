@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from exercises.grading import parsing, scoring
 from exercises.learner.review import PREDICTION_PREFIX
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, listing
 
 FIGURES = ("visibility", "clm", "mlm", "span", "prefix")
 
@@ -74,7 +74,7 @@ class Question:
         sentence (``lang`` zh) positions are listed with 、."""
         if self.shape == "tokens":
             return " ".join(map(str, self.expected))
-        return scoring.listing(self.expected, lang) if self.expected else "-"
+        return listing(self.expected, lang) if self.expected else "-"
 
 
 @dataclass(frozen=True)

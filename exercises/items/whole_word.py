@@ -24,11 +24,10 @@ from exercises.grading.scoring import (
     LabelComparison,
     grade_label_map,
     grade_position_set,
-    listing,
     same_token,
 )
 from exercises.items.banks import language_note, rng_for
-from exercises.text import L
+from exercises.text import L, listing
 
 ID = "whole-word-masking"
 PIECE_ONLY = "wwm-piece-only"

@@ -442,6 +442,123 @@ BUGS: tuple[Bug, ...] = (
         "reproducible",
         "global-rng",
     ),
+    # issue 31: wrong files the checks once accepted, and mistakes once given another name
+    Bug(
+        "a NaN loss (lesson_clm_run)",
+        "lesson_clm_run",
+        "    return input_ids, loss.item(), mask\n",
+        "    return input_ids, float('nan'), mask\n",
+        "loss-matches-lesson",
+    ),
+    Bug(
+        'the string "nan" as the loss',
+        "lesson_clm_run",
+        "    return input_ids, loss.item(), mask\n",
+        "    return input_ids, 'nan', mask\n",
+        "shape",
+    ),
+    Bug(
+        "an infinite loss (lesson_clm_run)",
+        "lesson_clm_run",
+        "    return input_ids, loss.item(), mask\n",
+        "    return input_ids, float('inf'), mask\n",
+        "loss-matches-lesson",
+    ),
+    Bug(
+        "a NaN loss tensor (clm_loss)",
+        "clm_loss",
+        "ignore_index=-100\n    )\n",
+        "ignore_index=-100\n    ) * float('nan')\n",
+        "loss-equals-engine",
+    ),
+    Bug(
+        "a new tensor that says it requires grad",
+        "clm_loss",
+        "    return F.cross_entropy(\n        shifted_logits.reshape(-1, shifted_logits.shape[-1]), shifted_labels.reshape(-1), ignore_index=-100\n    )\n",
+        "    loss = F.cross_entropy(shifted_logits.reshape(-1, shifted_logits.shape[-1]), shifted_labels.reshape(-1))\n"
+        "    return torch.tensor(loss.item(), requires_grad=True)\n",
+        "loss-is-tensor",
+        "loss-not-tensor",
+    ),
+    Bug(
+        "connected, but with a gradient of zero",
+        "clm_loss",
+        "    return F.cross_entropy(\n        shifted_logits.reshape(-1, shifted_logits.shape[-1]), shifted_labels.reshape(-1), ignore_index=-100\n    )\n",
+        "    loss = F.cross_entropy(shifted_logits.reshape(-1, shifted_logits.shape[-1]), shifted_labels.reshape(-1))\n"
+        "    return loss.detach() + 0 * logits.sum()\n",
+        "loss-is-tensor",
+        "loss-not-tensor",
+    ),
+    Bug(
+        "nll_loss on raw logits",
+        "clm_loss",
+        "    return F.cross_entropy(\n",
+        "    return F.nll_loss(\n",
+        "loss-equals-engine",
+        "loss-nll-on-logits",
+    ),
+    Bug(
+        "the mean of each row's mean",
+        "clm_loss",
+        "    return F.cross_entropy(\n        shifted_logits.reshape(-1, shifted_logits.shape[-1]), shifted_labels.reshape(-1), ignore_index=-100\n    )\n",
+        "    per_token = F.cross_entropy(shifted_logits.transpose(1, 2), shifted_labels, ignore_index=-100, reduction='none')\n"
+        "    kept = (shifted_labels != -100).float()\n"
+        "    rows = kept.sum(dim=1) > 0\n"
+        "    return ((per_token * kept).sum(dim=1)[rows] / kept.sum(dim=1)[rows]).mean()\n",
+        "loss-equals-engine",
+        "loss-mean-per-row",
+    ),
+    Bug(
+        "the loss summed, not averaged",
+        "clm_loss",
+        "shifted_labels.reshape(-1), ignore_index=-100\n    )",
+        "shifted_labels.reshape(-1), ignore_index=-100, reduction='sum'\n    )",
+        "loss-equals-engine",
+        "loss-summed",
+    ),
+    Bug(
+        "prefix-LM mask inverted (True = may look)",
+        "prefix_lm_mask",
+        "    return ~allowed\n",
+        "    return allowed\n",
+        "diagonal-visible",  # as the inverted causal mask: shown on a 2 x 2 mask, its first cell
+        "mask-inverted",
+    ),
+    Bug(
+        "sentinels from <extra_id_1>, closing one included",
+        "span_corrupt",
+        "    merged = []\n",
+        "    sentinel_ids = sentinel_ids[1:]\n    merged = []\n",
+        "sentinel-order",
+        "sentinel-numbering-from-1",
+    ),
+    Bug(
+        "</s> before the closing sentinel",
+        "span_corrupt",
+        "    if kept_from < len(tokens):\n        targets.append(sentinel_ids[len(merged)])\n"
+        "    return torch.tensor(inputs + [eos_id]), torch.tensor(targets + [eos_id])\n",
+        "    targets.append(eos_id)\n"
+        "    if kept_from < len(tokens):\n        targets.append(sentinel_ids[len(merged)])\n"
+        "    return torch.tensor(inputs + [eos_id]), torch.tensor(targets)\n",
+        "eos-at-end",
+        "eos-before-closing-sentinel",
+    ),
+    Bug(
+        "80/10/10 applied to every token (bert_mask)",
+        "bert_mask",
+        "    masked = selected & (fate < 0.8)\n    randomised = selected & (fate >= 0.8) & (fate < 0.9)\n",
+        "    masked = ~special & (fate < 0.8)\n    randomised = ~special & (fate >= 0.8) & (fate < 0.9)\n",
+        "unselected-unchanged",
+        "split-of-all-tokens",
+    ),
+    Bug(
+        "80/10/10 applied to every token (mask_content)",
+        "mask_content",
+        "    input_ids[selected & (fate < 0.8)] = 4\n    randomised = selected & (fate >= 0.8) & (fate < 0.9)\n",
+        "    input_ids[~special & (fate < 0.8)] = 4\n    randomised = ~special & (fate >= 0.8) & (fate < 0.9)\n",
+        "unselected-unchanged",
+        "split-of-all-tokens",
+    ),
 )
 
 

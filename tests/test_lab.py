@@ -144,12 +144,15 @@ def test_a_correct_solution_written_another_way_passes(variant, tmp_path):
 
 
 def test_counterexample_is_shrunk_and_explained(tmp_path):
-    """The diagonal bug is shown on the smallest mask, with the lesson's misconception."""
+    """The diagonal bug is shown on the smallest mask that tells mistakes apart (2 x 2: in
+    a 1 x 1 mask a blocked diagonal and an inverted mask are one output), with the
+    lesson's misconception."""
     task = BY_ID["causal_mask"]
     bug = next(b for b in BUGS if b.name == "mask including the diagonal")
     result = run_check(task, _write(tmp_path, task.file_name, buggy_source(solution(task), bug)))
-    assert result.failure.input == "n = 1"
-    assert result.failure.yours.endswith("\n1") and result.failure.required["en"].endswith("\n0")
+    assert result.failure.input == "n = 2"
+    assert result.failure.yours.endswith("\n11\n01") and result.failure.required["en"].endswith("\n01\n00")
+    assert result.failure.diagnosis == "mask-blocks-diagonal"
     from exercises.grading.diagnoses import DIAGNOSES
 
     assert result.failure.diagnosis in DIAGNOSES

@@ -439,6 +439,35 @@ DIAGNOSES: dict[str, Bilingual] = {
         "NSP's labels come from the corpus itself: half the time B is the text that really followed A, half the time a span from another document.",
         "NSP 的标签来自语料本身：一半情况 B 是原文里真正紧跟在 A 后面的文字，一半是从别的文档取来的一段。",
     ),
+    # The code lab's named mistakes (issue 31)
+    "fate-reuses-selection-draw": L(
+        "Selection and fate need two draws: with one uniform u, u < p selects and the fate thresholds 0.8 and 0.9 are met only by the u that are already below p, so at p = 0.15 every selected token becomes [MASK] (no random word, none kept). Draw the fate separately (or take it from u / p).",
+        "选中和命运需要两次抽样：只用一个均匀数 u 时，u < p 决定选中，而命运的阈值 0.8 和 0.9 只会遇到已经小于 p 的 u，所以 p = 0.15 时每个被选中的 token 都变成 [MASK]（没有随机词，也没有保持不变）。命运要单独抽（或者用 u / p）。",
+    ),
+    "rows-masked-together": L(
+        "Each token of each row is selected on its own: a selection drawn once per column (or once per row) and repeated masks the same positions in every row, which the rate alone does not show.",
+        "每一行的每个 token 都各自决定是否被选中：按列（或按行）只抽一次再复制，会让每一行在同样的位置被掩码，光看比例是看不出来的。",
+    ),
+    "selection-ignores-p": L(
+        "The selection rate is p itself, for every p: a rate fixed in the code (0.15) is right at one p only.",
+        "选中的比例就是 p 本身，对每个 p 都如此：在代码里写死的比例（0.15）只在一个 p 上是对的。",
+    ),
+    "loss-nll-on-logits": L(
+        "F.nll_loss expects log-probabilities: on raw logits it is not the cross-entropy. Use F.cross_entropy on the logits (or nll_loss after log_softmax).",
+        "F.nll_loss 要的是对数概率：直接用在原始 logits 上就不是交叉熵。请对 logits 用 F.cross_entropy（或者先 log_softmax 再用 nll_loss）。",
+    ),
+    "loss-mean-per-row": L(
+        "The loss is the mean over every real label of the batch at once: a mean of each row's mean weights a short row's labels more than a long row's.",
+        "损失是整个批次所有真实标签一起求平均：先对每行求平均再平均，会让短行里的标签比长行里的标签分量更重。",
+    ),
+    "loss-summed": L(
+        "The loss is the mean over the real labels, not their sum: a sum grows with the batch and the sequence length.",
+        "损失是真实标签上的平均，不是总和：总和会随批次大小和序列长度一起变大。",
+    ),
+    "eos-before-closing-sentinel": L(
+        "</s> is the very last token of the targets: the closing sentinel comes before it.",
+        "</s> 是 targets 的最后一个 token：收尾的哨兵写在它前面。",
+    ),
 }
 
 

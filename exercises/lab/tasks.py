@@ -188,12 +188,14 @@ TASKS: tuple[Task, ...] = (
             "input_ids = randint(0, 10000, (batch, seq_len)), projection = randn(64, 10000) / 64 ** 0.5, "
             "hidden = randn(batch, seq_len, 64); logits = hidden @ projection; the loss pairs logits[:, :-1] "
             "with input_ids[:, 1:]. Return (input_ids, loss as a float, the (seq_len, seq_len) causal mask with "
-            "True = blocked). seed 0, batch 2, seq_len 8 gives the lesson's 9.6401.",
+            "True = blocked): the loss as loss.item() gives it, or the 0-d tensor itself (both are read as the same "
+            "number); a string, a list or a NaN is not a loss. seed 0, batch 2, seq_len 8 gives the lesson's 9.6401.",
             "《自监督与语言建模目标》的行动清单：把 CLM 代码的序列长度从 8 改成 4。请对任意 seed、batch、seq_len 写出它，"
             "按讲义的顺序从 g = torch.Generator().manual_seed(seed) 抽样：input_ids = randint(0, 10000, (batch, seq_len))，"
             "projection = randn(64, 10000) / 64 ** 0.5，hidden = randn(batch, seq_len, 64)；logits = hidden @ projection；"
             "损失把 logits[:, :-1] 与 input_ids[:, 1:] 配对。返回三元组：input_ids、损失（float）、(seq_len, seq_len) 的因果掩码"
-            "（True = 被遮盖）。seed 0、batch 2、seq_len 8 应得到讲义的 9.6401。",
+            "（True = 被遮盖）：损失可以是 loss.item() 给出的 float，也可以是 0 维张量本身（两者读出的是同一个数）；"
+            "字符串、列表或 NaN 都不算损失。seed 0、batch 2、seq_len 8 应得到讲义的 9.6401。",
         ),
         hints=(
             L(

@@ -19,6 +19,9 @@ from exercises.lab.checks.core import (
     Rule,
     Unfit,
     batch_of,
+    close,
+    close_tensors,
+    finite,
     pair,
     same,
     show,
@@ -229,6 +232,30 @@ def _ce(logits: torch.Tensor, labels: torch.Tensor) -> float:
     return float(engine_clm.causal_lm_loss(logits, labels))
 
 
+def loss_mistake(logits: torch.Tensor, labels: torch.Tensor, value: float) -> str | None:
+    """The misconception whose loss ``value`` is, on these logits and loss-side labels:
+    each known mistake's loss computed here, where it is defined."""
+    shifted, targets = logits[:, :-1], labels[:, 1:]
+    flat, flat_targets = shifted.reshape(-1, shifted.shape[-1]), targets.reshape(-1)
+    kept = targets != IGNORE
+    alternatives = {}
+    if bool((labels[:, :-1] != IGNORE).any()):
+        alternatives["shifted-wrong-way"] = _ce(logits[:, 1:], labels[:, :-1])
+    if bool((labels != IGNORE).any()):
+        alternatives["labels-not-shifted"] = _ce(logits, labels)
+    alternatives["mean-includes-ignored"] = float(
+        F.cross_entropy(flat, flat_targets, reduction="sum") / targets.numel()
+    )
+    alternatives["loss-nll-on-logits"] = float(F.nll_loss(flat, flat_targets, ignore_index=IGNORE))
+    rows = kept.any(dim=1)
+    if int(rows.sum()) > 1:  # the mean of each row's mean: another weighting of the same terms
+        per_token = F.cross_entropy(flat, flat_targets, reduction="none").reshape(targets.shape)
+        row_means = (per_token * kept).sum(dim=1)[rows] / kept.sum(dim=1)[rows]
+        alternatives["loss-mean-per-row"] = float(row_means.mean())
+    alternatives["loss-summed"] = float(F.cross_entropy(flat, flat_targets, reduction="sum"))
+    return next((code for code, alt in alternatives.items() if close(value, alt)), None)
+
+
 class ClmLoss(LogitsChecker):
     rules = (SHAPE, INPUTS_UNCHANGED, IGNORE_INDEX_RULE, LOSS_EQUAL, LOSS_TENSOR)
     lengths, vocab = (2, 6), (2, 5)
@@ -254,44 +281,45 @@ class ClmLoss(LogitsChecker):
         logits, labels = self._inputs(case)
         want = float(engine_clm.loss_side_loss(logits, labels))
         if isinstance(out, torch.Tensor) and out.numel() == 1 and out.dtype.is_floating_point:
-            value = float(out)
+            value = finite(out)
         elif isinstance(out, float):
-            value = out  # judged for its value here; judge_call then asks for a tensor
+            value = finite(out)  # judged for its value here; judge_call then asks for a tensor
         else:
             return self.fail(SHAPE, case, show(out), same("a 0-d float tensor"))
-        if abs(value - want) <= 1e-4 * max(1.0, abs(want)):
+        if close(value, want):
             return None
-        alternatives = {}  # the loss a known mistake gives, where it is defined
-        if bool((labels[:, :-1] != IGNORE).any()):
-            alternatives["shifted-wrong-way"] = _ce(logits[:, 1:], labels[:, :-1])
-        if bool((labels != IGNORE).any()):
-            alternatives["labels-not-shifted"] = _ce(logits, labels)
-        shifted, targets = logits[:, :-1], labels[:, 1:]
-        alternatives["mean-includes-ignored"] = float(
-            F.cross_entropy(shifted.reshape(-1, shifted.shape[-1]), targets.reshape(-1), reduction="sum")
-            / targets.numel()
-        )
-        diagnosis = next(
-            (code for code, alt in alternatives.items() if abs(alt - value) <= 1e-4 * max(1.0, abs(alt))),
-            None,
-        )
-        return self.fail(LOSS_EQUAL, case, f"loss = {value:.4f}", same(f"loss = {want:.4f}"), diagnosis)
+        shown = show(out) if value is None else f"{value:.4f}"
+        diagnosis = None if value is None else loss_mistake(logits, labels, value)
+        return self.fail(LOSS_EQUAL, case, f"loss = {shown}", same(f"loss = {want:.4f}"), diagnosis)
 
     def judge_call(self, case, result):
+        """The value first; then the gradient the probe sent back (plain numbers) against
+        the reference loss's gradient with respect to the logits, computed here: a result
+        cut off from the logits has none, whatever its requires_grad flag says."""
         failure = super().judge_call(case, result)
-        if failure is None and not result.connected:
+        if failure is not None:
+            return failure
+        logits, labels = self._inputs(case)
+        leaf = logits.clone().requires_grad_(True)
+        engine_clm.loss_side_loss(leaf, labels).backward()
+        got = result.grads[0] if result.grads else None
+        if close_tensors(got, leaf.grad):
+            return None
+        if got is None:
             kind = "a Python float" if isinstance(result.out, float) else "a tensor cut off from the logits"
             kind_zh = "Python 的 float" if isinstance(result.out, float) else "与 logits 断开的张量"
-            return self.fail(
-                LOSS_TENSOR,
-                case,
-                L(f"loss = {show(result.out)}: {kind}", f"loss = {show(result.out)}：{kind_zh}"),
-                L(
-                    "the tensor F.cross_entropy returns, as it is (no .item(), float() or torch.tensor(...))",
-                    "直接返回 F.cross_entropy 给出的张量（不要 .item()、float() 或 torch.tensor(...)）",
-                ),
-            )
-        return failure
+        else:
+            kind = "its gradient with respect to the logits is not the loss's"
+            kind_zh = "它对 logits 的梯度不是这个损失的梯度"
+        return self.fail(
+            LOSS_TENSOR,
+            case,
+            L(f"loss = {show(result.out)}: {kind}", f"loss = {show(result.out)}：{kind_zh}"),
+            L(
+                "the tensor F.cross_entropy returns, as it is (no .item(), float() or torch.tensor(...)): loss.backward() must reach the logits",
+                "直接返回 F.cross_entropy 给出的张量（不要 .item()、float() 或 torch.tensor(...)）：loss.backward() 必须传回到 logits",
+            ),
+        )
 
     def raised(self, case, error: LearnerError) -> Failure | None:
         if "out of bounds" in error.message or "Target -100" in error.message:
@@ -374,16 +402,32 @@ class LessonClmRun(Checker):
             ids, loss, mask = pair(out, ("input_ids", "loss", "mask"))
             ids = tensor(ids, "input_ids", (batch, seq_len))
             mask = tensor(mask, "mask", (seq_len, seq_len), "bool")
-            loss = float(loss)
-        except (Unfit, TypeError, ValueError, RuntimeError) as problem:
-            if isinstance(problem, Unfit):
-                return self.unfit(case, problem)
-            return self.fail(SHAPE, case, show(out, 80), same("(input_ids, loss as a float, mask)"))
+        except Unfit as unfit:
+            return self.unfit(case, unfit)
+        if not (isinstance(loss, float) or (isinstance(loss, torch.Tensor) and loss.dim() == 0)):
+            return self.fail(
+                SHAPE,
+                case,
+                f"loss = {show(loss, 80)}",
+                L(
+                    "loss: a Python float (loss.item()) or a 0-d float tensor",
+                    "loss：一个 Python float（loss.item()）或 0 维浮点张量",
+                ),
+            )
+        value = finite(loss)
+        if value is None:  # NaN, ±inf, or a 0-d tensor of integers
+            return self.fail(
+                LOSS_LESSON,
+                case,
+                f"loss = {show(loss, 80)}",
+                same(f"loss = {ref.loss:.4f} (a finite number)"),
+            )
+        loss = value
         if not torch.equal(ids, ref.input_ids):
             return self.fail(
                 SAME_DRAWS, case, f"input_ids = {show(ids)}", same(f"input_ids = {show(ref.input_ids)}")
             )
-        if abs(loss - ref.loss) > 1e-4 * max(1.0, ref.loss):
+        if not close(loss, ref.loss):
             return self._loss_failure(case, loss, ref)
         if not torch.equal(mask, ref.causal_mask):
             q, k = first_wrong_cell(mask, ref.causal_mask)
@@ -401,11 +445,7 @@ class LessonClmRun(Checker):
         """Name the mistake whose loss the learner's is: a draw order first, then the scaling, then the pairing."""
         want = ref.loss
         match = next(
-            (
-                key
-                for key, value in lesson_clm_losses(case, ref).items()
-                if abs(loss - value) <= 1e-4 * max(1.0, value)
-            ),
+            (key for key, value in lesson_clm_losses(case, ref).items() if close(loss, value)),
             None,
         )
         yours, required = f"loss = {loss:.4f}", same(f"loss = {want:.4f}")

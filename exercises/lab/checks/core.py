@@ -5,6 +5,7 @@ learner's function through the probe, the search, the rules on arguments and dra
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -254,27 +255,40 @@ PROBE = "__objectives_lab_call__"
 
 def probe_source(function: str) -> str:
     """Appended to a copy of the learner's file: calls their function and returns
-    (result, the arguments afterwards, whether the result is part of an autograd graph).
-    With ``grad`` the float arguments require grad first (through a multiplication by
-    1.0, so writing into them stays possible and is seen). Defined only when their
-    function is, so a missing function is still reported as missing. No triple quotes:
-    an unterminated string at the end of their file stays unterminated."""
+    (result, the arguments afterwards, the gradient of the result with respect to each
+    float argument). With ``grad`` the float arguments require grad first (a leaf kept
+    here, then multiplied by 1.0, so writing into the argument stays possible and is
+    seen), and a one-element float result is backpropagated: the gradients come back as
+    plain numbers, which the parent compares with the reference's gradient, so a result
+    cut off from the logits (``torch.tensor(loss.item(), requires_grad=True)``) gives no
+    gradient whatever its flags say. Nothing is trusted here but plain data. Defined only
+    when their function is, so a missing function is still reported as missing. No
+    triple quotes: an unterminated string at the end of their file stays unterminated."""
     return (
         "\n\n\n# -- added by the lab's checks to a copy of your file: calls your function --\n"
         f"if callable(globals().get({function!r})):\n\n"
         f"    def {PROBE}(grad, *args):\n"
         "        import torch as lab_torch\n\n"
+        "        leaves = []\n"
         "        if grad:\n"
-        "            args = tuple(\n"
-        "                a.detach().requires_grad_(True) * 1.0\n"
-        "                if isinstance(a, lab_torch.Tensor) and a.is_floating_point()\n"
-        "                else a\n"
-        "                for a in args\n"
-        "            )\n"
+        "            sent = []\n"
+        "            for a in args:\n"
+        "                if isinstance(a, lab_torch.Tensor) and a.is_floating_point():\n"
+        "                    leaf = a.detach().clone().requires_grad_(True)\n"
+        "                    leaves.append(leaf)\n"
+        "                    a = leaf * 1.0\n"
+        "                sent.append(a)\n"
+        "            args = tuple(sent)\n"
         f"        out = {function}(*args)\n"
-        "        connected = isinstance(out, lab_torch.Tensor) and out.requires_grad\n"
         "        after = [None if isinstance(a, lab_torch.Generator) else a for a in args]\n"
-        "        return (out, after, connected)\n"
+        "        grads = []\n"
+        "        if leaves and isinstance(out, lab_torch.Tensor) and out.numel() == 1 and out.requires_grad:\n"
+        "            try:\n"
+        "                out.reshape(()).backward()\n"
+        "            except Exception:\n"
+        "                pass\n"
+        "        grads = [None if leaf.grad is None else leaf.grad.detach() for leaf in leaves]\n"
+        "        return (out, after, grads)\n"
     )
 
 
@@ -282,7 +296,7 @@ def probe_source(function: str) -> str:
 class Call:
     out: object  # what the learner's function returned
     args: list | None  # its arguments after the call (None: not reported)
-    connected: bool = False  # the result is a tensor in an autograd graph (with Checker.grad)
+    grads: list = field(default_factory=list)  # d result / d each float argument (with Checker.grad), or None
 
 
 def call(
@@ -290,8 +304,8 @@ def call(
 ) -> Call:
     """One call through the probe; LearnerError and SandboxStopped pass through."""
     raw = box.call(checker.grad, *args, limit=limit, global_seed=global_seed)
-    if isinstance(raw, tuple) and len(raw) == 3 and isinstance(raw[1], list):
-        return Call(raw[0], raw[1], raw[2] is True)
+    if isinstance(raw, tuple) and len(raw) == 3 and isinstance(raw[1], list) and isinstance(raw[2], list):
+        return Call(raw[0], raw[1], raw[2])
     return Call(raw, None)  # only if their file replaced the probe: judged as a plain result
 
 
@@ -301,9 +315,49 @@ def parameters(task: Task) -> tuple[str, ...]:
     return tuple(arg.arg for arg in tree.body[0].args.args)
 
 
+def finite(value) -> float | None:
+    """A number the parent can compare: a Python float or int (not a bool, not a string:
+    ``float("nan")`` reads a string) or a one-element float tensor, as a float; None for
+    anything else and for NaN and ±inf, which no comparison may accept (``abs(nan - x) >
+    tol`` is never true)."""
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1 or not value.dtype.is_floating_point:
+            return None
+        number = float(value.detach().reshape(()))
+    elif isinstance(value, (float, int)) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def close(value: float | None, want: float, rel: float = 1e-4) -> bool:
+    """``value`` equals ``want`` to ``rel`` (relative, absolute below 1), both finite."""
+    if value is None or not math.isfinite(value) or not math.isfinite(want):
+        return False
+    return abs(value - want) <= rel * max(1.0, abs(want))
+
+
+def close_tensors(value, want: torch.Tensor, rel: float = 1e-3, absolute: float = 1e-6) -> bool:
+    """Two float tensors of one shape equal within tolerance, every entry finite."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(want.shape):
+        return False
+    if not value.dtype.is_floating_point or not bool(torch.isfinite(value).all()):
+        return False
+    return bool(torch.allclose(value.to(want.dtype), want, rtol=rel, atol=absolute))
+
+
 def same_value(a, b) -> bool:
+    """Equal as values: same type, shape, dtype and entries, NaN equal to NaN (a result
+    that is NaN twice did not change between the calls)."""
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b))
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.is_floating_point or a.dtype.is_complex:
+            return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+        return bool(torch.equal(a, b))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and a == b

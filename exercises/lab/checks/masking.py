@@ -155,7 +155,7 @@ def judge_mlm(
     def at(position: tuple[int, ...]) -> str:
         return "[" + ", ".join(str(i) for i in position) + "]"
 
-    if p == 0.0 and (bool(selected.any()) or not torch.equal(input_ids, ids)):
+    if p == 0.0 and bool(selected.any()):
         return checker.fail(
             LABELS_OFF,
             case,
@@ -192,10 +192,15 @@ def judge_mlm(
             same(f"at {at(pos)}: label {int(ids[pos])} (the original), or -100"),
             diagnosis,
         )
-    bad = (~selected & (input_ids != ids)).nonzero()
+    unlabelled = ~selected & (input_ids != ids)
+    bad = unlabelled.nonzero()
     if len(bad):
         pos = tuple(int(v) for v in bad[0])
-        diagnosis = "loss-omits-random" if int(input_ids[pos]) != mask_id else None
+        # a [MASK] with no label, or any change at p = 0, is an unselected token changed:
+        # the split applied to every token; random words alone without labels are the
+        # random ones left out of the loss
+        everywhere = p == 0.0 or bool((input_ids[unlabelled] == mask_id).any())
+        diagnosis = "split-of-all-tokens" if everywhere else "loss-omits-random"
         return checker.fail(
             UNSELECTED_KEPT,
             case,

@@ -74,6 +74,12 @@ def _spell(ids: list[int]) -> str:
     return " ".join(words)
 
 
+def _renumbered(ids: list[int]) -> list[int]:
+    """``ids`` with every sentinel moved one number down (<extra_id_k> to <extra_id_k-1>):
+    the output of a file numbering its sentinels from <extra_id_1>, turned back."""
+    return [SENTINELS[SENTINELS.index(v) - 1] if v in SENTINELS[1:] else v for v in ids]
+
+
 EOS_RULE = Rule(
     "eos-at-end",
     L("inputs and targets both end with eos_id (</s>).", "inputs 和 targets 都以 eos_id（</s>）结尾。"),
@@ -204,6 +210,11 @@ class SpanCorrupt(Checker):
         required = same(f"inputs  = {_spell(want_in)}\ntargets = {_spell(want_tg)}")
         if (got_in, got_tg) == t5_literal(tokens, spans):
             return self.fail(SENTINEL_FIRST, case, yours, required, "", SPAN_AT_START)
+        # a mistake that explains the whole output is named first, whichever rule it breaks first
+        if (_renumbered(got_in), _renumbered(got_tg)) == (want_in, want_tg):
+            return self.fail(SENTINEL_ORDER, case, yours, required, "sentinel-numbering-from-1")
+        if got_in == want_in and got_tg == [*want_tg[:-2], EOS, want_tg[-2]] and want_tg[-2] in SENTINELS:
+            return self.fail(EOS_RULE, case, yours, required, "eos-before-closing-sentinel")
         if not got_in or not got_tg or got_in[-1] != EOS or got_tg[-1] != EOS:
             return self.fail(EOS_RULE, case, yours, required)
         used = [v for v in got_in if v in SENTINELS]

@@ -559,6 +559,54 @@ BUGS: tuple[Bug, ...] = (
         "unselected-unchanged",
         "split-of-all-tokens",
     ),
+    Bug(
+        "one uniform for selection and fate (bert_mask)",
+        "bert_mask",
+        "    fate = torch.rand(ids.shape, generator=generator)\n",
+        "    generator.manual_seed(generator.initial_seed())\n    fate = torch.rand(ids.shape, generator=generator)\n",
+        "split-80-10-10",
+        "fate-reuses-selection-draw",
+    ),
+    Bug(
+        "one uniform for selection and fate (mask_content)",
+        "mask_content",
+        "    fate = torch.rand(ids.shape, generator=generator)\n",
+        "    generator.manual_seed(generator.initial_seed())\n    fate = torch.rand(ids.shape, generator=generator)\n",
+        "split-80-10-10",
+        "fate-reuses-selection-draw",
+    ),
+    Bug(
+        "one uniform for selection and fate (whole_word_mask)",
+        "whole_word_mask",
+        "    fate = torch.rand(ids.shape, generator=generator)\n",
+        "    fate = draws\n",
+        "split-80-10-10",  # only the first piece's fate is its selection draw: a mix no name fits
+        "split-not-80-10-10",
+    ),
+    Bug(
+        "one selection per column, broadcast over the rows",
+        "bert_mask",
+        "    selected = (torch.rand(ids.shape, generator=generator) < p) & ~special\n",
+        "    selected = (torch.rand(ids.shape[-1:], generator=generator) < p).expand(ids.shape) & ~special\n",
+        "selection-independent",
+        "rows-masked-together",
+    ),
+    Bug(
+        "p ignored except at 0 and 1",
+        "bert_mask",
+        "    selected = (torch.rand(ids.shape, generator=generator) < p) & ~special\n",
+        "    rate = p if p in (0.0, 1.0) else 0.15\n"
+        "    selected = (torch.rand(ids.shape, generator=generator) < rate) & ~special\n",
+        "selection-rate",
+        "selection-ignores-p",
+    ),
+    Bug(
+        "the lesson's loop walking columns before rows",
+        "lesson_mlm_run",
+        "    for i in range(batch):\n        for j in range(seq_len):\n",
+        "    for j in range(seq_len):\n        for i in range(batch):\n",
+        "same-fates",
+    ),
 )
 
 

@@ -223,6 +223,93 @@ def bert_mask__multinomial(ids, special_ids, mask_id, vocab_size, p, generator):
     return out, ids.masked_fill(~selected, -100)
 
 
+def bert_mask__one_uniform_rescaled(ids, special_ids, mask_id, vocab_size, p, generator):
+    """One uniform u a position: u < p selects, and the fate is read from u / p (uniform on
+    [0, 1) once u < p), so 0.8 and 0.9 of u / p are 0.8·p and 0.9·p of u."""
+    special = torch.isin(ids, torch.tensor(special_ids, dtype=ids.dtype))
+    u = torch.rand(ids.shape, generator=generator)
+    selected = (u < p) & ~special
+    masked = selected & (u < 0.8 * p)
+    random = selected & (u >= 0.8 * p) & (u < 0.9 * p)
+    pool = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)])
+    out = ids.clone()
+    out[masked] = mask_id
+    out[random] = pool[torch.randint(0, len(pool), (int(random.sum()),), generator=generator)]
+    return out, torch.where(selected, ids, torch.full_like(ids, -100))
+
+
+def bert_mask__fates_first_categorical(ids, special_ids, mask_id, vocab_size, p, generator):
+    """The fate of every position drawn first, as one of four outcomes with probabilities
+    (0.8·p, 0.1·p, 0.1·p, 1 - p): multinomial over the categories, then the random words."""
+    special = torch.isin(ids, torch.tensor(special_ids, dtype=ids.dtype))
+    weights = torch.tensor([0.8 * p, 0.1 * p, 0.1 * p, 1.0 - p]).clamp(min=0.0)
+    if ids.numel() == 0:
+        return ids.clone(), ids.clone()
+    fate = torch.multinomial(weights, ids.numel(), replacement=True, generator=generator).reshape(ids.shape)
+    selected = (fate < 3) & ~special
+    random = selected & (fate == 1)
+    pool = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)])
+    out = ids.masked_fill(selected & (fate == 0), mask_id)
+    out[random] = pool[torch.randint(0, len(pool), (int(random.sum()),), generator=generator)]
+    return out, ids.masked_fill(~selected, -100)
+
+
+def bert_mask__row_by_row(ids, special_ids, mask_id, vocab_size, p, generator):
+    """Each row masked by its own calls: selection, then fates, then words, row after row."""
+    specials = torch.tensor(special_ids, dtype=ids.dtype)
+    pool = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)])
+    out, labels = ids.clone(), torch.full_like(ids, -100)
+    for r in range(ids.shape[0]):
+        row = ids[r]
+        selected = (torch.rand(row.shape, generator=generator) < p) & ~torch.isin(row, specials)
+        fate = torch.rand(row.shape, generator=generator)
+        out[r][selected & (fate < 0.8)] = mask_id
+        random = selected & (fate >= 0.8) & (fate < 0.9)
+        out[r][random] = pool[torch.randint(0, len(pool), (int(random.sum()),), generator=generator)]
+        labels[r][selected] = row[selected]
+    return out, labels
+
+
+def mask_content__one_uniform_rescaled(content, p, generator):
+    ids = torch.cat([torch.tensor([2]), content, torch.tensor([3])])
+    u = torch.rand(ids.shape, generator=generator)
+    selected = (u < p) & (ids >= 5)
+    out = ids.clone()
+    out[selected & (u < 0.8 * p)] = 4
+    random = selected & (u >= 0.8 * p) & (u < 0.9 * p)
+    out[random] = torch.randint(5, 10000, (int(random.sum()),), generator=generator)
+    return out, torch.where(selected, ids, torch.full_like(ids, -100))
+
+
+def mask_content__loops(content, p, generator):
+    ids = [2, *content.tolist(), 3]
+    out, labels = list(ids), [-100] * len(ids)
+    for i in range(1, len(ids) - 1):
+        if float(torch.rand((), generator=generator)) < p:
+            labels[i] = ids[i]
+            fate = float(torch.rand((), generator=generator))
+            if fate < 0.8:
+                out[i] = 4
+            elif fate < 0.9:
+                out[i] = int(torch.randint(5, 10000, (), generator=generator))
+    return torch.tensor(out), torch.tensor(labels)
+
+
+def whole_word_mask__one_uniform_rescaled(ids, word_ids, special_ids, mask_id, vocab_size, p, generator):
+    """One uniform per word selects it (u < p); each piece's fate is its own draw."""
+    words = int(word_ids.max()) + 1 if len(word_ids) else 1
+    words = max(words, 1)
+    word_u = torch.rand(words, generator=generator)
+    fate = torch.rand(ids.shape, generator=generator)
+    real = word_ids >= 0
+    selected = real & (word_u[word_ids.clamp(min=0)] < p) & ~torch.isin(ids, torch.tensor(special_ids))
+    out = ids.masked_fill(selected & (fate < 0.8), mask_id)
+    random = selected & (fate >= 0.8) & (fate < 0.9)
+    pool = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)])
+    out[random] = pool[torch.randint(0, len(pool), (int(random.sum()),), generator=generator)]
+    return out, ids.masked_fill(~selected, -100)
+
+
 # -- 07 lesson_mlm_run ---------------------------------------------------------------------------------
 
 

@@ -385,13 +385,9 @@ def test_ids_that_are_not_long_break_the_dtype_rule(task_id, data):
 
 def _fates_batch():
     """The ids of bert_mask's fates call (a small vocabulary, ids uniform over its pool)."""
-    import torch
+    from exercises.lab.checks.mlm import fates_batch
 
-    from exercises.lab.checks.core import fixed_ints
-    from exercises.lab.checks.mlm import FATES_POOL, FATES_SPECIALS, with_specials
-
-    ids = torch.tensor(FATES_POOL)[fixed_ints(4248, (100, 220), 0, len(FATES_POOL))]
-    return with_specials(ids, FATES_SPECIALS, 0.1, 4249)
+    return fates_batch()
 
 
 @settings(max_examples=20, derandomize=True)
@@ -425,7 +421,10 @@ def test_a_random_word_not_uniform_over_the_pool_is_caught(kept, seed):
     right = masked(FATES_POOL)
     assert uniform_test([], ids, right.input_ids, right.selected, FATES_MASK, FATES_POOL, "here") is None
     biased = masked(kept)
-    assert split_test([], ids, biased.input_ids, biased.selected, FATES_MASK, len(FATES_POOL), "here") is None
+    assert (
+        split_test([], ids, biased.input_ids, biased.selected, FATES_MASK, len(FATES_POOL), "here", 1.0)
+        is None
+    )
     failure = uniform_test([], ids, biased.input_ids, biased.selected, FATES_MASK, FATES_POOL, "here")
     assert failure.rule.code == "random-uniform" and failure.diagnosis == "random-word-not-uniform"
 
@@ -461,7 +460,7 @@ def test_a_split_other_than_80_10_10_is_caught(split, seed):
             split=shares,
             generator=torch.Generator().manual_seed(seed),
         )
-        failure = split_test([], ids, out.input_ids, out.selected, FATES_MASK, len(FATES_POOL), "here")
+        failure = split_test([], ids, out.input_ids, out.selected, FATES_MASK, len(FATES_POOL), "here", 1.0)
         assert (failure is not None) is caught
         if caught:
             assert failure.rule.code == "split-80-10-10" and failure.diagnosis

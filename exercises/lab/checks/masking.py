@@ -81,6 +81,14 @@ SHORT_ROWS = Rule(
         "每个可选 token 各自以概率 p 被选中，短的行也一样：只有 1 到 3 个 token 的行有时也会被掩码（在许多短行上做精确二项检验）。",
     ),
 )
+INDEPENDENT = Rule(
+    "selection-independent",
+    L(
+        "Each token is selected on its own: two rows (or two neighbouring positions) are selected independently, so both are selected at rate p² (an exact binomial test on disjoint pairs).",
+        "每个 token 各自决定是否被选中：两行（或相邻的两个位置）相互独立地被选中，两者同时被选中的比例是 p²（在互不重叠的配对上做精确二项检验）。",
+    ),
+    "rows-masked-together",
+)
 SPLIT = Rule(
     "split-80-10-10",
     L(
@@ -112,6 +120,7 @@ BERT_MASKING_RULES = (
     ALL_SELECTED,
     SELECTION_RATE,
     SHORT_ROWS,
+    INDEPENDENT,
     SPLIT,
     RANDOM_UNIFORM,
 )

@@ -23,6 +23,7 @@ from exercises.lab.checks.core import (
     Checker,
     Failure,
     Rule,
+    Said,
     Unfit,
     batches_of,
     call,
@@ -47,7 +48,9 @@ from exercises.lab.checks.statistics import (
     SHORT_CALLS,
     StatCall,
     binomial_test,
+    independence_test,
     rate_failure,
+    second_rate_test,
     selection_test,
     short_rows_test,
     split_test,
@@ -62,6 +65,16 @@ from exercises.text import Bilingual, L
 # one of five ids, so each is seen hundreds of times (specials spread through the vocabulary).
 FATES_VOCAB, FATES_SPECIALS, FATES_MASK = 10, [0, 3, 4, 6, 8], 4
 FATES_POOL = [i for i in range(FATES_VOCAB) if i not in FATES_SPECIALS]
+# The split is tested at a p below 1 (a fate read from the selection's own draw shows only
+# there), which is also each task's second p for the selection rate.
+FATES_P = 0.55
+
+
+def fates_batch() -> torch.Tensor:
+    """The ids of bert_mask's fates call: (60, 660), uniform over the small vocabulary's
+    pool, about 10 % specials among them (about 21,800 selected at p = FATES_P)."""
+    ids = torch.tensor(FATES_POOL)[fixed_ints(4248, (60, 660), 0, len(FATES_POOL))]
+    return with_specials(ids, FATES_SPECIALS, 0.1, 4249)
 
 
 def with_specials(ids: torch.Tensor, specials: list[int], share: float, seed: int) -> torch.Tensor:
@@ -83,27 +96,47 @@ def _short_row(g: torch.Generator, width: int) -> list[int]:
 
 
 def selection_rates(
-    checker, box: Sandbox, report: list[dict], name: str, plan: StatCall, eligible, short
+    checker, box: Sandbox, report: list[dict], name: str, plan: StatCall, eligible, short, pairs
 ) -> Failure | None:
-    """The two selection steps every BERT-style masking function meets: on ``plan``'s
-    large batch, the share of ``eligible`` positions given a label is p; then, one short
-    row a call (``short``: the plans, their counter and title), it is p there too."""
+    """The selection steps every BERT-style masking function meets: on ``plan``'s large
+    batch, the share of ``eligible`` positions given a label is p, and the selections are
+    independent (``pairs(selected, p)``: the failure of the independence tests, or None);
+    then, one short row a call (``short``: the plans, their counter and title), it is p
+    there too."""
     got = stat_call(checker, box, plan)
     if isinstance(got, Failure):
         return got
-    chosen = int(((got[1] != IGNORE) & eligible).sum())
-    failure = selection_test(report, name, chosen, int(eligible.sum()), MASK_RATE, SELECTION_RATE, plan.title)
+    chosen, trials = int(((got[1] != IGNORE) & eligible).sum()), int(eligible.sum())
+    failure = selection_test(report, name, chosen, trials, MASK_RATE, SELECTION_RATE, plan.title)
+    # dependence first when both fail: a selection repeated over rows also spreads the
+    # count (its rate test fails by chance), so the pairs are tested at the observed rate
+    rate = MASK_RATE if failure is None else chosen / max(trials, 1)
+    failure = pairs(got[1] != IGNORE, rate) or failure
     plans, count, title = short
     return failure or short_rows_test(checker, box, report, plans, MASK_RATE, count, title)
 
 
-def fates_test(report: list[dict], ids: torch.Tensor, got, mask_id: int, title: Bilingual) -> Failure | None:
-    """80/10/10 among the selected positions (every ordinary one, p = 1.0), then the 10 %
-    random ones drawn uniformly over the small vocabulary."""
+def neighbours(selected: torch.Tensor, eligible: torch.Tensor, where: Said, report: list[dict], p: float):
+    """The independence test on disjoint neighbours (0, 1), (2, 3), ... of a 1-D selection."""
+    n = (selected.shape[0] // 2) * 2
+    a, b = selected[0:n:2], selected[1:n:2]
+    both = eligible[0:n:2] & eligible[1:n:2]
+    return independence_test(report, "independent neighbours", a, b, both, p, where)
+
+
+def fates_test(
+    report: list[dict], ids: torch.Tensor, got, mask_id: int, title: Bilingual, eligible: torch.Tensor
+) -> Failure | None:
+    """On the call at p = FATES_P: the selection rate at this second p (over ``eligible``),
+    80/10/10 among the selected positions, then the 10 % random ones drawn uniformly over
+    the small vocabulary."""
     input_ids, labels = got
     selected = labels != IGNORE
-    return split_test(report, ids, input_ids, selected, mask_id, len(FATES_POOL), title) or uniform_test(
-        report, ids, input_ids, selected, mask_id, FATES_POOL, title
+    chosen, trials = int((selected & eligible).sum()), int(eligible.sum())
+    return (
+        second_rate_test(report, chosen, trials, FATES_P, MASK_RATE, title)
+        or split_test(report, ids, input_ids, selected, mask_id, len(FATES_POOL), title, FATES_P)
+        or uniform_test(report, ids, input_ids, selected, mask_id, FATES_POOL, title)
     )
 
 
@@ -155,9 +188,14 @@ class BertMask(Checker):
             return failure
         # exactness: the engine's draw order gives the engine's values
         exact = True
-        for case in (
+        row = [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+        for case in (  # non-square both ways, several seeds and p: a draw order that differs shows
             self.smoke(),
-            (30, [0, 3, 4], 4, [[1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]] * 3, 0.6, 99),
+            (30, [0, 3, 4], 4, [row] * 3, 0.6, 99),
+            (30, [0, 3, 4], 4, [row[:2]] * 2, 1.0, 7),
+            (30, [0, 3, 4], 4, [row[:3]] * 7, 1.0, 3),
+            (30, [0, 3, 4], 4, [row] * 5, 0.5, 11),
+            (30, [0, 3, 4], 4, [row[i:] + row[:i] for i in range(4)], 0.15, 0),
         ):
             vocab, specials, mask_id, rows, p, seed = case
             ref = engine_mlm.mask_tokens(
@@ -204,27 +242,55 @@ class BertMask(Checker):
             f"{SHORT_CALLS} calls, each on one row [CLS], 1 to 3 tokens, [SEP], [PAD]… (shape (1, 5)); special_ids [0, 1, 2, 3, 4], vocab_size {SHORT_VOCAB}, p = 0.15, generator seeds 20000–{20000 + SHORT_CALLS - 1}",
             f"{SHORT_CALLS} 次调用，每次一行：[CLS]、1 到 3 个 token、[SEP]、[PAD]…（形状 (1, 5)）；special_ids [0, 1, 2, 3, 4]，vocab_size {SHORT_VOCAB}，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
         )
-        failure = selection_rates(self, box, report, "selection", plan, ids >= 5, (plans, count, short_title))
+
+        def pairs(selected: torch.Tensor, rate: float) -> Failure | None:
+            eligible = ids >= 5
+            rows = independence_test(  # rows 0 and 1, 2 and 3, ... at each column
+                report,
+                "independent rows",
+                selected[0::2],
+                selected[1::2],
+                eligible[0::2] & eligible[1::2],
+                rate,
+                plan.title,
+            )
+            return (
+                rows
+                or independence_test(  # columns 0 and 1, 2 and 3, ... in each row
+                    report,
+                    "independent positions",
+                    selected[:, 0::2],
+                    selected[:, 1::2],
+                    eligible[:, 0::2] & eligible[:, 1::2],
+                    rate,
+                    plan.title,
+                )
+            )
+
+        failure = selection_rates(
+            self, box, report, "selection", plan, ids >= 5, (plans, count, short_title), pairs
+        )
         return failure or self.fates(box, report)
 
     def fates(self, box: Sandbox, report: list[dict]) -> Failure | None:
-        pool = torch.tensor(FATES_POOL)
-        ids = pool[fixed_ints(4248, (100, 220), 0, len(FATES_POOL))]
-        ids = with_specials(ids, FATES_SPECIALS, 0.1, 4249)
+        ids = fates_batch()
         plan = StatCall(
-            (ids, FATES_SPECIALS, FATES_MASK, FATES_VOCAB, 1.0, Generator(12346)),
+            (ids, FATES_SPECIALS, FATES_MASK, FATES_VOCAB, FATES_P, Generator(12346)),
             ids,
             set(FATES_SPECIALS),
             FATES_MASK,
             FATES_VOCAB,
-            1.0,
+            FATES_P,
             L(
-                f"a (100, 220) batch over a vocabulary of {FATES_VOCAB}: special_ids {FATES_SPECIALS}, mask_id {FATES_MASK}, p = 1.0 (every ordinary token selected), generator seed 12346",
-                f"词表大小为 {FATES_VOCAB} 的一个 (100, 220) 批次：special_ids {FATES_SPECIALS}，mask_id {FATES_MASK}，p = 1.0（每个普通 token 都被选中），generator 种子 12346",
+                f"a (60, 660) batch over a vocabulary of {FATES_VOCAB}: special_ids {FATES_SPECIALS}, mask_id {FATES_MASK}, p = {FATES_P}, generator seed 12346",
+                f"词表大小为 {FATES_VOCAB} 的一个 (60, 660) 批次：special_ids {FATES_SPECIALS}，mask_id {FATES_MASK}，p = {FATES_P}，generator 种子 12346",
             ),
         )
         got = stat_call(self, box, plan)
-        return got if isinstance(got, Failure) else fates_test(report, ids, got, FATES_MASK, plan.title)
+        if isinstance(got, Failure):
+            return got
+        eligible = ~torch.isin(ids, torch.tensor(FATES_SPECIALS))
+        return fates_test(report, ids, got, FATES_MASK, plan.title, eligible)
 
 
 class LessonMlmRun(Checker):
@@ -294,7 +360,22 @@ class LessonMlmRun(Checker):
             )
         return None
 
+    # Cases where a wrong draw order shows: non-square shapes both ways, p = 1 (every
+    # position selected, so a random fate in several rows and columns), several seeds and p.
+    EXACT_CASES = tuple(
+        (seed, p, batch, seq_len)
+        for seed in (7, 0, 3)
+        for p in (1.0, 0.5, 0.15)
+        for batch, seq_len in ((2, 2), (3, 7), (7, 3), (4, 16))
+    )
+
     def extra(self, box, result):
+        """Identical to the engine draw for draw only after a comparison that could fail:
+        every EXACT_CASES case judged, the first one that differs reported."""
+        for case in self.EXACT_CASES:
+            failure = self.judge(case, call(box, self, self.args(case)).out)
+            if failure is not None:
+                return failure
         result.exact = True
         return None
 
@@ -382,6 +463,10 @@ class MaskContent(Checker):
             SELECTION_RATE,
             plan.title,
         )
+        content_selected = got[1][1:-1] != IGNORE
+        failure = failure or neighbours(
+            content_selected, torch.ones_like(content_selected), plan.title, report, 0.3
+        )
         if failure:
             return failure
         g = torch.Generator().manual_seed(4244)
@@ -414,16 +499,16 @@ class MaskContent(Checker):
         )
         if failure:
             return failure
-        # the fates: every content token selected; originals in the lower half of the pool
+        # the fates at a second p below 1; originals in the lower half of the pool
         middle = (5 + LESSON_VOCAB) // 2
-        content = fixed_ints(4245, (100000,), 5, middle)
+        content = fixed_ints(4245, (150000,), 5, middle)
         plan = self._plan(
             content,
-            1.0,
+            FATES_P,
             12346,
             L(
-                f"a content of 100000 ids in [5, {middle}), p = 1.0 (every token selected), generator seed 12346",
-                f"长度 100000 的内容，id 取自 [5, {middle})，p = 1.0（每个 token 都被选中），generator 种子 12346",
+                f"a content of 150000 ids in [5, {middle}), p = {FATES_P}, generator seed 12346",
+                f"长度 150000 的内容，id 取自 [5, {middle})，p = {FATES_P}，generator 种子 12346",
             ),
         )
         got = stat_call(self, box, plan)
@@ -431,9 +516,11 @@ class MaskContent(Checker):
             return got
         input_ids, labels = got
         selected = labels != IGNORE
-        return split_test(
-            report, plan.ids, input_ids, selected, 4, LESSON_VOCAB - 5, plan.title
-        ) or upper_half_test(report, input_ids, selected, 5, LESSON_VOCAB, plan.title)
+        return (
+            second_rate_test(report, int(selected.sum()), len(content), FATES_P, 0.3, plan.title)
+            or split_test(report, plan.ids, input_ids, selected, 4, LESSON_VOCAB - 5, plan.title, FATES_P)
+            or upper_half_test(report, input_ids, selected, 5, LESSON_VOCAB, plan.title)
+        )
 
 
 WHOLE_WORDS = Rule(
@@ -577,13 +664,18 @@ class WholeWordMask(Checker):
             f"{SHORT_CALLS} 次调用，每次 1 到 3 个词，每词 1 到 3 个子词，p = 0.15，generator 种子 20000–{20000 + SHORT_CALLS - 1}",
         )
         first = _first_pieces(plan.args[1])
+
+        def pairs(selected: torch.Tensor, rate: float) -> Failure | None:  # words 0 and 1, 2 and 3, ...
+            words = selected[first]
+            return neighbours(words, torch.ones_like(words), plan.title, report, rate)
+
         failure = selection_rates(
-            self, box, report, "word selection", plan, first, (plans, count, short_title)
+            self, box, report, "word selection", plan, first, (plans, count, short_title), pairs
         )
         return failure or self.fates(box, report)
 
     def fates(self, box: Sandbox, report: list[dict]) -> Failure | None:
-        lengths = fixed_ints(4254, (3000,), 1, 4).tolist()
+        lengths = fixed_ints(4254, (5000,), 1, 4).tolist()
         size = len(_word_ids(lengths))
         ids = torch.tensor(FATES_POOL)[fixed_ints(4255, (size,), 0, len(FATES_POOL))]
         ids[0], ids[-1] = FATES_SPECIALS[0], FATES_SPECIALS[1]
@@ -592,24 +684,25 @@ class WholeWordMask(Checker):
             ids,
             FATES_SPECIALS,
             FATES_VOCAB,
-            1.0,
+            FATES_P,
             12346,
             L(
-                f"3000 words of 1 to 3 pieces over a vocabulary of {FATES_VOCAB} (special_ids {FATES_SPECIALS}, mask_id {self.MASK}), p = 1.0, generator seed 12346",
-                f"词表大小为 {FATES_VOCAB} 的 3000 个词，每词 1 到 3 个子词（special_ids {FATES_SPECIALS}，mask_id {self.MASK}），p = 1.0，generator 种子 12346",
+                f"5000 words of 1 to 3 pieces over a vocabulary of {FATES_VOCAB} (special_ids {FATES_SPECIALS}, mask_id {self.MASK}), p = {FATES_P}, generator seed 12346",
+                f"词表大小为 {FATES_VOCAB} 的 5000 个词，每词 1 到 3 个子词（special_ids {FATES_SPECIALS}，mask_id {self.MASK}），p = {FATES_P}，generator 种子 12346",
             ),
         )
         got = stat_call(self, box, plan)
         if isinstance(got, Failure):
             return got
-        failure = fates_test(report, ids, got, self.MASK, plan.title)
+        words = plan.args[1]
+        first = _first_pieces(words)
+        failure = fates_test(report, ids, got, self.MASK, plan.title, first)
         if failure is not None:
             return failure
-        input_ids = got[0]
-        # the first two pieces of each word of two or more: exactly one of them [MASK]
-        words = plan.args[1]
+        input_ids, selected = got[0], got[1] != IGNORE
+        # the first two pieces of each selected word of two or more: exactly one of them [MASK]
         starts = (
-            (_first_pieces(words) & torch.cat([words[1:] == words[:-1], torch.tensor([False])]))
+            (first & selected & torch.cat([words[1:] == words[:-1], torch.tensor([False])]))
             .nonzero()
             .flatten()
         )

@@ -25,7 +25,9 @@ from exercises.lab.checks.core import (
     show,
 )
 from exercises.lab.checks.masking import (
+    INDEPENDENT,
     RANDOM_UNIFORM,
+    SELECTION_RATE,
     SHORT_ROWS,
     SPLIT,
     in_pool,
@@ -168,6 +170,45 @@ def selection_test(
     return rate_failure(rule, where, report[-1], what, diagnosis)
 
 
+def second_rate_test(
+    report: list[dict], chosen: int, trials: int, p: float, first_p: float, where: Said
+) -> Failure | None:
+    """The selection rate at a second p, on the call that tests the split: a rate that
+    is right at one p only (0.15 written in the code) fails here, and is named when the
+    count fits the first p."""
+    if binomial_test(report, f"selection at p = {p}", chosen, trials, p):
+        return None
+    diagnosis = "selection-ignores-p" if fits(chosen, trials, first_p) else None
+    what = L(f"selected at rate p = {p}", f"按概率 p = {p} 选中")
+    return rate_failure(SELECTION_RATE, where, report[-1], what, diagnosis)
+
+
+def independence_test(
+    report: list[dict],
+    name: str,
+    first: torch.Tensor,
+    second: torch.Tensor,
+    eligible: torch.Tensor,
+    p: float,
+    where: Said,
+) -> Failure | None:
+    """Disjoint pairs of eligible positions (``first[i]``, ``second[i]``: two rows at one
+    column, or two neighbours): selected independently at rate p each, both are selected
+    at rate p², and the pairs are independent of each other, so the count is exactly
+    binomial. A selection drawn once and repeated (per column over the rows, per row over
+    the positions) gives both at rate p instead: far outside (at p = 0.15, 0.15 against
+    0.0225)."""
+    trials = int(eligible.sum())
+    both = int((first & second & eligible).sum())
+    if binomial_test(report, name, both, trials, p * p):
+        return None
+    what = L(
+        f"pairs both selected, as independent selections at p = {p} give (p² = {p * p:.4f})",
+        f"两者同时被选中的配对（p = {p} 时相互独立的选中给出 p² = {p * p:.4f}）",
+    )
+    return rate_failure(INDEPENDENT, where, report[-1], what, INDEPENDENT.diagnosis)
+
+
 def short_rows_test(
     checker: Checker,
     box: Sandbox,
@@ -224,9 +265,12 @@ def split_test(
     mask_id: int,
     pool_size: int,
     where: Said,
+    p: float,
 ) -> Failure | None:
-    """The 80/10/10 of the selected tokens: three exact tests. A random draw gives the
-    original back with probability 1/pool_size, which then looks unchanged."""
+    """The 80/10/10 of the selected tokens, on a call at ``p`` < 1: three exact tests. A
+    random draw gives the original back with probability 1/pool_size, which then looks
+    unchanged. At p < 1 a fate read from the selection's own uniform (u < p selects, then
+    u < 0.8 [MASK], u < 0.9 random) shows: every selected u is below p."""
     n = int(selected.sum())
     masked = int((selected & (input_ids == mask_id)).sum())
     kept = int((selected & (input_ids == ids)).sum())
@@ -254,6 +298,11 @@ def split_test(
             to_mask,
             rest * misread * (1 - hit),
             rest * (1 - misread) + rest * misread * hit,
+        ),
+        "fate-reuses-selection-draw": (
+            min(p, to_mask) / p,
+            max(0.0, min(p, to_mask + to_random) - to_mask) / p * (1 - hit),
+            (max(0.0, p - to_mask - to_random) + max(0.0, min(p, to_mask + to_random) - to_mask) * hit) / p,
         ),
     }
     diagnosis = next(

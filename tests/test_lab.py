@@ -210,6 +210,13 @@ def test_significance_and_power_as_stated():
     assert stats.power(2003, 0.32, 0.0) == 1.0  # one fate per word
     assert stats.power(100000, 0.1 * 4998 / 9995, 0.0) == 1.0  # random words from the lower half only
     assert 1 - (1 - 5 / 10000) ** 10000 > 0.99  # randint(0, 10000) draws a special among ~10,000 words
+    # issue 31's rows (trials as the checks make them)
+    assert stats.power(16160, 0.0225, 0.15) == 1.0  # one selection per column: both selected at p
+    assert stats.power(35711, 0.55, 0.15) == 1.0  # 0.15 whatever p
+    assert stats.power(19711, 0.8, 1.0) == 1.0  # one uniform for selection and fate: all [MASK]
+    assert stats.power(20000, 0.09, 0.3) == 1.0  # mask_content's neighbours selected together
+    assert stats.power(10000, 0.0225, 0.15) == 1.0  # whole words selected in pairs
+    assert stats.power(5503, 0.8, 0.75) > 0.999
 
 
 @given(
@@ -1192,3 +1199,76 @@ def test_only_an_unreadable_output_is_a_shape_failure_and_a_bug_of_ours_is_not_h
     judge.error = NameError("name 'rows' is not defined")  # a typo in a judge: must be seen
     with pytest.raises(NameError):
         judge_output(judge, 0, None)
+
+
+# -- issue 31: each rule over the task's parameter space -----------------------------------------
+
+
+def _masked(ids, p, seed, *, one_uniform=False, per_column=False):
+    """bert_mask's output on ``ids`` (the small vocabulary): right, or with one uniform for
+    selection and fate, or with one selection per column repeated over the rows."""
+    import torch
+
+    from exercises.lab.checks.mlm import FATES_MASK, FATES_POOL, FATES_SPECIALS
+
+    g = torch.Generator().manual_seed(seed)
+    special = torch.isin(ids, torch.tensor(FATES_SPECIALS))
+    u = torch.rand(ids.shape[-1:] if per_column else ids.shape, generator=g).expand(ids.shape)
+    fate = u if one_uniform else torch.rand(ids.shape, generator=g)
+    selected = (u < p) & ~special
+    out = ids.masked_fill(selected & (fate < 0.8), FATES_MASK)
+    random = selected & (fate >= 0.8) & (fate < 0.9)
+    out[random] = torch.tensor(FATES_POOL)[
+        torch.randint(0, len(FATES_POOL), (int(random.sum()),), generator=g)
+    ]
+    return out, selected, special
+
+
+@settings(max_examples=30, derandomize=True)
+@given(p=st.floats(0.05, 0.95), seed=st.integers(0, 2**20))
+def test_one_uniform_for_selection_and_fate_fails_the_split_at_any_p_below_1(p, seed):
+    """At any p in (0, 1) a fate read from the selection's uniform breaks the split and is
+    named; two draws pass at the same p (the split test is used at p = 0.55)."""
+    from exercises.lab.checks.mlm import FATES_MASK, FATES_POOL
+    from exercises.lab.checks.statistics import split_test
+
+    ids = _fates_batch()
+    right, selected, _special = _masked(ids, p, seed)
+    assert split_test([], ids, right, selected, FATES_MASK, len(FATES_POOL), "here", p) is None
+    wrong, selected, _special = _masked(ids, p, seed, one_uniform=True)
+    failure = split_test([], ids, wrong, selected, FATES_MASK, len(FATES_POOL), "here", p)
+    assert failure.rule.code == "split-80-10-10"
+    if p < 0.75:  # above, the shares near 80/10/10 (0.9 of p: 89/11/0) fit no single name
+        assert failure.diagnosis == "fate-reuses-selection-draw"
+
+
+@settings(max_examples=30, derandomize=True)
+@given(p=st.floats(0.05, 0.95), seed=st.integers(0, 2**20))
+def test_rows_selected_together_fail_independence_at_any_p(p, seed):
+    """A selection drawn per column and repeated over the rows fails the pairs test at
+    any p in (0, 1); independent rows pass it."""
+    from exercises.lab.checks.statistics import independence_test
+
+    ids = _fates_batch()
+    for per_column in (False, True):
+        _out, selected, special = _masked(ids, p, seed, per_column=per_column)
+        eligible = ~special[0::2] & ~special[1::2]
+        failure = independence_test([], "rows", selected[0::2], selected[1::2], eligible, p, "here")
+        assert (failure is not None) is per_column
+        if per_column:
+            assert (
+                failure.rule.code == "selection-independent" and failure.diagnosis == "rows-masked-together"
+            )
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), "nan", "1.5", True, [1.0]])
+def test_no_numeric_comparison_accepts_what_is_not_a_finite_number(value):
+    import torch
+
+    from exercises.lab.checks.core import close, finite
+
+    assert finite(value) is None
+    if isinstance(value, float):
+        assert finite(torch.tensor(value)) is None
+        assert not close(value, 1.0) and not close(1.0, value)
+    assert finite(1.5) == 1.5 and finite(torch.tensor(1.5)) == 1.5

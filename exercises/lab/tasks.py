@@ -221,12 +221,14 @@ TASKS: tuple[Task, ...] = (
         statement=L(
             "ids: (B, L) LongTensor. Select each non-special token with probability p (never an id in "
             "special_ids). The selected are split 80/10/10: mask_id / a random NON-special id in [0, vocab_size), "
-            "uniform over all of them (it may be the original itself) / unchanged. labels = the original id at "
+            "uniform over all of them (it may be the original itself; non-special is the course's rule: Google's and "
+            "Hugging Face's code draw from the whole vocabulary) / unchanged. labels = the original id at "
             "every selected position and -100 everywhere else. Every random draw uses `generator`. Return "
             "(input_ids, labels), LongTensors of ids' shape; do not change ids itself.",
             "ids 是 (B, L) 的 LongTensor。每个非特殊 token 以概率 p 被选中（special_ids 里的 id 永远不选）。"
             "被选中的按 80/10/10 划分：换成 mask_id / 换成 [0, vocab_size) 中随机的一个“非特殊” id"
-            "（在所有非特殊 id 上均匀抽取，也可能抽回原词）/ 保持不变。"
+            "（在所有非特殊 id 上均匀抽取，也可能抽回原词；只抽非特殊 id 是本课程的规定，Google 和 Hugging Face 的代码"
+            "从整个词表里抽）/ 保持不变。"
             "labels 在每个被选中的位置是原始 id，其余位置都是 -100。所有随机抽样都用 generator。"
             "返回 (input_ids, labels)，都是与 ids 同形状的 LongTensor；不要修改 ids 本身。",
         ),

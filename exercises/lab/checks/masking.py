@@ -55,8 +55,8 @@ UNSELECTED_KEPT = Rule(
 RANDOM_NOT_SPECIAL = Rule(
     "random-not-special",
     L(
-        "A random replacement is a non-special id in [0, vocab_size): never [MASK], [CLS], [SEP] or any other special.",
-        "随机替换词是 [0, vocab_size) 中的非特殊 id：永远不会是 [MASK]、[CLS]、[SEP] 或其他特殊符号。",
+        "A random replacement is a non-special id in [0, vocab_size): never [MASK], [CLS], [SEP] or any other special. This is the course's rule: Google's BERT code and Hugging Face's collator draw from the whole vocabulary, specials included.",
+        "随机替换词是 [0, vocab_size) 中的非特殊 id：永远不会是 [MASK]、[CLS]、[SEP] 或其他特殊符号。这是本课程的规定：Google 的 BERT 代码和 Hugging Face 的 collator 都从整个词表里抽，特殊符号也包括在内。",
     ),
     "random-word-special",
 )

@@ -607,6 +607,14 @@ BUGS: tuple[Bug, ...] = (
         "    for j in range(seq_len):\n        for i in range(batch):\n",
         "same-fates",
     ),
+    Bug(
+        "padded causal mask inverted (True = may look)",
+        "padded_causal_mask",
+        "    return causal[None, :, :] | key_is_padding\n",
+        "    return ~(causal[None, :, :] | key_is_padding)\n",
+        "padding-keys-blocked",
+        "mask-inverted",
+    ),
 )
 
 

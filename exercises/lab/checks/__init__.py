@@ -13,7 +13,10 @@ same file gets the same counterexample every time.
 Every call goes through a small function appended to a copy of the learner's
 file (``core.probe_source``): it calls theirs and sends back the arguments as
 they are afterwards, so a function that changes its inputs in place is seen, and
-(for the loss) whether the result is still connected to the logits' graph.
+(for the loss) the gradient of the result with respect to the logits, as plain
+numbers that this process compares with the reference gradient: nothing the child
+says about itself (a flag, a shape, "same draws") is trusted unless re-derived here
+from plain data. Every numeric comparison refuses NaN and ±inf (``core.close``).
 
 One module per job:
 

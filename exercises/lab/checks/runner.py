@@ -11,6 +11,7 @@ from pathlib import Path
 
 import torch
 
+from exercises.lab import sandbox as lab_sandbox
 from exercises.lab.checks.clm import (
     ClmLoss,
     ClmShift,
@@ -103,6 +104,13 @@ def _stopped_message(error: SandboxStopped, limit: float, loading: bool = False)
             f"Your function did not return within {limit:g} s and was stopped (an endless loop?).",
             f"你的函数在 {limit:g} 秒内没有返回，已被终止（是不是死循环？）。",
         )
+    if error.kind == "slow":
+        return L(
+            f"Too slow: your file took more than {limit:g} s in all to answer the checks and was stopped "
+            "(a sleep, or a slow loop, in every call?). A correct file answers them in a few seconds.",
+            f"太慢：你的文件回答检查总共用了超过 {limit:g} 秒，已被终止（是不是每次调用里都有 sleep 或很慢的循环？）。"
+            "正确的文件几秒钟内就能全部答完。",
+        )
     if error.kind == "cpu":
         return L("Your code used up its CPU time and was stopped.", "你的代码用完了 CPU 时间，已被终止。")
     return L(
@@ -119,12 +127,17 @@ def run_check(
     call_limit: float | None = None,
     memory: int | None = None,
     start_limit: float | None = None,
+    check_limit: float | None = None,
 ) -> LabResult:
-    """Check one file against one task's rules; never raises for anything the file does."""
+    """Check one file against one task's rules; never raises for anything the file does.
+    The limits default to the sandbox's (``check_limit``: all the answers of the check
+    together, ``exercises.lab.sandbox.CHECK_LIMIT_S``)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the checks' tensors are tiny; a thread pool only costs (50x on 2 busy cores)
+    limits = {"call_limit": call_limit, "memory": memory, "start_limit": start_limit}
+    limits["total_limit"] = lab_sandbox.CHECK_LIMIT_S if check_limit is None else check_limit
     try:
-        return _run_check(task, path, max_examples, call_limit, memory, start_limit)
+        return _run_check(task, path, max_examples, {k: v for k, v in limits.items() if v is not None})
     finally:
         torch.set_num_threads(threads)
 
@@ -143,7 +156,7 @@ def _read_source(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _run_check(task, path, max_examples, call_limit, memory, start_limit) -> LabResult:
+def _run_check(task, path, max_examples, limits: dict) -> LabResult:
     task = BY_ID[task] if isinstance(task, str) else task
     path = Path(path)
     result = LabResult(task.id, "fail")
@@ -159,24 +172,15 @@ def _run_check(task, path, max_examples, call_limit, memory, start_limit) -> Lab
     with tempfile.TemporaryDirectory(prefix="objectives-lab-check-") as folder:
         probed = Path(folder) / path.name  # the same name: messages name the learner's file
         probed.write_bytes(source + probe_source(task.function).encode())
-        _check_probed(
-            task, probed, source.count(b"\n") + 1, result, max_examples, call_limit, memory, start_limit
-        )
+        _check_probed(task, probed, source.count(b"\n") + 1, result, max_examples, limits)
     result.seconds = time.perf_counter() - began
     return result
 
 
-def _check_probed(task, probed, lines, result, max_examples, call_limit, memory, start_limit) -> None:
+def _check_probed(task, probed, lines, result, max_examples, limits: dict) -> None:
     checker = CHECKERS[task.id]()
     checker.params = parameters(task)
-    options = {}
-    if call_limit is not None:
-        options["call_limit"] = call_limit
-    if memory is not None:
-        options["memory"] = memory
-    if start_limit is not None:
-        options["start_limit"] = start_limit
-    box = Sandbox(probed, PROBE, **options)
+    box = Sandbox(probed, PROBE, values_limit=lab_sandbox.FILE_VALUES, **limits)
 
     def theirs(line: int | None) -> int | None:
         """A line of the learner's file (not of the probe after it)."""
@@ -260,8 +264,6 @@ def _check_probed(task, probed, lines, result, max_examples, call_limit, memory,
             result.status = "pass"
         else:
             result.failure = failure
-    except SandboxStopped as error:
-        result.status, result.message = "stopped", _stopped_message(error, box.call_limit)
     except LearnerError as error:  # raised in a statistics or reproducibility call
         result.failure = Failure(
             RUNS,
@@ -269,6 +271,11 @@ def _check_probed(task, probed, lines, result, max_examples, call_limit, memory,
             raised_words(error, theirs(error.line)),
             L("a result", "一个结果"),
         )
+    except Exception:  # SandboxStopped, or hypothesis's group of them when it stopped mid-search
+        if box.stopped is None:
+            raise
+        limit = box.total_limit if box.stopped.kind == "slow" else box.call_limit
+        result.status, result.message = "stopped", _stopped_message(box.stopped, limit)
     finally:
         result.calls = box.calls
         result.printed = box.printed()

@@ -1,0 +1,273 @@
+"""The grader's own limits (issue 31, "The grader's own limits").
+
+What the parent reads from a learner's child (a reply on the protocol's pipe, an
+exception's text, the printed output) and from files a teacher is handed (submissions,
+handouts, teacher files, rosters) is bounded before it is built or read, and a file that
+takes too long is stopped by a deadline the parent keeps. Every test runs the real thing:
+a real sandboxed child, real files, the real command line; caps are made small by the
+test (never a long sleep).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from exercises.lab import sandbox
+from exercises.lab.checks import run_check
+from exercises.lab.sandbox import LearnerError, Sandbox, SandboxStopped
+from exercises.lab.tasks import BY_ID, solution
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _channel_file(tmp_path: Path, payload: str, then: str = "    return 1\n") -> Path:
+    """A causal_mask file whose function writes ``payload`` (a Python expression for
+    bytes) on the protocol's own pipe, as learner code can."""
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text(
+        "import os, stat, fcntl\n\ndef _channel():\n"
+        "    for fd in range(3, 64):\n"
+        "        try:\n"
+        "            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:\n"
+        "                return fd\n"
+        "        except OSError:\n            pass\n\n"
+        "def causal_mask(n):\n"
+        "    fd = _channel()\n"
+        f"    data = {payload}\n"
+        "    for start in range(0, len(data), 1 << 20):\n"
+        "        os.write(fd, data[start:start + (1 << 20)])\n" + then
+    )
+    return path
+
+
+def _forged(tmp_path: Path, reply: str) -> SandboxStopped:
+    """The SandboxStopped a forged reply (a JSON text) ends in."""
+    path = _channel_file(tmp_path, repr(reply.encode() + b"\n"))
+    with Sandbox(path, "causal_mask", call_limit=5.0) as box, pytest.raises(SandboxStopped) as stopped:
+        box.call(3)
+    return stopped.value
+
+
+# -- 1. a reply is bounded in what it decodes to, not only in bytes ------------------------------
+
+
+FORGED = {
+    # 1,000 generators: the parent built every one (400,000 took it to 1.3 GB)
+    "generators": '{"ok": [' + ", ".join(['{"$gen": 1}'] * 1000) + "]}",
+    "a kept generator": '{"ok": {"$gen": 5, "$keep": 1}}',
+    # 110,000 empty lists in 330 KB (64 MB of them would be 21 million)
+    "containers": '{"ok": [' + "[]," * 110_000 + "[]]}",
+    # 4.1 million values in 8 MB (64 MB of them: 32 million)
+    "values": '{"ok": [' + "0," * 4_100_000 + "0]}",
+    "nested 40 deep": '{"ok": ' + "[" * 40 + "]" * 40 + "}",
+    "more elements than the shape": '{"ok": {"$t": "int64", "shape": [2], "data": [1, 2, 3]}}',
+    "a shape of 9 dimensions": '{"ok": {"$t": "int64", "shape": [1,1,1,1,1,1,1,1,1], "data": [1]}}',
+    "nested data": '{"ok": {"$t": "int64", "shape": [2], "data": [[1, 2], [3, 4]]}}',
+    "a dtype the child never writes": '{"ok": {"$t": "complex128", "shape": [1], "data": [1]}}',
+    "a quantized dtype": '{"ok": {"$t": "qint8", "shape": [1], "data": [1]}}',
+    "a negative size": '{"ok": {"$t": "int64", "shape": [-1], "data": [1]}}',
+    "an int beyond 64 bits": '{"ok": ' + "9" * 30 + "}",
+    "a plain dict": '{"ok": {"a": 1}}',
+    "a dict of pairs that are not": '{"ok": {"$dict": [[1, 2, 3]]}}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGED))
+def test_a_forged_reply_is_refused_before_it_is_built(name, tmp_path):
+    """Learner code writing on the protocol's pipe what the child's encode never writes:
+    the call ends in SandboxStopped, nothing is built (before: a list of 1,000
+    torch.Generator, a list of 4.1 million ints, a tensor reshaped from nested lists)."""
+    stopped = _forged(tmp_path, FORGED[name])
+    assert stopped.kind == "died"
+
+
+def test_what_the_child_writes_still_reads(tmp_path):
+    """The honest encodings, at their sizes: a 2,000,000-element tensor (the child's own
+    cap), tuples, dicts of pairs, an opaque value, a bool tensor, an empty tensor."""
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text(
+        "import torch\n\ndef causal_mask(n):\n"
+        "    if n == 0:\n        return torch.zeros(2_000_000)\n"
+        "    return (torch.ones(2, 3, dtype=torch.bool), {1: 'a', 'b': [1.5, None]}, torch.Generator(), "
+        "torch.zeros(0, 4, dtype=torch.int64), 2 ** 62)\n"
+    )
+    with Sandbox(path, "causal_mask") as box:
+        large = box.call(0)
+        assert large.shape == (2_000_000,)
+        mask, mapping, opaque, empty, big = box.call(3)
+    assert mask.dtype.is_floating_point is False and mask.all() and mask.shape == (2, 3)
+    assert mapping == {1: "a", "b": [1.5, None]}
+    assert "Generator" in repr(opaque)
+    assert empty.shape == (0, 4) and big == 2**62
+
+
+def test_all_the_answers_of_one_check_are_bounded_together(tmp_path):
+    """Each answer within the bounds, many of them: the parent keeps every answer of a
+    check, so their values are counted together (values_limit) and the file is stopped."""
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text("def causal_mask(n):\n    return [0] * 100_000\n")
+    with Sandbox(path, "causal_mask", values_limit=350_000) as box:
+        for _ in range(3):
+            assert len(box.call(3)) == 100_000
+        with pytest.raises(SandboxStopped) as stopped:
+            box.call(3)
+    assert stopped.value.kind == "died" and "350,000" in stopped.value.detail
+
+
+# -- 2. a wall-clock cap per file, kept by the parent ---------------------------------------------
+
+
+def test_a_file_that_sleeps_before_every_call_is_stopped_as_too_slow(tmp_path):
+    """Each call well within its own limit, the check's total too much: stopped by the
+    parent's deadline (the child says nothing of it), kind "slow"."""
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text("import time\n\ndef causal_mask(n):\n    time.sleep(0.2)\n    return n\n")
+    with Sandbox(path, "causal_mask", call_limit=5.0, total_limit=0.5) as box:
+        assert box.call(1) == 1 and box.call(2) == 2
+        with pytest.raises(SandboxStopped) as stopped:
+            box.call(3)
+    assert stopped.value.kind == "slow"
+    assert stopped.value.seconds < 2.0
+
+
+def test_a_child_that_never_answers_ends_at_the_files_cap_not_the_calls(tmp_path):
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text("import time\n\ndef causal_mask(n):\n    time.sleep(1e6)\n")
+    with (
+        Sandbox(path, "causal_mask", call_limit=30.0, total_limit=0.5) as box,
+        pytest.raises(SandboxStopped) as stopped,
+    ):
+        box.call(3)
+    assert stopped.value.kind == "slow" and stopped.value.seconds < 5.0
+
+
+def _sleepy_solution(task_id: str, seconds: float) -> str:
+    """The reference solution of a task, sleeping before each call."""
+    task = BY_ID[task_id]
+    return (
+        solution(task) + f"\n\nimport time as _time\n_right = {task.function}\n\n"
+        f"def {task.function}(*args, **kwargs):\n    _time.sleep({seconds})\n    return _right(*args, **kwargs)\n"
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lab_check_says_too_slow_in_both_languages(lang, tmp_path, monkeypatch):
+    """A correct bert_mask that sleeps before each call: stopped, not passed, and told so."""
+    from tui.lab_render import render_result
+
+    path = tmp_path / "06_bert_mask.py"
+    path.write_text(_sleepy_solution("bert_mask", 0.05))
+    result = run_check("bert_mask", path, check_limit=0.5)
+    assert result.status == "stopped" and not result.passed
+    said = result.message[lang]
+    assert ("Too slow" in said and "0.5 s" in said) if lang == "en" else ("太慢" in said and "0.5 秒" in said)
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    console.print(render_result(result, BY_ID["bert_mask"], lang))
+    assert said[:10] in console.export_text()
+
+
+def test_quiz_grade_gives_no_marks_to_a_file_past_its_cap(tmp_path, monkeypatch):
+    """The same file in a quiz: stopped at the cap (made small here), score 0, stated."""
+    from exercises.lab.grading import grade_source
+
+    monkeypatch.setattr(sandbox, "CHECK_LIMIT_S", 0.5)
+    graded = grade_source("bert_mask", _sleepy_solution("bert_mask", 0.05))
+    assert graded.score == 0.0 and graded.status == "stopped"
+    assert "Too slow" in graded.feedback["en"] and "太慢" in graded.feedback["zh"]
+
+
+def test_the_documented_limits_are_the_codes():
+    """docs/code-lab.md states the numbers the sandbox keeps."""
+    text = " ".join((ROOT / "docs" / "code-lab.md").read_text(encoding="utf-8").split())
+    assert f"{sandbox.CALL_LIMIT_S:g} s of wall-clock time per call" in text
+    assert f"{sandbox.CHECK_LIMIT_S:g} s for all the calls of one file's check" in text
+    assert f"{sandbox.START_LIMIT_S:g} s to load" in text
+
+
+# -- 4, 5. what the learner's code says reaches the terminal as plain text ------------------------
+
+
+HOSTILE_TEXT = "\\ud800 \\x1b]0;owned\\x07 \\x1b[2J \\x9b31m \\u202e evil \\x07"
+
+
+def _hostile_task(tmp_path: Path) -> Path:
+    """A causal_mask file that prints escapes and raises with a lone surrogate and escapes."""
+    folder = tmp_path / "lab"
+    folder.mkdir()
+    path = folder / "10_causal_mask.py"
+    path.write_text(
+        "import sys\n\ndef causal_mask(n):\n"
+        f"    sys.stdout.write('{HOSTILE_TEXT}')\n"
+        f"    raise ValueError('{HOSTILE_TEXT}')\n"
+    )
+    return folder
+
+
+def test_a_lone_surrogate_in_the_learners_exception_is_read(tmp_path):
+    path = _hostile_task(tmp_path) / "10_causal_mask.py"
+    with Sandbox(path, "causal_mask") as box, pytest.raises(LearnerError) as raised:
+        box.call(3)
+    raised.value.message.encode("utf-8")  # no lone surrogate left
+    assert "\ufffd" in raised.value.message
+
+
+def _lab_check(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "OBJECTIVES_TUTOR_LAB_NO_ISOLATION"}
+    env.update(OBJECTIVES_TUTOR_HOME=str(folder.parent / "home"), LANG="C.UTF-8")
+    return subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "objectives-tutor"), "lab", "check", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_lab_check_prints_the_learners_words_as_plain_text(as_json, tmp_path):
+    """`lab check` and `lab check --json` of a file whose exception holds a lone surrogate
+    and whose output and exception hold escape sequences (OSC, CSI, C1 CSI, BEL, a bidi
+    override): exit 1 (a rule broken), no traceback, UTF-8 out, and not one control
+    character or bidi override on the terminal (before: a UnicodeEncodeError traceback)."""
+    done = _lab_check(_hostile_task(tmp_path), *(["--json"] if as_json else []))
+    assert done.returncode == 1, done.stderr.decode(errors="replace")[-2000:]
+    assert b"Traceback" not in done.stderr
+    out = done.stdout.decode("utf-8")
+    if as_json:
+        json.loads(out)  # one JSON line
+    allowed = {"\n"}
+    bad = [c for c in out if (ord(c) < 32 or 0x7F <= ord(c) <= 0x9F) and c not in allowed]
+    assert bad == [], repr(out[-1500:])
+    assert not any(c in out for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    assert "owned" in out  # said, as text
+
+
+def test_the_lab_renderer_leaves_no_control_character():
+    """The renderer shared by `lab check`, `lab watch` and the lab screen: the learner's
+    message, output and values (in the table) lose every control and bidi character."""
+    from rich.console import Console
+
+    from exercises.lab.checks.core import Failure, LabResult
+    from exercises.lab.checks.core import Rule as _Rule  # noqa: F401
+    from tui.lab_render import render_result
+
+    raw = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202eevil\x08\x7f"
+    result = LabResult("causal_mask", "fail", message={"en": raw, "zh": raw}, printed=raw + "\nline 2")
+    task = BY_ID["causal_mask"]
+    from exercises.lab.checks.core import RUNS
+
+    result.failure = Failure(RUNS, raw, raw, {"en": raw, "zh": raw})
+    console = Console(width=200, record=True, color_system=None)
+    console.print(render_result(result, task, "en"))
+    out = console.export_text()
+    assert not any((ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F for c in out), repr(out)
+    assert "\u202e" not in out and "owned" in out and "line 2" in out

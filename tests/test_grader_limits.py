@@ -271,3 +271,138 @@ def test_the_lab_renderer_leaves_no_control_character():
     out = console.export_text()
     assert not any((ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F for c in out), repr(out)
     assert "\u202e" not in out and "owned" in out and "line 2" in out
+
+
+# -- 3, 8. files from outside: regular files only, bounded, nesting refused -----------------------
+
+
+def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """The real command, with 2 GB of address space (a reader of /dev/zero fails instead of
+    taking the machine) and a time limit (a reader of a FIFO is stopped, and fails the test)."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    env = {k: v for k, v in os.environ.items() if k != "OBJECTIVES_TUTOR_LAB_NO_ISOLATION"}
+    env.update(OBJECTIVES_TUTOR_HOME=str(cwd / "home"), LANG="C.UTF-8")
+    return subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "objectives-tutor"), "--lang", "en", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limited,
+    )
+
+
+def _hostile(path: Path, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+@pytest.fixture
+def quiz_folder(tmp_path):
+    """A quiz (text questions, a roster and teacher file) and a folder for submissions."""
+    (tmp_path / "roster.csv").write_text("id,name\nalice,Alice\n", encoding="utf-8")
+    made = _cli(
+        ["quiz", "new", "--title", "T", "--exercises", "clm-shift", "--roster", "roster.csv", "-o", "q.toml"],
+        tmp_path,
+    )
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "subs").mkdir()
+    return tmp_path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+@pytest.mark.parametrize("what", ["submission", "handout", "teacher", "roster"])
+def test_a_fifo_or_a_device_is_refused_in_one_line_never_waited_on(what, kind, quiz_folder):
+    """A FIFO or /dev/zero where `quiz grade` or `quiz new` reads a file: a one-line
+    message, never a wait (a FIFO blocked `quiz grade` for ever) nor an endless read; a
+    bad submission is rejected (exit 1) and the others are still graded."""
+    folder = quiz_folder
+    bad = folder / ("subs/bob.json" if what == "submission" else f"bad-{what}")
+    _hostile(bad, kind)
+    teacher = ["--teacher", "q.teacher.toml"]
+    argv = {
+        "submission": ["quiz", "grade", "q.toml", "subs", *teacher],
+        "handout": ["quiz", "grade", str(bad), "subs", *teacher],
+        "teacher": ["quiz", "grade", "q.toml", "subs", "--teacher", str(bad)],
+        "roster": [
+            "quiz",
+            "new",
+            "--title",
+            "T",
+            "--exercises",
+            "clm-shift",
+            "--roster",
+            str(bad),
+            "-o",
+            "n.toml",
+        ],
+    }[what]
+    done = _cli(argv, folder)
+    assert "Traceback" not in done.stderr
+    if what == "submission":
+        assert done.returncode == 1
+        assert "bob.json" in done.stderr and "not a regular file" in done.stderr
+        assert "alice" in done.stdout  # the roster's student still has a row
+    else:
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "regular file" in done.stderr
+
+
+def test_the_reader_refuses_what_is_not_a_regular_file_and_bounds_the_rest(tmp_path):
+    from exercises.files import FileRefused, FileTooLarge, read_regular
+    from exercises.text import reason_of
+
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(FileRefused) as refused:
+        read_regular(tmp_path / "fifo", 100)
+    assert "管道" in reason_of(refused.value)["zh"]
+    with pytest.raises(FileRefused):
+        read_regular("/dev/zero", 100)
+    with pytest.raises(IsADirectoryError):
+        read_regular(tmp_path, 100)
+    (tmp_path / "file").write_bytes(b"x" * 101)
+    with pytest.raises(FileTooLarge):
+        read_regular(tmp_path / "file", 100)
+    assert read_regular(tmp_path / "file", 101) == b"x" * 101
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_lab_check_of_a_fifo_or_a_device_is_invalid_not_a_hang(kind, tmp_path):
+    """A FIFO or /dev/zero under a task file's name (its digest, its check): "invalid",
+    never a read that waits or does not end."""
+    from exercises.lab.workspace import file_digest
+
+    path = tmp_path / "06_bert_mask.py"
+    _hostile(path, kind)
+    assert file_digest(path) is None
+    result = run_check("bert_mask", path)
+    assert result.status == "invalid"
+    assert "regular file" in result.message["en"] and "普通文件" in result.message["zh"]
+
+
+NESTED = "x = " + "[" * 5000 + "]" * 5000 + "\n"
+
+
+def test_a_deeply_nested_handout_is_an_invalid_file_not_an_internal_error(tmp_path):
+    from exercises.classroom.quiz import QuizFileError, load
+
+    (tmp_path / "q.toml").write_text(NESTED)
+    with pytest.raises(QuizFileError) as refused:
+        load(tmp_path / "q.toml")
+    assert "nested too deep" in refused.value.text["en"] and "嵌套太深" in refused.value.text["zh"]
+
+
+def test_a_deeply_nested_teacher_file_is_an_invalid_file_not_an_internal_error(quiz_folder):
+    (quiz_folder / "deep.toml").write_text(NESTED)
+    done = _cli(["quiz", "grade", "q.toml", "subs", "--teacher", "deep.toml"], quiz_folder)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "nested too deep" in done.stderr and "internal error" not in done.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import torch
 
+from exercises.files import FileTooLarge, read_regular
 from exercises.lab import sandbox as lab_sandbox
 from exercises.lab.checks.clm import (
     ClmLoss,
@@ -52,7 +53,7 @@ from exercises.lab.checks.spans import SpanCorrupt
 from exercises.lab.sandbox import LearnerError, LoadFailed, Sandbox, SandboxStopped
 from exercises.lab.tasks import BY_ID, Task
 from exercises.lab.workspace import MAX_FILE_BYTES, digest
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, reason_of
 
 CHECKERS: dict[str, Callable[[], Checker]] = {
     "three_samples": ThreeSamples,
@@ -149,11 +150,12 @@ def raised_words(error: LearnerError, line: int | None) -> Said:
 
 
 def _read_source(path: Path) -> bytes:
-    """The learner's file, bounded before it is read."""
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise LoadFailed("unreadable", f"{size} bytes; a task file may have at most {MAX_FILE_BYTES}")
-    return path.read_bytes()
+    """The learner's file, bounded before it is read: a regular file (a FIFO or a device
+    named 06_bert_mask.py is refused, never waited on) of at most MAX_FILE_BYTES."""
+    try:
+        return read_regular(path, MAX_FILE_BYTES)
+    except FileTooLarge:
+        raise LoadFailed("unreadable", f"a task file may have at most {MAX_FILE_BYTES} bytes") from None
 
 
 def _run_check(task, path, max_examples, limits: dict) -> LabResult:
@@ -164,8 +166,12 @@ def _run_check(task, path, max_examples, limits: dict) -> LabResult:
     try:
         source = _read_source(path)
     except (OSError, LoadFailed) as error:
-        reason = error if isinstance(error, LoadFailed) else LoadFailed("unreadable", str(error))
-        result.status, result.message = "invalid", _load_message(reason)
+        if isinstance(error, LoadFailed):
+            result.message = _load_message(error)
+        else:  # the OS's reason, or exercises.files' (not a regular file), in both languages
+            why = reason_of(error)
+            result.message = L(f"The file cannot be read: {why['en']}", f"无法读取文件：{why['zh']}")
+        result.status = "invalid"
         result.seconds = time.perf_counter() - began
         return result
     result.digest = digest(source)

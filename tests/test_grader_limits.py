@@ -406,3 +406,34 @@ def test_a_deeply_nested_teacher_file_is_an_invalid_file_not_an_internal_error(q
     done = _cli(["quiz", "grade", "q.toml", "subs", "--teacher", "deep.toml"], quiz_folder)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "nested too deep" in done.stderr and "internal error" not in done.stderr
+
+
+# -- 7. no memory beyond the address-space limit -------------------------------------------------
+
+
+def _isolated() -> bool:
+    from exercises.lab.isolation import probe
+
+    return probe().isolated
+
+
+@pytest.mark.skipif(not _isolated(), reason="this machine offers no Landlock/seccomp")
+def test_memfd_cannot_hold_memory_beyond_the_childs_limit(tmp_path):
+    """A memfd's pages count in no address space until mapped: a child held 928 MiB beyond
+    its 1 GiB that way. memfd_create (and memfd_secret) are refused."""
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text(
+        "import os\n\nHELD = []\n\ndef causal_mask(n):\n"
+        "    try:\n"
+        "        fd = os.memfd_create('held')\n"
+        "    except OSError as error:\n"
+        "        return 'refused ' + str(error.errno)\n"
+        "    os.ftruncate(fd, 64 << 20)\n"
+        "    os.pwrite(fd, b'x' * (1 << 20), 0)\n"
+        "    HELD.append(fd)\n"
+        "    return 'held'\n"
+    )
+    import errno
+
+    with Sandbox(path, "causal_mask") as box:
+        assert box.call(3) == f"refused {errno.EPERM}"

@@ -437,3 +437,66 @@ def test_memfd_cannot_hold_memory_beyond_the_childs_limit(tmp_path):
 
     with Sandbox(path, "causal_mask") as box:
         assert box.call(3) == f"refused {errno.EPERM}"
+
+
+# -- 9. a terminated check leaves nothing behind --------------------------------------------------
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [15, 1], ids=["SIGTERM", "SIGHUP"])
+def test_a_terminated_lab_check_leaves_no_scratch_folder_and_no_child(signum, tmp_path):
+    """`lab check` ended by SIGTERM (or SIGHUP) while the learner's function runs: exit
+    128 + the signal, every scratch folder gone from TMPDIR, the learner's child gone."""
+    import signal
+    import time
+
+    folder = tmp_path / "lab"
+    folder.mkdir()
+    (folder / "10_causal_mask.py").write_text(
+        "import os, time\n\ndef causal_mask(n):\n"
+        "    open('pid', 'w').write(str(os.getpid()))\n"
+        "    time.sleep(1e6)\n"
+    )
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "OBJECTIVES_TUTOR_LAB_NO_ISOLATION"}
+    env.update(OBJECTIVES_TUTOR_HOME=str(tmp_path / "home"), TMPDIR=str(temporary), LANG="C.UTF-8")
+    check = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), "objectives-tutor"), "lab", "check"],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        written = []
+        while not written and time.monotonic() < deadline and check.poll() is None:
+            written = [p for p in temporary.glob("objectives-lab-*/pid") if p.stat().st_size]
+            time.sleep(0.05)  # polling for the child's first call, not a budget
+        assert written, "the learner's function never ran"
+        child = int(written[0].read_text())
+        check.send_signal(signum)
+        _, stderr = check.communicate(timeout=60)
+    finally:
+        if check.poll() is None:
+            check.kill()
+            check.wait()
+    assert check.returncode == 128 + signum, stderr[-2000:]
+    assert b"Traceback" not in stderr
+    assert list(temporary.iterdir()) == []
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    survived = _alive(child)
+    if survived:
+        os.kill(child, signal.SIGKILL)
+    assert not survived

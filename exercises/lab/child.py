@@ -232,6 +232,7 @@ def start_child(request: dict, fds: tuple[int, int, int], isolation, grants, own
     import signal
 
     try:
+        isolation.die_with_parent()  # the fork server (or the one-off parent) gone: so is this child
         if own_session:
             os.setsid()  # the parent stops it with its whole process group
         for target, fd in zip((0, 1, 2), fds, strict=True):

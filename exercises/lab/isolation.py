@@ -467,6 +467,22 @@ def limit(memory: int, cpu_seconds: int, isolated: bool) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write then fails with an error instead of killing
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """SIGKILL for this process when the one that forked it ends (the fork server, which
+    itself ends when the app's socket closes): a learner's child never outlives the check
+    that started it, even one killed with SIGKILL. Linux only; elsewhere the parent's
+    closing of the pipes ends a child between calls."""
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:  # the parent ended before the line above
+        os._exit(0)
+
+
 def close_other_files(keep: tuple[int, ...] = (0, 1, 2)) -> None:
     """Every descriptor but the protocol's: nothing the parent or the fork server held
     (a socket, a file of the teacher's) stays reachable."""

@@ -207,6 +207,32 @@ def shutdown() -> None:
             _zygote = None
 
 
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # SIGINT is Python's KeyboardInterrupt already
+
+
+@contextlib.contextmanager
+def cleaned_up_on_signals():
+    """Around a command that runs learner files (``lab check``, ``lab watch``): SIGTERM
+    and SIGHUP end it as SystemExit (exit 128 + the signal) instead of at once, so that
+    every sandbox is closed on the way out (its child's process group killed, its
+    scratch folder removed) and the fork server stopped (atexit): a terminated check
+    left its scratch folder in /tmp. Only the main thread can take signals; elsewhere
+    this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(signum, _frame) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = {number: signal.signal(number, end) for number in ENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 class _TooLarge(Exception):
     pass
 

@@ -500,3 +500,85 @@ def test_a_terminated_lab_check_leaves_no_scratch_folder_and_no_child(signum, tm
     if survived:
         os.kill(child, signal.SIGKILL)
     assert not survived
+
+
+# -- 10. the folders Landlock grants for reading are read-only ------------------------------------
+
+
+def _granted_folders() -> dict[str, Path]:
+    """Folders the child may read, where the test can plant a victim file: the installed
+    torch (in the venv's site-packages), numpy, the standard library, its compiled
+    modules; and the project checkout the venv sits in (never granted)."""
+    import numpy
+    import torch
+
+    folders = {
+        "torch": Path(torch.__file__).parent,
+        "numpy": Path(numpy.__file__).parent,
+        "stdlib": Path(os.__file__).resolve().parent,
+        "site-packages": Path(torch.__file__).parent.parent,
+        "checkout": ROOT,
+    }
+    dynload = [Path(p) for p in sys.path if p.endswith("lib-dynload")]
+    if dynload:
+        folders["lib-dynload"] = dynload[0].resolve()
+    return folders
+
+
+WRITE_ATTACKS = {
+    "write": "open({victim!r}, 'r+b').write(b'owned')",
+    "append-open": "open({victim!r}, 'ab')",
+    "truncate": "os.truncate({victim!r}, 0)",
+    "truncate-same-size": "os.truncate({real!r}, os.path.getsize({real!r}))",
+    "open-real-for-append": "open({real!r}, 'ab')",
+    "create": "open(os.path.join({folder!r}, 'objectives-created-' + str(os.getpid())), 'x')",
+    "mkdir": "os.mkdir(os.path.join({folder!r}, 'objectives-made-' + str(os.getpid())))",
+    "rename": "os.rename({victim!r}, {victim!r} + '.moved')",
+    "rename-into-scratch": "os.rename({victim!r}, 'stolen')",
+    "remove": "os.remove({victim!r})",
+    "symlink": "os.symlink('/etc/passwd', os.path.join({folder!r}, 'objectives-link'))",
+}
+
+
+@pytest.mark.skipif(not _isolated(), reason="this machine offers no Landlock/seccomp")
+@pytest.mark.parametrize("where", sorted(_granted_folders()))
+def test_the_folders_the_child_may_read_cannot_be_changed(where, tmp_path):
+    """Write, create, truncate, rename, remove in the folders Landlock grants for reading
+    (and the checkout they sit in): all refused. The victim is a file the test plants
+    there (so an escape harms nothing real); the real file (``real``) is only opened for
+    appending and truncated to its own size, which change nothing even if allowed."""
+    import uuid
+
+    folder = _granted_folders()[where]
+    victim = folder / f"objectives-victim-{uuid.uuid4().hex}.txt"
+    real = next(p for p in sorted(folder.iterdir()) if p.is_file() and p.suffix in (".py", ".so", ".toml"))
+    victim.write_text("teacher's\n")
+    made = set(folder.iterdir())
+    try:
+        code = "".join(
+            f"try:\n    {attack.format(victim=str(victim), real=str(real), folder=str(folder))}\n"
+            f"    out[{name!r}] = 'ESCAPED'\nexcept BaseException as error:\n    out[{name!r}] = type(error).__name__\n"
+            for name, attack in WRITE_ATTACKS.items()
+        )
+        source = (
+            "import os\n\ndef causal_mask(n):\n    out = {}\n"
+            + "".join("    " + line + "\n" for line in code.splitlines())
+            + "    return out\n"
+        )
+        path = tmp_path / "10_causal_mask.py"
+        path.write_text(source)
+        with Sandbox(path, "causal_mask") as box:
+            report = box.call(3)
+        assert set(report) == set(WRITE_ATTACKS)
+        assert [name for name, said in report.items() if said == "ESCAPED"] == [], report
+        assert victim.read_text() == "teacher's\n"
+        assert set(folder.iterdir()) == made
+    finally:
+        for left in set(folder.iterdir()) - (made - {victim}):
+            if left.is_dir() and not left.is_symlink():
+                left.rmdir()
+            else:
+                left.unlink()
+        for moved in (victim.with_name(victim.name + ".moved"),):
+            if moved.exists():
+                moved.unlink()

@@ -582,3 +582,37 @@ def test_the_folders_the_child_may_read_cannot_be_changed(where, tmp_path):
         for moved in (victim.with_name(victim.name + ".moved"),):
             if moved.exists():
                 moved.unlink()
+
+
+# -- 6. the scratch folder's total -----------------------------------------------------------------
+
+
+def _user_namespaces() -> bool:
+    """Whether this kernel lets this user make a user and mount namespace (where it does
+    not, the scratch folder keeps only its per-file cap, as the docs say)."""
+    try:
+        return subprocess.run(["unshare", "--user", "--mount", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not (_isolated() and _user_namespaces()), reason="no user namespaces here")
+def test_the_scratch_folder_is_capped_in_total_not_only_per_file(tmp_path):
+    """Files of 15 MiB each (under the 16 MiB per-file cap), twelve of them: the folder's
+    total stops at 64 MiB with ENOSPC (one call wrote 528 MiB before)."""
+    import errno
+
+    from exercises.lab.isolation import SCRATCH_TOTAL_LIMIT
+
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text(
+        "def causal_mask(n):\n    written = 0\n    for i in range(12):\n"
+        "        try:\n"
+        "            with open(f'f{i}', 'wb') as handle:\n                handle.write(b'x' * (15 << 20))\n"
+        "        except OSError as error:\n            return [written, error.errno]\n"
+        "        written += 15 << 20\n"
+        "    return [written, 0]\n"
+    )
+    with Sandbox(path, "causal_mask") as box:
+        written, error = box.call(3)
+    assert written <= SCRATCH_TOTAL_LIMIT and error == errno.ENOSPC

@@ -67,6 +67,8 @@ def reason_of(error: Exception) -> Bilingual:
     text, and ours in zh), "not UTF-8 text", or the error's own text for anything else."""
     if isinstance(error, UnicodeError):
         return L("not UTF-8 text", "不是 UTF-8 文本")
+    if isinstance(getattr(error, "why", None), dict):  # exercises.files.FileRefused says it in both
+        return error.why
     if isinstance(error, OSError) and error.strerror:
         return L(error.strerror, _OS_REASONS_ZH.get(error.errno, error.strerror))
     return L(str(error), str(error))

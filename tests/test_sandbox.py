@@ -1119,6 +1119,7 @@ MUST_REFUSE = {
     "the kernel": {"reboot", "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load"},
     "io_uring": {"io_uring_setup", "io_uring_enter", "io_uring_register"},
     "file changes": {"chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat", "utimensat", "setxattr"},
+    "memory beyond RLIMIT_AS": {"memfd_create", "memfd_secret"},
 }
 
 

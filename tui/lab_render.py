@@ -7,6 +7,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from exercises.classroom.safe import printable_lines
 from exercises.text import pick
 from tui.i18n import t
 
@@ -15,7 +16,9 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
     """A check's result for people: status, the counterexample table, the rule in
     words, the misconception, a convention the case shows. Shared by `lab check`, `lab
     watch` and the lab screen. Every text from the learner's code (messages, printed
-    output, the values in the table) is a Text: never read as markup."""
+    output, the values in the table) is a Text, never read as markup, and goes through
+    ``printable_lines``: no escape sequence, control character or bidi override of theirs
+    reaches the terminal or the widget."""
     from exercises.lab.checks import diagnosis_text
 
     parts: list = []
@@ -29,7 +32,7 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
     parts.append(head)
     if result.message is not None:
         message = pick(result.message, lang)
-        parts.append(Text("  " + message))
+        parts.append(Text("  " + printable_lines(message)))
     failure = result.failure
     if failure is not None:
         parts.append(
@@ -43,7 +46,9 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
         table.add_column(t("lab-yours", lang), overflow="fold", style="red")
         table.add_column(t("lab-required", lang), overflow="fold", style="green")
         table.add_row(
-            Text(failure.input.pick(lang)), Text(failure.yours.pick(lang)), Text(pick(failure.required, lang))
+            Text(printable_lines(failure.input.pick(lang))),
+            Text(printable_lines(failure.yours.pick(lang))),
+            Text(printable_lines(pick(failure.required, lang))),
         )
         parts.append(table)
         explanation = diagnosis_text(failure.diagnosis)
@@ -60,5 +65,5 @@ def render_result(result, task, lang: str, *, verbose: bool = True):
         parts.append(Text("  " + t("lab-exact" if result.exact else "lab-not-exact", lang), style="dim"))
     if verbose and result.printed.strip() and not result.passed:
         parts.append(Text(t("lab-printed", lang), style="dim"))
-        parts.append(Text(result.printed.strip()[-400:], style="dim"))
+        parts.append(Text(printable_lines(result.printed.strip()[-400:]), style="dim"))
     return Group(*parts)

@@ -11,6 +11,7 @@ one line says so and --json gives every value.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -206,6 +207,13 @@ def token_line(label: str, tokens: Sequence[str]) -> Text:
     return line
 
 
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def emit_json(payload: dict) -> None:
-    """One JSON object on one line, Chinese kept readable."""
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    """One JSON object on one line, Chinese kept readable. What JSON leaves raw but a
+    terminal acts on (DEL, C1 controls such as the one-byte CSI, bidi overrides) and lone
+    surrogates (which UTF-8 cannot carry) are written as \\u escapes: the same value for
+    a JSON reader, inert on a screen (C0 controls JSON escapes itself)."""
+    text = json.dumps(payload, ensure_ascii=False)
+    sys.stdout.write(_JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n")

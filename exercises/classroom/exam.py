@@ -53,20 +53,26 @@ class Attached:
 
 def read_source(path: str) -> str:
     """A student's lab file, size-capped and UTF-8; ExamError in words otherwise."""
+    from exercises.files import FileRefused, FileTooLarge, read_regular
     from exercises.lab.grading import MAX_SOURCE_CHARS
 
     target = Path(os.path.expanduser(path.strip()))
     if not path.strip():
         raise ExamError(L("type the path of your file first", "请先输入你的文件路径"))
+    too_long = L(
+        f"{path.strip()} is longer than {MAX_SOURCE_CHARS} characters",
+        f"{path.strip()} 超过 {MAX_SOURCE_CHARS} 个字符",
+    )
     try:
         if target.is_dir():
             raise ExamError(
                 L(f"{path.strip()} is a folder, not a file", f"{path.strip()} 是文件夹，不是文件")
             )
-        if target.exists() and not target.is_file():  # a pipe or a device would block the exam
-            raise ExamError(L(f"{path.strip()} is not a plain file", f"{path.strip()} 不是普通文件"))
-        with open(target, "rb") as handle:
-            data = handle.read(4 * MAX_SOURCE_CHARS + 1)
+        data = read_regular(target, 4 * MAX_SOURCE_CHARS)  # a pipe or a device would block the exam
+    except FileTooLarge:
+        raise ExamError(too_long) from None
+    except FileRefused:
+        raise ExamError(L(f"{path.strip()} is not a plain file", f"{path.strip()} 不是普通文件")) from None
     except FileNotFoundError:
         where = Path.cwd()
         raise ExamError(
@@ -80,13 +86,8 @@ def read_source(path: str) -> str:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ExamError(L(f"{path.strip()} is not UTF-8 text", f"{path.strip()} 不是 UTF-8 文本")) from None
-    if len(data) > 4 * MAX_SOURCE_CHARS or len(source) > MAX_SOURCE_CHARS:
-        raise ExamError(
-            L(
-                f"{path.strip()} is longer than {MAX_SOURCE_CHARS} characters",
-                f"{path.strip()} 超过 {MAX_SOURCE_CHARS} 个字符",
-            )
-        )
+    if len(source) > MAX_SOURCE_CHARS:
+        raise ExamError(too_long)
     if not source.strip():
         raise ExamError(L(f"{path.strip()} is empty", f"{path.strip()} 是空文件"))
     return source

@@ -242,6 +242,17 @@ class Student:
     key: str = ""  # the signing key derived from the PIN (hex); "" in teacher files of old versions
 
 
+MAX_ROSTER_BYTES = 4_000_000  # a roster or a teacher file: some 20,000 students
+MAX_TEACHER_BYTES = 4_000_000
+
+
+def read_roster_file(path) -> bytes:
+    """A roster file's bytes: a regular file, at most MAX_ROSTER_BYTES (OSError otherwise)."""
+    from exercises.files import read_regular
+
+    return read_regular(path, MAX_ROSTER_BYTES)
+
+
 def decode_roster(data: bytes) -> str:
     """A roster file's text: UTF-8 (with or without a BOM), else GB18030 (what Excel
     on a Chinese system saves), else RosterError."""
@@ -340,8 +351,16 @@ def dump_teacher_file(quiz: Quiz, teacher: TeacherFile) -> str:
 
 
 def load_teacher_file(path: Path, quiz: Quiz) -> TeacherFile:
+    from exercises.files import read_regular
+
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8").removeprefix("\ufeff"))
+        text = read_regular(path, MAX_TEACHER_BYTES).decode("utf-8").removeprefix("\ufeff")
+        data = tomllib.loads(text)
+    except RecursionError:  # tomllib recurses once per nested array or table
+        why = L("lists or tables nested too deep", "列表或表嵌套太深")
+        raise RosterError(
+            L(f"cannot read the teacher file {path}: {why['en']}", f"无法读取教师文件 {path}：{why['zh']}")
+        ) from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         why = reason_of(error)
         raise RosterError(

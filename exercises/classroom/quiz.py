@@ -359,6 +359,10 @@ def loads(text: str) -> Quiz:
     text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
+    except RecursionError:  # tomllib recurses once per nested array or table
+        raise QuizFileError(
+            L("not valid TOML: lists or tables nested too deep", "不是有效的 TOML：列表或表嵌套太深")
+        ) from None
     except tomllib.TOMLDecodeError as error:
         found = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
@@ -497,11 +501,16 @@ def loads(text: str) -> Quiz:
     )
 
 
+MAX_QUIZ_BYTES = 1_000_000  # a handout is a page of TOML
+
+
 def load(path) -> Quiz:
-    from pathlib import Path
+    """The handout at ``path``: a regular file of at most MAX_QUIZ_BYTES (a FIFO or a
+    device is refused, never waited on)."""
+    from exercises.files import read_regular
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular(path, MAX_QUIZ_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise QuizFileError(cannot("read", path, error)) from None
     return loads(text)

@@ -198,9 +198,16 @@ JSON_ERRORS_ZH = {
 
 def read_json(path: Path) -> object:
     """The JSON in ``path``; SubmissionError for anything unreadable, huge or absurdly nested."""
+    from exercises.files import FileRefused, FileTooLarge, read_regular
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_regular(path, MAX_BYTES)
+    except FileTooLarge:
+        raise _error(
+            f"larger than {MAX_BYTES // 1_000_000} MB", f"超过 {MAX_BYTES // 1_000_000} MB"
+        ) from None
+    except FileRefused as error:  # a FIFO would block grading for ever, a device never end
+        raise _error(error.why["en"], error.why["zh"]) from None
     except FileNotFoundError:
         raise _error("there is no such file", "没有这个文件") from None
     except IsADirectoryError:

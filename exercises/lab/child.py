@@ -232,6 +232,7 @@ def start_child(request: dict, fds: tuple[int, int, int], isolation, grants, own
     import signal
 
     try:
+        isolation.die_with_parent()  # the fork server (or the one-off parent) gone: so is this child
         if own_session:
             os.setsid()  # the parent stops it with its whole process group
         for target, fd in zip((0, 1, 2), fds, strict=True):
@@ -243,6 +244,9 @@ def start_child(request: dict, fds: tuple[int, int, int], isolation, grants, own
         os.environ.clear()
         os.environ.update(request["env"])
         isolate = bool(request.get("isolate"))
+        if isolate:  # the folder's total capped too, where the kernel allows it
+            isolation.scratch_in_memory(request["cwd"], (os.path.basename(request["path"]),))
+            os.makedirs(request["env"]["HOME"], exist_ok=True)
         isolation.limit(int(request["memory"]), int(request["cpu"]), isolate)
         sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115

@@ -25,7 +25,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import math
 import os
+import re
 import select
 import shutil
 import signal
@@ -39,14 +41,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exercises.lab import isolation
-from exercises.lab.child import decode, encode
+from exercises.lab.child import Opaque, encode
 
 CHILD = Path(__file__).with_name("child.py")
 MEMORY_LIMIT = 1 << 30
 CPU_LIMIT_S = 120
 CALL_LIMIT_S = 5.0
 START_LIMIT_S = 60.0  # torch's import on a loaded 2-core machine
+# One file's whole check: the seconds its child may take to answer all the calls together
+# (loading aside). A reference solution's check waits 0.1-1.5 s for its answers (8 s in
+# all on a loaded machine); a file that sleeps a second before each call would otherwise
+# take 15 minutes and still pass.
+CHECK_LIMIT_S = 60.0
 REPLY_LIMIT = 64 << 20  # bytes in one reply line (2,000,000 floats, as JSON, is about 40 MB)
+# What one reply may decode to, counted in its bytes before anything is built (a reply of
+# 64 MB of "{}," would be 21 million dicts): the checks' largest honest reply holds 300,000
+# values in 23 lists and dicts, a whole check's replies 432,000 values.
+REPLY_CONTAINERS = 100_000  # lists and dicts in one reply
+REPLY_VALUES = 4_000_000  # values in one reply (two tensors at the child's 2,000,000 elements)
+FILE_VALUES = 8_000_000  # values in all the replies of one file's check (the parent keeps them)
+REPLY_DEPTH = 32  # lists and dicts inside one another
+REPLY_DIMENSIONS = 8  # a tensor's shape
+REPLY_DTYPES = frozenset(
+    ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+)  # what the child's encode writes (complex numbers cannot be written as JSON)
 PRINTED_KEPT = 64 << 10  # bytes of the learner's output kept (the last ones)
 
 
@@ -189,6 +207,32 @@ def shutdown() -> None:
             _zygote = None
 
 
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # SIGINT is Python's KeyboardInterrupt already
+
+
+@contextlib.contextmanager
+def cleaned_up_on_signals():
+    """Around a command that runs learner files (``lab check``, ``lab watch``): SIGTERM
+    and SIGHUP end it as SystemExit (exit 128 + the signal) instead of at once, so that
+    every sandbox is closed on the way out (its child's process group killed, its
+    scratch folder removed) and the fork server stopped (atexit): a terminated check
+    left its scratch folder in /tmp. Only the main thread can take signals; elsewhere
+    this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(signum, _frame) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = {number: signal.signal(number, end) for number in ENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 class _TooLarge(Exception):
     pass
 
@@ -240,6 +284,89 @@ def _write_all(fd: int, data: bytes, deadline: float) -> None:
             continue
 
 
+class _Unreadable(Exception):
+    """A reply that is not what the child's ``encode`` writes, or more than a reply may hold."""
+
+
+def _count(line: bytes) -> tuple[int, int]:
+    """Upper bounds on the lists and dicts, and on the values, that ``json.loads(line)``
+    would build, from the bytes alone (C speed, before anything is built): every value but
+    the first of a list or dict follows a comma or a colon, and the same characters inside
+    strings only over-count."""
+    containers = line.count(b"{") + line.count(b"[")
+    return containers, containers + line.count(b",") + line.count(b":") + 1
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _text(value: object) -> str:
+    """A string from the child that can be printed and written as UTF-8: JSON's ``\\ud800``
+    decodes to a lone surrogate, which no terminal or file encoding accepts."""
+    return _SURROGATES.sub("\ufffd", str(value))
+
+
+def decode_reply(value, depth: int = 0):
+    """What the child's ``encode`` writes, and nothing else, read in the parent: tensors
+    of the dtypes it writes, with as many elements as their shape says (at most
+    REPLY_DIMENSIONS of them), tuples, dicts of pairs, opaque values, strings without
+    lone surrogates, ints within 64 bits, nested at most REPLY_DEPTH deep. A child never
+    sends a generator (``encode`` writes a Generator as opaque), so ``$gen`` is refused
+    rather than built. _Unreadable (or the error torch raises) for anything else."""
+    if depth > REPLY_DEPTH:
+        raise _Unreadable("nested too deep")
+    if value is None or isinstance(value, bool | float):
+        return value
+    if isinstance(value, int):
+        if abs(value) > 2**63:
+            raise _Unreadable("an int beyond 64 bits")
+        return value
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        return [decode_reply(item, depth + 1) for item in value]
+    if not isinstance(value, dict) or len(value) > 3:
+        raise _Unreadable("not a value the child writes")
+    if "$t" in value:
+        return _tensor(value)
+    if isinstance(value.get("$tuple"), list) and len(value) == 1:
+        return tuple(decode_reply(item, depth + 1) for item in value["$tuple"])
+    if isinstance(value.get("$dict"), list) and len(value) == 1:
+        pairs = value["$dict"]
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
+            raise _Unreadable("not a dict")
+        return {decode_reply(k, depth + 1): decode_reply(v, depth + 1) for k, v in pairs}
+    if isinstance(value.get("$repr"), str) and len(value) == 1:
+        return Opaque({"$repr": _text(value["$repr"])[:200]})
+    if isinstance(value.get("$toolarge"), list) and len(value) == 1:
+        shape = value["$toolarge"]
+        if len(shape) > REPLY_DIMENSIONS or not all(type(size) is int and size >= 0 for size in shape):
+            raise _Unreadable("not a shape")
+        return Opaque({"$toolarge": shape})
+    raise _Unreadable("not a value the child writes")  # "$gen" among them
+
+
+def _tensor(value: dict):
+    import torch
+
+    name, shape, data = value.get("$t"), value.get("shape"), value.get("data")
+    if name not in REPLY_DTYPES or set(value) != {"$t", "shape", "data"}:
+        raise _Unreadable("not a dtype the child writes")
+    if not (
+        isinstance(shape, list)
+        and len(shape) <= REPLY_DIMENSIONS
+        and all(type(size) is int and size >= 0 for size in shape)
+    ):
+        raise _Unreadable("not a shape")
+    if not isinstance(data, list) or math.prod(shape) != len(data):
+        raise _Unreadable("not as many elements as the shape says")
+    dtype = getattr(torch, name)
+    flat = torch.tensor(data, dtype=torch.int8 if dtype == torch.bool else dtype)
+    if flat.dim() != 1:  # nested lists in place of numbers
+        raise _Unreadable("not a flat list of numbers")
+    return flat.to(dtype).reshape(shape)
+
+
 def _remove_tree(path: str) -> None:
     """The scratch folder, whatever the learner's code left in it (a folder made without
     any permission cannot be listed or emptied until its mode is set back)."""
@@ -272,8 +399,17 @@ class Sandbox:
         cpu_seconds: int = CPU_LIMIT_S,
         call_limit: float | None = None,
         start_limit: float | None = None,
+        total_limit: float | None = None,
+        values_limit: int | None = None,
     ) -> None:
+        """``total_limit``: seconds of waiting for answers, all calls together (a check of
+        one file; None for a training run, whose calls go on for minutes); ``values_limit``:
+        values in all the answers together (the checks keep every answer)."""
         self.path = Path(path)
+        self.total_limit, self.values_limit = total_limit, values_limit
+        self.waited = 0.0  # seconds spent waiting for the child's answers (loading aside)
+        self.values = 0  # the values its answers held, counted before they were read
+        self.stopped: SandboxStopped | None = None  # why the child was stopped during a call
         self.start_limit = START_LIMIT_S if start_limit is None else start_limit
         self.function = function
         self.memory, self.cpu_seconds = memory, cpu_seconds
@@ -359,7 +495,9 @@ class Sandbox:
         self.start_seconds = time.perf_counter() - started
         if "load" in message:
             self.close()
-            raise LoadFailed(str(message["load"]), str(message.get("message", ""))[:2000], _line(message))
+            raise LoadFailed(
+                _text(message["load"])[:20], _text(message.get("message", ""))[:2000], _line(message)
+            )
 
     def _drain(self, fd: int) -> None:
         """The learner's output, read as it comes (so that the child never blocks on a full
@@ -380,17 +518,25 @@ class Sandbox:
         began = time.perf_counter()
         if self._lines is None:
             raise SandboxStopped("died", "the sandbox is not running", 0.0)
+        left = None if self.total_limit is None or starting else self.total_limit - self.waited
+        slow = left is not None and left < limit  # this wait ends with the file's own time
         try:
-            line = self._lines.line(time.monotonic() + limit, REPLY_LIMIT)
+            line = self._lines.line(time.monotonic() + (min(limit, left) if slow else limit), REPLY_LIMIT)
         except TimeoutError:
             self.close()
-            raise SandboxStopped(
-                "time", f"no answer within {limit:g} s", time.perf_counter() - began
-            ) from None
+            seconds = time.perf_counter() - began
+            if slow:
+                raise SandboxStopped(
+                    "slow", f"{self.total_limit:g} s of answers used up", self.waited + seconds
+                ) from None
+            raise SandboxStopped("time", f"no answer within {limit:g} s", seconds) from None
         except _TooLarge:
             line, why = b"", f"it sent more than {REPLY_LIMIT >> 20} MB in one answer"
         else:
             why = "it sent something the lab cannot read"
+        finally:
+            if not starting:
+                self.waited += time.perf_counter() - began
         if line is None:
             code = self._popen.wait() if self._popen is not None else None
             self.close()
@@ -398,10 +544,16 @@ class Sandbox:
             if starting:
                 raise LoadFailed("died", f"the process ended ({code}): {self.printed()[-300:]}")
             raise SandboxStopped(kind, "the process ended", time.perf_counter() - began)
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            message = None
+        containers, values = _count(line)
+        self.values += values
+        message = None
+        if containers > REPLY_CONTAINERS or values > REPLY_VALUES:
+            why = f"it sent more than {REPLY_VALUES:,} values or {REPLY_CONTAINERS:,} lists in one answer"
+        elif self.values_limit is not None and self.values > self.values_limit:
+            why = f"it sent more than {self.values_limit:,} values in all"
+        else:
+            with contextlib.suppress(ValueError, RecursionError):
+                message = json.loads(line)
         if not isinstance(message, dict):
             self.close()
             if starting:
@@ -410,7 +562,17 @@ class Sandbox:
         return message
 
     def call(self, *args, limit: float | None = None, global_seed: int = 0):
-        """Call the learner's function; its result decoded into torch values."""
+        """Call the learner's function; its result decoded into torch values. Once the child
+        was stopped, every call raises that first stop again (``stopped``)."""
+        if self.stopped is not None:
+            raise self.stopped
+        try:
+            return self._call(args, limit, global_seed)
+        except SandboxStopped as error:
+            self.stopped = error
+            raise
+
+    def _call(self, args: tuple, limit: float | None, global_seed: int):
         if self._stdin is None:
             raise SandboxStopped("died", "the sandbox is not running", 0.0)
         self.calls += 1
@@ -426,10 +588,12 @@ class Sandbox:
             raise SandboxStopped("died", "the process ended", 0.0) from None
         reply = self._receive(limit)
         if "error" in reply:
-            raise LearnerError(str(reply["error"])[:100], str(reply.get("message", ""))[:1000], _line(reply))
+            raise LearnerError(
+                _text(reply["error"])[:100], _text(reply.get("message", ""))[:1000], _line(reply)
+            )
         try:
-            return decode(reply["ok"])
-        except Exception:  # a reply written by the learner's code, not by the child's codec
+            return decode_reply(reply["ok"])
+        except Exception:  # RecursionError too: a reply written by the learner's code, not by encode
             self.close()
             raise SandboxStopped("died", "it sent something the lab cannot read", 0.0) from None
 
@@ -453,4 +617,4 @@ class Sandbox:
 
 def _line(message: dict) -> int | None:
     line = message.get("line")
-    return line if type(line) is int else None
+    return line if type(line) is int and 0 < line < 10_000_000 else None

@@ -97,11 +97,11 @@ def digest(data: bytes) -> str:
 
 def file_digest(path: Path) -> str | None:
     """The digest of a task file as it is now; None if it is missing, unreadable or too large."""
+    from exercises.files import read_regular
+
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        return digest(path.read_bytes())
-    except OSError:
+        return digest(read_regular(path, MAX_FILE_BYTES))
+    except OSError:  # FileRefused too: not a regular file, or too large
         return None
 
 

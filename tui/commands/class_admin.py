@@ -231,10 +231,10 @@ def run_class(args: argparse.Namespace, lang: str, console: Console) -> int:
 
 def _init(args: argparse.Namespace, lang: str, console: Console) -> int:
     from exercises.classdb.folder import init_class
-    from exercises.classroom.identity import decode_roster, read_roster
+    from exercises.classroom.identity import decode_roster, read_roster, read_roster_file
 
     try:
-        data = Path(args.roster).read_bytes()
+        data = read_roster_file(args.roster)
     except OSError as error:
         raise UsageError(
             "objectives-tutor class init: " + pick(cannot("read", args.roster, error), lang)

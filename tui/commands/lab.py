@@ -192,13 +192,15 @@ def _check(folder: Path, name: str | None, as_json: bool, lang: str, console: Co
         tasks = present(folder)
     warn_unisolated(lang)  # issue 20: said once, where this machine cannot isolate learner code
     from exercises.lab.checks import run_check
+    from exercises.lab.sandbox import cleaned_up_on_signals
 
     results = []
-    for task in tasks:
-        result = run_check(task, task_path(folder, task))
-        results.append(result)
-        if not as_json:
-            console.print(render_result(result, task, lang))
+    with cleaned_up_on_signals():  # a terminated check leaves no scratch folder, no child
+        for task in tasks:
+            result = run_check(task, task_path(folder, task))
+            results.append(result)
+            if not as_json:
+                console.print(render_result(result, task, lang))
     _record(results, lang)
     done = _passing(folder, results)
     total = len(TASKS)
@@ -281,6 +283,13 @@ def _watch(folder: Path, lang: str, console: Console) -> int:
     from watchfiles import watch
 
     warn_unisolated(lang)  # issue 20: said once, where this machine cannot isolate learner code
+    from exercises.lab.sandbox import cleaned_up_on_signals
+
+    with cleaned_up_on_signals():  # a terminated watch leaves no scratch folder, no child
+        return _watch_rounds(folder, lang, console, watch)
+
+
+def _watch_rounds(folder: Path, lang: str, console: Console, watch) -> int:
     current = _watch_round(folder, None, lang, console)
     console.print(Text(t("lab-watching", lang, dir=folder), style="dim"))
     try:

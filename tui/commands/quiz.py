@@ -271,6 +271,7 @@ def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
         lock_quiz,
         new_release_secret,
         read_roster,
+        read_roster_file,
     )
     from exercises.classroom.quiz import dump_toml, new_quiz
 
@@ -287,7 +288,7 @@ def _new(args: argparse.Namespace, lang: str, console: Console) -> int:
     students = None
     if args.roster:
         try:
-            roster_bytes = Path(args.roster).read_bytes()
+            roster_bytes = read_roster_file(args.roster)
         except OSError as error:
             raise UsageError(
                 "objectives-tutor quiz new: " + pick(cannot("read", args.roster, error), lang)

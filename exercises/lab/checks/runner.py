@@ -11,6 +11,8 @@ from pathlib import Path
 
 import torch
 
+from exercises.files import FileTooLarge, read_regular
+from exercises.lab import sandbox as lab_sandbox
 from exercises.lab.checks.clm import (
     ClmLoss,
     ClmShift,
@@ -51,7 +53,7 @@ from exercises.lab.checks.spans import SpanCorrupt
 from exercises.lab.sandbox import LearnerError, LoadFailed, Sandbox, SandboxStopped
 from exercises.lab.tasks import BY_ID, Task
 from exercises.lab.workspace import MAX_FILE_BYTES, digest
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, reason_of
 
 CHECKERS: dict[str, Callable[[], Checker]] = {
     "three_samples": ThreeSamples,
@@ -103,6 +105,13 @@ def _stopped_message(error: SandboxStopped, limit: float, loading: bool = False)
             f"Your function did not return within {limit:g} s and was stopped (an endless loop?).",
             f"你的函数在 {limit:g} 秒内没有返回，已被终止（是不是死循环？）。",
         )
+    if error.kind == "slow":
+        return L(
+            f"Too slow: your file took more than {limit:g} s in all to answer the checks and was stopped "
+            "(a sleep, or a slow loop, in every call?). A correct file answers them in a few seconds.",
+            f"太慢：你的文件回答检查总共用了超过 {limit:g} 秒，已被终止（是不是每次调用里都有 sleep 或很慢的循环？）。"
+            "正确的文件几秒钟内就能全部答完。",
+        )
     if error.kind == "cpu":
         return L("Your code used up its CPU time and was stopped.", "你的代码用完了 CPU 时间，已被终止。")
     return L(
@@ -119,12 +128,17 @@ def run_check(
     call_limit: float | None = None,
     memory: int | None = None,
     start_limit: float | None = None,
+    check_limit: float | None = None,
 ) -> LabResult:
-    """Check one file against one task's rules; never raises for anything the file does."""
+    """Check one file against one task's rules; never raises for anything the file does.
+    The limits default to the sandbox's (``check_limit``: all the answers of the check
+    together, ``exercises.lab.sandbox.CHECK_LIMIT_S``)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the checks' tensors are tiny; a thread pool only costs (50x on 2 busy cores)
+    limits = {"call_limit": call_limit, "memory": memory, "start_limit": start_limit}
+    limits["total_limit"] = lab_sandbox.CHECK_LIMIT_S if check_limit is None else check_limit
     try:
-        return _run_check(task, path, max_examples, call_limit, memory, start_limit)
+        return _run_check(task, path, max_examples, {k: v for k, v in limits.items() if v is not None})
     finally:
         torch.set_num_threads(threads)
 
@@ -136,14 +150,15 @@ def raised_words(error: LearnerError, line: int | None) -> Said:
 
 
 def _read_source(path: Path) -> bytes:
-    """The learner's file, bounded before it is read."""
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise LoadFailed("unreadable", f"{size} bytes; a task file may have at most {MAX_FILE_BYTES}")
-    return path.read_bytes()
+    """The learner's file, bounded before it is read: a regular file (a FIFO or a device
+    named 06_bert_mask.py is refused, never waited on) of at most MAX_FILE_BYTES."""
+    try:
+        return read_regular(path, MAX_FILE_BYTES)
+    except FileTooLarge:
+        raise LoadFailed("unreadable", f"a task file may have at most {MAX_FILE_BYTES} bytes") from None
 
 
-def _run_check(task, path, max_examples, call_limit, memory, start_limit) -> LabResult:
+def _run_check(task, path, max_examples, limits: dict) -> LabResult:
     task = BY_ID[task] if isinstance(task, str) else task
     path = Path(path)
     result = LabResult(task.id, "fail")
@@ -151,32 +166,27 @@ def _run_check(task, path, max_examples, call_limit, memory, start_limit) -> Lab
     try:
         source = _read_source(path)
     except (OSError, LoadFailed) as error:
-        reason = error if isinstance(error, LoadFailed) else LoadFailed("unreadable", str(error))
-        result.status, result.message = "invalid", _load_message(reason)
+        if isinstance(error, LoadFailed):
+            result.message = _load_message(error)
+        else:  # the OS's reason, or exercises.files' (not a regular file), in both languages
+            why = reason_of(error)
+            result.message = L(f"The file cannot be read: {why['en']}", f"无法读取文件：{why['zh']}")
+        result.status = "invalid"
         result.seconds = time.perf_counter() - began
         return result
     result.digest = digest(source)
     with tempfile.TemporaryDirectory(prefix="objectives-lab-check-") as folder:
         probed = Path(folder) / path.name  # the same name: messages name the learner's file
         probed.write_bytes(source + probe_source(task.function).encode())
-        _check_probed(
-            task, probed, source.count(b"\n") + 1, result, max_examples, call_limit, memory, start_limit
-        )
+        _check_probed(task, probed, source.count(b"\n") + 1, result, max_examples, limits)
     result.seconds = time.perf_counter() - began
     return result
 
 
-def _check_probed(task, probed, lines, result, max_examples, call_limit, memory, start_limit) -> None:
+def _check_probed(task, probed, lines, result, max_examples, limits: dict) -> None:
     checker = CHECKERS[task.id]()
     checker.params = parameters(task)
-    options = {}
-    if call_limit is not None:
-        options["call_limit"] = call_limit
-    if memory is not None:
-        options["memory"] = memory
-    if start_limit is not None:
-        options["start_limit"] = start_limit
-    box = Sandbox(probed, PROBE, **options)
+    box = Sandbox(probed, PROBE, values_limit=lab_sandbox.FILE_VALUES, **limits)
 
     def theirs(line: int | None) -> int | None:
         """A line of the learner's file (not of the probe after it)."""
@@ -260,8 +270,6 @@ def _check_probed(task, probed, lines, result, max_examples, call_limit, memory,
             result.status = "pass"
         else:
             result.failure = failure
-    except SandboxStopped as error:
-        result.status, result.message = "stopped", _stopped_message(error, box.call_limit)
     except LearnerError as error:  # raised in a statistics or reproducibility call
         result.failure = Failure(
             RUNS,
@@ -269,6 +277,11 @@ def _check_probed(task, probed, lines, result, max_examples, call_limit, memory,
             raised_words(error, theirs(error.line)),
             L("a result", "一个结果"),
         )
+    except Exception:  # SandboxStopped, or hypothesis's group of them when it stopped mid-search
+        if box.stopped is None:
+            raise
+        limit = box.total_limit if box.stopped.kind == "slow" else box.call_limit
+        result.status, result.message = "stopped", _stopped_message(box.stopped, limit)
     finally:
         result.calls = box.calls
         result.printed = box.printed()

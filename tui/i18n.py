@@ -1065,6 +1065,10 @@ MESSAGES: dict[str, Bilingual] = {
         "Wrong PINs were typed for this id: try again in {seconds} s (your teacher can clear them).",
         "这个学号刚输错过 PIN 码：请 {seconds} 秒后再试（老师可以清除）。",
     ),
+    "class-web-cross-site": L(
+        "This sign-in came from another site's page: open this server's own address and sign in there.",
+        "这次登录来自别的网站的页面：请打开本服务器自己的地址再登录。",
+    ),
     "class-web-busy": L(
         "Many sign-ins at once from your network: try again in a few seconds.",
         "你所在网络同时登录的人太多：请几秒后再试。",

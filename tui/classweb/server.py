@@ -19,17 +19,27 @@ Content-Security-Policy that allows this server only.
 Store calls run off the event loop, on two pools: PIN checks on one thread of
 their own (each costs a deliberate few tens of milliseconds), everything else
 (the signed-in pages' session look-ups) on another, so a flood of sign-ins queues
-behind itself and never in front of a signed-in student's page. Wrong PINs make
-the next try for that id (or from that address) wait; the wait is spent here,
-holding the request without a thread (never a refusal: the student with the right
-PIN is in after it), and one address may have at most MAX_PENDING_PER_SOURCE
-sign-ins in flight: beyond that it is told at once to try again, at no cost."""
+behind itself and never in front of a signed-in student's page. The PIN checks are
+taken in turn from one queue per (roster id, address) (every unknown id of an
+address shares one): a flood for some ids, or from some addresses, delays another
+student's check by one turn per busy queue, never by the flood's length. Wrong
+PINs make that address's next try for that id wait (exercises/classdb/signin.py);
+the wait is spent here, holding the request without a thread, and the held try is
+then checked (never refused: the student with the right PIN is in after it). One
+address may have at most MAX_PENDING_PER_SOURCE such held tries: beyond that it is
+told at once to try again, at no cost; tries nobody slowed are never turned away.
+
+The address of a try is the connection's, or nginx's X-Real-IP when the connection
+comes from an address the teacher named with --trusted-proxy (anyone else could
+write that header). A POST from another site's page (login CSRF) is refused: its
+Origin (or Sec-Fetch-Site) must be this server's, as the browser's Host names it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import hmac
+import ipaddress
 import json
 import logging
 import secrets
@@ -37,6 +47,7 @@ import shlex
 import sys
 import time
 import unicodedata
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -61,7 +72,7 @@ MAX_TOKEN_CHARS = 200
 MAX_PENDING_PER_SOURCE = 16  # tries of one address waiting because wrong PINs slowed them down
 MAX_PENDING = 64  # ... and of everyone: beyond, "try again in a moment" at once, at no cost
 RENEW_SECONDS = 60.0  # how long the page has to collect a renewed token
-MAX_ROUNDS = 3  # waits a sign-in sits out before it is told to try again later
+REAL_IP = "X-Real-IP"  # nginx's header with the browser's address (docs/nginx-class.conf)
 STATIC = Path(__import__("textual_serve").__file__).parent / "static"
 STATIC_FILES = {
     "js/textual.js": "application/javascript",
@@ -123,6 +134,44 @@ def page_lang(request: web.Request, default: str) -> str:
     return cookie if cookie in LANGUAGES else default
 
 
+class FairQueue:
+    """Calls run one at a time (on the PIN thread), taken in turn from one queue per key:
+    a key with a thousand calls waiting gets one turn, then every other key gets one."""
+
+    def __init__(self, run: Callable) -> None:
+        self._run = run  # awaitable run(function, *args): the call, off the event loop
+        self._queues: dict[object, deque] = {}  # insertion order: the turn
+        self._worker: asyncio.Task | None = None
+
+    def waiting(self) -> int:
+        return sum(len(queue) for queue in self._queues.values())
+
+    async def call(self, key: object, function: Callable, *args):
+        future = asyncio.get_running_loop().create_future()
+        self._queues.setdefault(key, deque()).append((function, args, future))
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.create_task(self._work())
+        return await future
+
+    async def _work(self) -> None:
+        while self._queues:
+            key = next(iter(self._queues))
+            queue = self._queues.pop(key)
+            function, args, future = queue.popleft()
+            if queue:
+                self._queues[key] = queue  # to the back of the turn
+            if future.done():  # its request went away
+                continue
+            try:
+                result = await self._run(function, *args)
+            except Exception as error:  # handed to the one request that asked
+                if not future.done():
+                    future.set_exception(error)
+            else:
+                if not future.done():
+                    future.set_result(result)
+
+
 class ClassWebServer:
     def __init__(
         self,
@@ -134,10 +183,12 @@ class ClassWebServer:
         command: str | None = None,
         app_lang: str | None = None,
         sleep: Callable[[float], object] = asyncio.sleep,
+        trusted_proxies: frozenset[str] = frozenset(),
     ) -> None:
         """``lang``: the pages' default language; ``app_lang``: the app's, when the
         teacher fixed one (--lang); else each student's saved setting, then the
-        language of the page they signed in on."""
+        language of the page they signed in on. ``trusted_proxies``: the addresses whose
+        X-Real-IP header names the browser's address (nginx's, --trusted-proxy)."""
         self.store = store
         self.class_dir = Path(class_dir)
         self.db_url = db_url
@@ -149,6 +200,8 @@ class ClassWebServer:
         self.db = ThreadPoolExecutor(max_workers=2, thread_name_prefix="class-store")
         self.pins = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-pins")
         self.pending: dict[str, int] = {}  # address -> its slowed tries waiting
+        self.trusted_proxies = frozenset(_address(a) or a for a in trusted_proxies)
+        self.pin_queue = FairQueue(self._pin_check)
         self.download_manager = DownloadManager()
         self.sockets: dict[str, web.WebSocketResponse] = {}  # token -> the tab that holds it
         self.renewals: dict[str, tuple[str, str, float]] = {}  # one-time code -> (old token, new, until)
@@ -226,9 +279,20 @@ class ClassWebServer:
         font_size = min(40, max(8, int(font))) if font.isascii() and font.isdigit() and len(font) < 4 else 16
         return self._html(pages.app_page(lang, nonce, who, font_size), nonce)
 
+    def source(self, request: web.Request) -> str:
+        """The address a try comes from: the connection's, or X-Real-IP when the connection
+        is a trusted proxy's (then a missing or unreadable header is the proxy's own)."""
+        remote = _address(request.remote or "") or "?"
+        if remote in self.trusted_proxies:
+            return _address(request.headers.get(REAL_IP, "")) or remote
+        return remote
+
     async def sign_in(self, request: web.Request) -> web.Response:
         lang = page_lang(request, self.lang)
         nonce = pages.new_nonce()
+        if not self._same_site(request):  # another site's page posting our form: login CSRF
+            log.warning("sign-in refused: a form posted from another site (%s)", self.source(request))
+            return self._html(pages.sign_in_page(lang, nonce, t("class-web-cross-site", lang)), nonce, 403)
         try:
             form = await request.post()
         except (ValueError, web.HTTPException):  # too large, not a form
@@ -237,7 +301,7 @@ class ClassWebServer:
         pin = _form_text(form.get("pin"), 64)
         if student_id is None or pin is None:
             return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
-        source = plain(request.remote or "?", 60)
+        source = self.source(request)
         refill = student_id if student_id.isprintable() else ""  # typed again rather than echoed
         result = await self._check(student_id, pin, source)
         if result is None:  # slowed down, and too many of this address's tries already waiting
@@ -260,14 +324,14 @@ class ClassWebServer:
         raise response
 
     async def _check(self, student_id: str, pin: str, source: str):
-        """The PIN check, after the wait wrong PINs asked for (sat out here, holding no
-        thread); a try another one beat to it waits again, a few rounds at most. None when
-        the try must wait and its address already has MAX_PENDING_PER_SOURCE tries waiting
-        (or everyone MAX_PENDING): only tries that wrong PINs slowed down are ever turned
-        away like this, never a class signing in (their checks queue, in order)."""
+        """The PIN check, in its turn (FairQueue), after the wait wrong PINs from this
+        address for this id asked for (sat out here, holding no thread; the held try is then
+        checked whatever happened meanwhile). None when the try must wait and its address
+        already has MAX_PENDING_PER_SOURCE tries waiting (or everyone MAX_PENDING): only tries
+        that wrong PINs slowed down are ever turned away like this."""
         result = None
-        for _ in range(MAX_ROUNDS):
-            wait = await self._store(self.store.sign_in_wait, student_id, self.clock(), source)
+        for _ in range(2):  # a try nobody slowed, overtaken by a failure of its pair: then held
+            wait, lane = await self._store(self.store.sign_in_plan, student_id, self.clock(), source)
             if wait > 0:
                 if (
                     self.pending.get(source, 0) >= MAX_PENDING_PER_SOURCE
@@ -281,7 +345,9 @@ class ClassWebServer:
                     self.pending[source] -= 1
                     if not self.pending[source]:
                         del self.pending[source]
-            result = await self._pin_check(self.store.sign_in, student_id, pin, self.clock(), source)
+            result = await self.pin_queue.call(
+                (lane, source), self.store.sign_in, student_id, pin, self.clock(), source, wait > 0
+            )
             if result.reason != "too-soon":
                 break
         return result
@@ -315,6 +381,8 @@ class ClassWebServer:
         """The page collects its renewed token (the exam started) with the one-time code the
         server sent over its websocket; the code works once, for the browser holding the
         old token, within RENEW_SECONDS."""
+        if not self._same_site(request):
+            raise web.HTTPForbidden(text="cross-site request refused")
         try:
             form = await request.post()
         except (ValueError, web.HTTPException):
@@ -353,6 +421,8 @@ class ClassWebServer:
             await websocket.send_json(["class-renew", code])
 
     async def sign_out(self, request: web.Request) -> web.Response:
+        if not self._same_site(request):
+            raise web.HTTPForbidden(text="cross-site request refused")
         token, session = await self.session_of(request)
         if session is not None:
             await self._store(self.store.end_session, token, self.clock(), "signed-out")
@@ -377,6 +447,15 @@ class ClassWebServer:
         if origin is None:  # not a browser: the cookie still has to be valid
             return True
         return origin in (f"http://{request.host}", f"https://{request.host}")
+
+    def _same_site(self, request: web.Request) -> bool:
+        """A POST from this server's own page: its Origin names this host (behind nginx, the
+        Host the browser sent, which nginx-class.conf passes on). Browsers send Origin with
+        every POST; an older one that sends none still says Sec-Fetch-Site. A client that
+        is not a browser sends neither and carries no one's cookie: it may post."""
+        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+            return False
+        return self._same_origin(request)
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         if not self._same_origin(request):
@@ -449,6 +528,18 @@ class ClassWebServer:
         for websocket in list(self.sockets.values()):
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+def _address(text: str) -> str | None:
+    """An IP address as written (IPv4, IPv6, IPv4-mapped IPv6 as IPv4), or None."""
+    if not isinstance(text, str) or len(text) > 60:
+        return None
+    try:
+        address = ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+    mapped = getattr(address, "ipv4_mapped", None)
+    return str(mapped or address)
 
 
 def _dimension(value: object, default: int) -> int:

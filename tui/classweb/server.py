@@ -42,6 +42,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import os
 import secrets
 import shlex
 import sys
@@ -58,6 +59,7 @@ from textual_serve.download_manager import DownloadManager
 
 from exercises.classroom.safe import plain
 from tui.classweb import pages
+from tui.classweb.lifeline import PARENT_ENV
 from tui.i18n import LANGUAGES, t
 
 log = logging.getLogger("objectives-tutor.class")
@@ -86,7 +88,7 @@ def session_command(lang: str | None) -> str:
     parts = [sys.executable, "-m", "tui.classweb.student_app"]
     if lang:
         parts += ["--lang", lang]
-    return shlex.join(parts)
+    return "exec " + shlex.join(parts)  # the shell textual-serve starts becomes it: the server is its parent
 
 
 class SessionAppService(AppService):
@@ -100,6 +102,7 @@ class SessionAppService(AppService):
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width=width, height=height)
         environment.update(self._extra_env)
+        environment[PARENT_ENV] = str(os.getpid())  # the session ends with this server (lifeline.py)
         return environment
 
     on_renew: Callable[[], object] | None = None  # the server's: a new token for this tab
@@ -583,6 +586,7 @@ def start_warm_process(lang: str | None):
     environment = AppService._build_environment(
         types.SimpleNamespace(debug=False)
     )  # Textual reads it at import
+    environment[PARENT_ENV] = str(os.getpid())  # it ends with this server, kill -9 included
     process = subprocess.Popen(
         [sys.executable, "-m", "tui.classweb.warm", path, *language],
         stdin=subprocess.DEVNULL,
@@ -596,7 +600,7 @@ def start_warm_process(lang: str | None):
     process.socket_folder = folder  # removed when the server stops
     client = Path(__file__).with_name("warm_client.py")
     fallback = [sys.executable, "-m", "tui.classweb.student_app", *language]
-    return process, shlex.join([sys.executable, "-S", str(client), path, *fallback])
+    return process, "exec " + shlex.join([sys.executable, "-S", str(client), path, *fallback])
 
 
 def serve(

@@ -244,7 +244,11 @@ def _lang(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     from exercises.classdb.folder import database_url
     from exercises.classdb.sessions import open_student_session
+    from tui.classweb.lifeline import end_with_parent, parent_from_environment
 
+    server = parent_from_environment()  # set when the server started this process itself (--cold)
+    if server is not None and not end_with_parent(server):
+        return 1
     lang = _lang(sys.argv[1:] if argv is None else argv)
     token = os.environ.pop(TOKEN_ENV, "")
     class_dir = Path(os.environ.pop(CLASS_DIR_ENV, "."))

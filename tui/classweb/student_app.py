@@ -223,6 +223,17 @@ class ClassTutorApp(TutorApp):
         self.push_screen(ExamScreen(exam))  # over the home screen, which nothing can pop back to
         self.renew_token()
 
+    def _handle_exception(self, error: Exception) -> None:
+        """A session that ended (signed in elsewhere, ended by the teacher, expired) while a
+        keystroke or a timer used the store is an expected event: the ended screen and one
+        log line, not a crash with a traceback on the server's console."""
+        if isinstance(error, SessionEnded):
+            if self.ended is None:
+                self.log.warning(f"session ended: {error.reason}")
+                self.end_session(error.reason)
+            return
+        super()._handle_exception(error)
+
     def end_session(self, reason: str) -> None:
         from tui.screens.session_ended import SessionEndedScreen
 

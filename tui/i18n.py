@@ -419,6 +419,14 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "exam-unanswered": L("not answered", "未作答"),
     "exam-done": L("submitted ✓", "已交卷 ✓"),
+    "exam-taken-at-close": L(
+        "not submitted: your saved answers were taken when the quiz closed",
+        "未交卷：测验关闭时收取了你已保存的答案",
+    ),
+    "exam-taken-at-time-up": L(
+        "not submitted: your saved answers were taken when the time ran out",
+        "未交卷：时间到时收取了你已保存的答案",
+    ),
     "not-graded": L(
         "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",

@@ -74,6 +74,8 @@ MAX_TOKEN_CHARS = 200
 MAX_PENDING_PER_SOURCE = 16  # tries of one address waiting because wrong PINs slowed them down
 MAX_PENDING = 64  # ... and of everyone: beyond, "try again in a moment" at once, at no cost
 RENEW_SECONDS = 60.0  # how long the page has to collect a renewed token
+LOG_REPEATS = 20  # lines of one kind per LOG_WINDOW on the console; then a count
+LOG_WINDOW = 60.0
 REAL_IP = "X-Real-IP"  # nginx's header with the browser's address (docs/nginx-class.conf)
 STATIC = Path(__import__("textual_serve").__file__).parent / "static"
 STATIC_FILES = {
@@ -533,6 +535,38 @@ class ClassWebServer:
                 await websocket.close()
 
 
+class RepeatFilter(logging.Filter):
+    """At most LOG_REPEATS warnings of one kind (the message's pattern: "sign-in refused: %s
+    from %s (%s)") per LOG_WINDOW seconds; the next line of that kind after the window
+    first says how many were left out. A flood of bad sign-ins grew the log by 3.4 MB in
+    6 minutes; now it costs a few lines a minute per kind, with the count kept."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.clock = clock
+        self.kinds: dict[tuple[int, str], list] = {}  # kind -> [window start, lines, left out]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:  # "signed in": one line per student, all kept
+            return True
+        now = self.clock()
+        key = (record.levelno, str(record.msg)[:200])
+        entry = self.kinds.get(key)
+        if entry is None or now - entry[0] >= LOG_WINDOW:
+            left_out = entry[2] if entry is not None else 0
+            if len(self.kinds) >= 1000:  # kinds are the code's own patterns; bounded all the same
+                self.kinds.clear()
+            self.kinds[key] = [now, 1, 0]
+            if left_out:
+                record.msg = f"({left_out} more like the next line were left out) {record.msg}"
+            return True
+        if entry[1] < LOG_REPEATS:
+            entry[1] += 1
+            return True
+        entry[2] += 1
+        return False
+
+
 def _address(text: str) -> str | None:
     """An IP address as written (IPv4, IPv6, IPv4-mapped IPv6 as IPv4), or None."""
     if not isinstance(text, str) or len(text) > 60:
@@ -611,6 +645,7 @@ def serve(
     import signal
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    log.addFilter(RepeatFilter())
     warm_process = None
     if warm:
         warm_process, command = start_warm_process(server.app_lang)

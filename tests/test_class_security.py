@@ -522,3 +522,56 @@ async def test_a_sign_in_posted_from_another_site_gets_no_cookie(store, tmp_path
         own = {"Host": host, "Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"}
         response = await _try(client, "s1", PINS["s1"], **own)
         assert response.status == 303 and COOKIE in response.cookies
+
+
+async def test_slow_sockets_are_closed_and_never_take_the_room_of_the_class(store, tmp_path, monkeypatch):
+    """Slowloris (issue 31: incomplete requests never timed out; 1,100 of them took the
+    server past its 1,024 files). The real server on loopback, its caps made small: one
+    address gets MAX_CONNECTIONS_PER_ADDRESS connections, the others are closed at once;
+    a student at another address signs in meanwhile; the slow ones are closed after
+    HEADER_SECONDS (aiohttp's loop clock: here a fraction of a second, the test's only wait)."""
+    import asyncio
+    import socket
+
+    import aiohttp
+
+    from tui.classweb import server as module
+
+    monkeypatch.setattr(module, "HEADER_SECONDS", 0.3)
+    monkeypatch.setattr(module, "MAX_CONNECTIONS_PER_ADDRESS", 5)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = _annoyed_server(store, tmp_path, None, trusted=())
+    runner = await module.start_site(server, "127.0.0.1", port)
+    slow = []
+    try:
+        for _ in range(8):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.2", 0))
+            writer.write(b"POST /sign-in HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # never finished
+            await writer.drain()
+            slow.append((reader, writer))
+        closed_at_once = 0
+        for reader, _writer in slow:
+            try:
+                data = await asyncio.wait_for(reader.read(1), 0.05)
+            except TimeoutError:
+                continue
+            closed_at_once += data == b""
+        assert closed_at_once == 3
+        jar = aiohttp.CookieJar(unsafe=True)
+        async with (
+            aiohttp.ClientSession(cookie_jar=jar) as http,
+            http.post(
+                f"http://127.0.0.1:{port}/sign-in",
+                data={"student": "s1", "pin": PINS["s1"]},
+                allow_redirects=False,
+            ) as response,
+        ):
+            assert response.status == 303
+        for reader, _writer in slow:  # every slow one is closed by the header timeout
+            assert await asyncio.wait_for(reader.read(100), 30) == b""
+    finally:
+        for _reader, writer in slow:
+            writer.close()
+        await runner.cleanup()

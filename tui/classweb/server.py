@@ -74,6 +74,10 @@ MAX_TOKEN_CHARS = 200
 MAX_PENDING_PER_SOURCE = 16  # tries of one address waiting because wrong PINs slowed them down
 MAX_PENDING = 64  # ... and of everyone: beyond, "try again in a moment" at once, at no cost
 RENEW_SECONDS = 60.0  # how long the page has to collect a renewed token
+HEADER_SECONDS = 10.0  # a connection that has not finished a request's headers by then is closed ...
+BODY_SECONDS = 10.0  # ... and a form whose body has not arrived by then is refused
+MAX_CONNECTIONS = 800  # open connections at once (under the usual 1,024 files, with room for the rest)
+MAX_CONNECTIONS_PER_ADDRESS = 200  # ... of which one address (not a trusted proxy) may hold
 LOG_REPEATS = 20  # lines of one kind per LOG_WINDOW on the console; then a count
 LOG_WINDOW = 60.0
 REAL_IP = "X-Real-IP"  # nginx's header with the browser's address (docs/nginx-class.conf)
@@ -299,8 +303,9 @@ class ClassWebServer:
             log.warning("sign-in refused: a form posted from another site (%s)", self.source(request))
             return self._html(pages.sign_in_page(lang, nonce, t("class-web-cross-site", lang)), nonce, 403)
         try:
-            form = await request.post()
-        except (ValueError, web.HTTPException):  # too large, not a form
+            async with asyncio.timeout(BODY_SECONDS):  # a body sent a byte a minute: refused
+                form = await request.post()
+        except (ValueError, web.HTTPException, TimeoutError):  # too large, not a form, too slow
             return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
         student_id = _form_text(form.get("student"), 200)
         pin = _form_text(form.get("pin"), 64)
@@ -389,8 +394,9 @@ class ClassWebServer:
         if not self._same_site(request):
             raise web.HTTPForbidden(text="cross-site request refused")
         try:
-            form = await request.post()
-        except (ValueError, web.HTTPException):
+            async with asyncio.timeout(BODY_SECONDS):
+                form = await request.post()
+        except (ValueError, web.HTTPException, TimeoutError):
             raise web.HTTPBadRequest() from None
         code = form.get("code")
         entry = self.renewals.pop(code, None) if isinstance(code, str) and len(code) < 100 else None
@@ -567,6 +573,49 @@ class RepeatFilter(logging.Filter):
         return False
 
 
+def cap_connections(site_server: web.Server, trusted: frozenset[str]) -> None:
+    """Close a new connection at once beyond MAX_CONNECTIONS, or beyond
+    MAX_CONNECTIONS_PER_ADDRESS from one address (a trusted proxy carries a whole class:
+    only the total counts for it). 1,100 slow sockets once took the server past its
+    1,024 files; with HEADER_SECONDS (aiohttp's keepalive_timeout, which closes a
+    connection that has not sent a whole request) they no longer stay, and one address
+    cannot take the room the class needs."""
+    made = site_server.connection_made
+
+    def connection_made(handler, transport) -> None:
+        made(handler, transport)
+        peer = transport.get_extra_info("peername")
+        address = _address(peer[0]) if isinstance(peer, tuple) and peer else None
+        connections = site_server._connections  # aiohttp's own map: handler -> transport
+        if len(connections) > MAX_CONNECTIONS:
+            transport.close()
+            return
+        if address is None or address in trusted:
+            return
+        same = 0
+        for other in connections.values():
+            other_peer = other.get_extra_info("peername")
+            if isinstance(other_peer, tuple) and other_peer and _address(other_peer[0]) == address:
+                same += 1
+        if same > MAX_CONNECTIONS_PER_ADDRESS:
+            transport.close()
+
+    site_server.connection_made = connection_made
+
+
+async def start_site(server: ClassWebServer, host: str, port: int) -> web.AppRunner:
+    """The server listening, with its header timeout and connection caps (cleanup() it)."""
+    runner = web.AppRunner(server.make_app(), access_log=None, keepalive_timeout=HEADER_SECONDS)
+    await runner.setup()
+    cap_connections(runner.server, server.trusted_proxies)
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    return runner
+
+
 def _address(text: str) -> str | None:
     """An IP address as written (IPv4, IPv6, IPv4-mapped IPv6 as IPv4), or None."""
     if not isinstance(text, str) or len(text) > 60:
@@ -653,10 +702,8 @@ def serve(
             server.command = command
 
     async def run() -> None:
-        runner = web.AppRunner(server.make_app(), access_log=None)
-        await runner.setup()
+        runner = await start_site(server, host, port)
         try:
-            await web.TCPSite(runner, host, port).start()
             lines = [t("class-serve-urls", server.lang), *(f"  {url}" for url in student_urls(host, port))]
             announce("\n".join([*lines, t("class-serve-stop", server.lang)]))
             stop = asyncio.Event()

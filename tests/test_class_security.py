@@ -575,3 +575,16 @@ async def test_slow_sockets_are_closed_and_never_take_the_room_of_the_class(stor
         for _reader, writer in slow:
             writer.close()
         await runner.cleanup()
+
+
+@pytest.mark.parametrize(
+    "invisible", ["\u200b", "\u200d", "\u2060", "\ufeff", "\u202e", "\u2066", "\u061c", "\u00ad"]
+)
+def test_an_invisible_character_in_a_typed_id_is_visible_in_the_failed_sign_ins(store, invisible):
+    """issue 31: "s1" + a zero-width space was logged as typed, and the dashboard's failed
+    sign-ins showed "s1": the teacher saw a student failing who was not. Every character
+    that prints as nothing (or turns text around) is logged as its \\u escape."""
+    store.sign_in(f"s1{invisible}", "WRONG", 1_000.0, "10.0.0.66")
+    ((who, _source, _at, _reason),) = store.failed_sign_ins(0)
+    assert who != "s1" and invisible not in who and who.isprintable()
+    assert who.startswith("s1\\") and who.endswith(f"{ord(invisible):02x}")

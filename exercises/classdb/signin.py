@@ -115,7 +115,7 @@ class SignIns:
         typed = typed_id(student_id)
         with self.backend.read() as tx:
             found = match(tx, typed) if typed else None
-            who = found[0].id if found else (typed or loggable(student_id))
+            who = found[0].id if found else loggable(typed or student_id)
             return self._waits(tx, who, loggable(source, 100), now), (found[0].id if found else "")
 
     def sign_in(
@@ -132,7 +132,7 @@ class SignIns:
         where = loggable(source, 100)
         with self.backend.write(lock="sign-in") as tx:  # count and log at once: parallel guesses count too
             found = match(tx, typed) if typed else None
-            who = found[0].id if found else (typed or loggable(student_id))
+            who = found[0].id if found else loggable(typed or student_id)
             student = found[0].id if found else None
             wait = 0.0 if waited else self._waits(tx, who, where, now)
             if wait > 0:

@@ -588,3 +588,23 @@ def test_an_invisible_character_in_a_typed_id_is_visible_in_the_failed_sign_ins(
     ((who, _source, _at, _reason),) = store.failed_sign_ins(0)
     assert who != "s1" and invisible not in who and who.isprintable()
     assert who.startswith("s1\\") and who.endswith(f"{ord(invisible):02x}")
+
+
+@pytest.mark.parametrize(
+    "lang, words, wrong",
+    [("en", "not signed in", "the server ended it"), ("zh", "未登录", "服务器结束了它")],
+)
+async def test_a_forged_cookie_on_state_is_told_it_was_never_signed_in(store, tmp_path, lang, words, wrong):
+    """issue 31: /state said a forged (or no) cookie's "session has ended (the server ended
+    it)": no session ever was. It says this browser is not signed in."""
+    from tui.classweb.server import COOKIE
+
+    server = _annoyed_server(store, tmp_path, None)
+    async with TestClient(TestServer(server.make_app())) as client:
+        for forged in ("forged", "A" * 43, "\u202eabc", "a" * 500, None):
+            client.session.cookie_jar.clear()
+            if forged is not None:
+                client.session.cookie_jar.update_cookies({COOKIE: forged})
+            state = await (await client.get(f"/state?lang={lang}")).json()
+            assert state["state"] == "ended"
+            assert words in state["message"] and wrong not in state["message"], state

@@ -1073,6 +1073,10 @@ MESSAGES: dict[str, Bilingual] = {
         "Wrong PINs were typed for this id: try again in {seconds} s (your teacher can clear them).",
         "这个学号刚输错过 PIN 码：请 {seconds} 秒后再试（老师可以清除）。",
     ),
+    "class-web-not-signed-in": L(
+        "This browser is not signed in (the server knows no session for it). Reload the page to sign in.",
+        "这个浏览器未登录（服务器没有它的会话）。请刷新页面登录。",
+    ),
     "class-web-cross-site": L(
         "This sign-in came from another site's page: open this server's own address and sign in there.",
         "这次登录来自别的网站的页面：请打开本服务器自己的地址再登录。",

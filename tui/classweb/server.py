@@ -371,7 +371,13 @@ class ClassWebServer:
         reason = "unknown"
         if token and len(token) <= MAX_TOKEN_CHARS and token.isascii() and token.isprintable():
             reason = await self._store(self._ended_reason, token)
-        if reason is None:
+        if reason == "unknown":  # no cookie, a forged one, or one the server never issued
+            body = {
+                "state": "ended",
+                "message": t("class-web-not-signed-in", lang),
+                "link": t("class-web-reload", lang),
+            }
+        elif reason is None:
             body = {
                 "state": "live",
                 "message": t("class-web-dropped", lang),

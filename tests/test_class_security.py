@@ -118,11 +118,13 @@ def test_a_token_expires_when_idle_and_after_its_hours(store):
     with pytest.raises(SessionEnded) as ended:
         store.session(token, 1_000.0 + IDLE_SECONDS + 1)  # the tab closed 10 minutes ago
     assert ended.value.reason == "expired"
-    busy = store.session(store.start_session("s2", 1_000.0), 1_000.0)
+    busy_token = store.start_session("s2", 1_000.0)
+    busy = store.session(busy_token, 1_000.0)
     now = 1_000.0
-    while now < 1_000.0 + SESSION_SECONDS:  # a tab kept open all day: its heartbeats keep it ...
+    while now < 1_000.0 + SESSION_SECONDS:  # a tab kept open all day: the server sees it ...
         now += 60
         if now <= 1_000.0 + SESSION_SECONDS:
+            store.seen(busy_token, now)
             busy.heartbeat(now, "home")
     with pytest.raises(SessionEnded) as ended:  # ... until the absolute limit
         busy.heartbeat(now + 60, "home")
@@ -608,3 +610,28 @@ async def test_a_forged_cookie_on_state_is_told_it_was_never_signed_in(store, tm
             state = await (await client.get(f"/state?lang={lang}")).json()
             assert state["state"] == "ended"
             assert words in state["message"] and wrong not in state["message"], state
+
+
+async def test_live_is_what_the_server_sees_not_what_a_session_says(store, tmp_path):
+    """issue 31: sessions that outlived a killed server kept heartbeating, so the dashboard
+    showed the class live. A session's own heartbeat says where it is, never that it is
+    live; the server marks it seen while its tab's websocket is open."""
+    from tui.classweb.server import COOKIE, ClassWebServer
+
+    clock = Clock()
+    token = store.start_session("s1", clock.now)
+    session = store.session(token, clock.now)
+    session.heartbeat(clock.now + 100, "home")  # the process alone: not live
+    ((live,),) = [[s for s in store.live_sessions(clock.now + 100)]]
+    assert live.last_seen == clock.now and live.where == "home"
+    clock.now += 200
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=clock, command="sleep 30")
+    async with TestClient(TestServer(server.make_app())) as client:
+        client.session.cookie_jar.update_cookies({COOKIE: token})
+        socket = await client.ws_connect("/ws")
+        for _ in range(1000):  # the server's first look, at once (bounded: yields only)
+            if store.live_sessions(clock.now)[0].last_seen == clock.now:
+                break
+            await __import__("asyncio").sleep(0.01)
+        assert store.live_sessions(clock.now)[0].last_seen == clock.now
+        await socket.close()

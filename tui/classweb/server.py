@@ -78,6 +78,7 @@ HEADER_SECONDS = 10.0  # a connection that has not finished a request's headers 
 BODY_SECONDS = 10.0  # ... and a form whose body has not arrived by then is refused
 MAX_CONNECTIONS = 800  # open connections at once (under the usual 1,024 files, with room for the rest)
 MAX_CONNECTIONS_PER_ADDRESS = 200  # ... of which one address (not a trusted proxy) may hold
+SEEN_SECONDS = 10.0  # how often an open tab marks its session live (the dashboard: away after 30 s)
 LOG_REPEATS = 20  # lines of one kind per LOG_WINDOW on the console; then a count
 LOG_WINDOW = 60.0
 REAL_IP = "X-Real-IP"  # nginx's header with the browser's address (docs/nginx-class.conf)
@@ -503,6 +504,7 @@ class ClassWebServer:
         )
         holder = {"token": token}  # the tab's token, renewed when its exam starts
         service.on_renew = lambda: self._renewed(holder, websocket)
+        seen = asyncio.create_task(self._keep_seen(holder, websocket))
         try:
             await service.start(width, height)
             await self._relay(websocket, service)
@@ -511,10 +513,22 @@ class ClassWebServer:
         except Exception as error:  # one tab's trouble never stops the server
             log.error("session ended by an error: %s", plain(error))
         finally:
+            seen.cancel()
             await service.stop()
             if self.sockets.get(holder["token"]) is websocket:
                 del self.sockets[holder["token"]]
         return websocket
+
+    async def _keep_seen(self, holder: dict, websocket: web.WebSocketResponse) -> None:
+        """ "Live" on the dashboard is measured here: every SEEN_SECONDS while this tab's
+        websocket is open (aiohttp's ping every 15 s closes a dead one), the session is
+        marked seen. A session process that outlived its server cannot mark itself."""
+        from exercises.classdb import ClassStoreError
+
+        while not websocket.closed:
+            with contextlib.suppress(ClassStoreError):
+                await self._store(self.store.seen, holder["token"], self.clock())
+            await asyncio.sleep(SEEN_SECONDS)
 
     async def _relay(self, websocket: web.WebSocketResponse, service: AppService) -> None:
         """textual-serve's messages from the page, checked: anything else is ignored."""

@@ -77,7 +77,9 @@ RENEW_SECONDS = 60.0  # how long the page has to collect a renewed token
 HEADER_SECONDS = 10.0  # a connection that has not finished a request's headers by then is closed ...
 BODY_SECONDS = 10.0  # ... and a form whose body has not arrived by then is refused
 MAX_CONNECTIONS = 800  # open connections at once (under the usual 1,024 files, with room for the rest)
-MAX_CONNECTIONS_PER_ADDRESS = 200  # ... of which one address (not a trusted proxy) may hold
+MAX_CONNECTIONS_PER_ADDRESS = (
+    400  # ... of which one address (not a trusted proxy) may hold: a NAT class of 60 with 6 each fits
+)
 SEEN_SECONDS = 10.0  # how often an open tab marks its session live (the dashboard: away after 30 s)
 LOG_REPEATS = 20  # lines of one kind per LOG_WINDOW on the console; then a count
 LOG_WINDOW = 60.0

@@ -95,6 +95,7 @@ def test_the_shipped_config_is_what_the_test_runs():
     assert re.search(r"proxy_set_header Upgrade \$http_upgrade;", site)
     assert re.search(r"proxy_set_header Connection \$connection_upgrade;", site)
     assert re.search(r"proxy_set_header Host \$http_host;", site)
+    assert re.search(r"proxy_set_header X-Real-IP \$remote_addr;", site)  # read from --trusted-proxy only
 
 
 def nginx_site(port: int, port_a: int, port_b: int) -> str:
@@ -276,7 +277,10 @@ async def test_one_class_on_two_hosts_behind_nginx(postgres_url, tmp_path):
         ports = {"a": free_port(), "b": free_port()}
         balancer = free_port()
         env = {**os.environ, "OBJECTIVES_TUTOR_DB": url, "OBJECTIVES_TUTOR_LANG": "en"}  # never in ps
-        servers = {name: serve_class(hosts[name], ports[name], env=env) for name in hosts}
+        servers = {
+            name: serve_class(hosts[name], ports[name], "--trusted-proxy", "127.0.0.1", env=env)
+            for name in hosts
+        }
         nginx = None
         students: list[Student] = []
         try:

@@ -118,11 +118,13 @@ def test_a_token_expires_when_idle_and_after_its_hours(store):
     with pytest.raises(SessionEnded) as ended:
         store.session(token, 1_000.0 + IDLE_SECONDS + 1)  # the tab closed 10 minutes ago
     assert ended.value.reason == "expired"
-    busy = store.session(store.start_session("s2", 1_000.0), 1_000.0)
+    busy_token = store.start_session("s2", 1_000.0)
+    busy = store.session(busy_token, 1_000.0)
     now = 1_000.0
-    while now < 1_000.0 + SESSION_SECONDS:  # a tab kept open all day: its heartbeats keep it ...
+    while now < 1_000.0 + SESSION_SECONDS:  # a tab kept open all day: the server sees it ...
         now += 60
         if now <= 1_000.0 + SESSION_SECONDS:
+            store.seen(busy_token, now)
             busy.heartbeat(now, "home")
     with pytest.raises(SessionEnded) as ended:  # ... until the absolute limit
         busy.heartbeat(now + 60, "home")
@@ -359,3 +361,277 @@ def test_a_students_process_holds_its_session_and_nothing_of_the_teachers(store,
     with pytest.raises(SessionEnded):
         open_student_session(tmp_path / "class", None, "forged", 1_000.0)
     assert quiz_text()  # the helpers stay importable
+
+
+# -- issue 31: someone who wants to annoy the class --------------------------------------------
+# The real server (aiohttp on loopback, an ephemeral port) with an injected clock and sleep;
+# addresses other than 127.0.0.1 are nginx's X-Real-IP from a trusted proxy (the test client).
+
+
+def _annoyed_server(store, tmp_path, sleep, clock=None, trusted=("127.0.0.1",)):
+    from tui.classweb.server import ClassWebServer
+
+    return ClassWebServer(
+        store,
+        tmp_path / "class",
+        lang="en",
+        clock=clock or Clock(),
+        command="true",
+        sleep=sleep,
+        trusted_proxies=frozenset(trusted),
+    )
+
+
+async def _try(client, student, pin, address="127.0.0.1", **headers):
+    return await client.post(
+        "/sign-in",
+        data={"student": student, "pin": pin},
+        headers={"X-Real-IP": address, **headers},
+        allow_redirects=False,
+    )
+
+
+@pytest.mark.parametrize("owner", ["s2", "t1"])  # a student, and the teacher's own id
+async def test_a_guesser_at_another_address_never_keeps_the_owner_out(store, tmp_path, owner):
+    """Wrong PINs for an id from one address, then MAX_PENDING_PER_SOURCE more held
+    waiting: the owner, at another address, with the right PIN, is in at once (a sleep
+    for them fails the test) every time, for as long as the guessing goes on."""
+    import asyncio
+
+    from tui.classweb.server import COOKIE, MAX_PENDING_PER_SOURCE
+
+    held, release = [], asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        held.append(seconds)
+        if len(held) > MAX_PENDING_PER_SOURCE:
+            raise RuntimeError("someone who was not guessing was made to wait")
+        await release.wait()
+
+    server = _annoyed_server(store, tmp_path, sleep)
+    async with TestClient(TestServer(server.make_app())) as client:
+        for n in range(5):  # from here on, this address's tries for this id wait
+            assert (await _try(client, owner, f"WRONG-{n}", "10.0.0.66")).status == 403
+        guesses = [
+            asyncio.create_task(_try(client, owner, f"GUESS-{n}", "10.0.0.66"))
+            for n in range(MAX_PENDING_PER_SOURCE)
+        ]
+        for _ in range(10_000):  # every guess held (bounded: the loop only yields)
+            if len(held) == MAX_PENDING_PER_SOURCE:
+                break
+            await asyncio.sleep(0)
+        assert len(held) == MAX_PENDING_PER_SOURCE
+        one_more = await _try(client, owner, "GUESS-X", "10.0.0.66")
+        assert one_more.status == 429  # the guesser is turned away, at no cost
+        for _ in range(3):  # the owner, again and again, during the attack
+            client.session.cookie_jar.clear()
+            response = await _try(client, owner, PINS[owner], "10.0.0.7")
+            assert response.status == 303 and COOKIE in response.cookies
+        release.set()
+        assert {(await guess).status for guess in guesses} == {403}  # held, then checked
+    assert {row[1] for row in store.failed_sign_ins(0)} == {"10.0.0.66"}  # the teacher sees the guesser
+
+
+async def test_one_address_that_floods_unknown_ids_never_locks_out_its_class(store, tmp_path):
+    """A class behind one NAT (or nginx): ~90 unknown-id failures from the address, then
+    MAX_PENDING_PER_SOURCE held: everyone else there, with their PIN, is in at once."""
+    import asyncio
+
+    from tui.classweb.server import MAX_PENDING_PER_SOURCE
+
+    clock, held, release = Clock(), [], asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        held.append(seconds)
+        if len(held) > MAX_PENDING_PER_SOURCE:
+            raise RuntimeError("a classmate was made to wait")
+        await release.wait()
+
+    server = _annoyed_server(store, tmp_path, sleep, clock)
+    nat = "192.0.2.1"
+    async with TestClient(TestServer(server.make_app())) as client:
+        for n in range(90):  # 90 failures in 8 s
+            clock.now += 8 / 90
+            assert (await _try(client, f"nobody{n}", "WRONG", nat)).status == 403
+        for _ in range(5):  # one unknown id guessed on: its tries are held
+            assert (await _try(client, "ghost", "WRONG", nat)).status == 403
+        flood = [asyncio.create_task(_try(client, "ghost", "X", nat)) for _ in range(MAX_PENDING_PER_SOURCE)]
+        for _ in range(10_000):
+            if len(held) == MAX_PENDING_PER_SOURCE:
+                break
+            await asyncio.sleep(0)
+        assert len(held) == MAX_PENDING_PER_SOURCE
+        for student in ("s1", "s2", "t1"):  # the class, behind the same address
+            client.session.cookie_jar.clear()
+            assert (await _try(client, student, PINS[student], nat)).status == 303, student
+        release.set()
+        await asyncio.gather(*flood)
+
+
+async def test_x_real_ip_counts_only_from_a_trusted_proxy(store, tmp_path):
+    """From an address nobody named, X-Real-IP is the attacker's own text: a guesser who
+    writes a new one each try is still one address (its 6th try is held)."""
+    import asyncio
+
+    from tui.classweb.server import ClassWebServer
+
+    held = []
+
+    async def sleep(seconds: float) -> None:
+        held.append(seconds)
+
+    untrusted = _annoyed_server(store, tmp_path, sleep, trusted=())
+    async with TestClient(TestServer(untrusted.make_app())) as client:
+        for n in range(6):
+            await _try(client, "s1", f"WRONG-{n}", f"10.9.0.{n}")
+    assert held == [1.0]
+    assert {row[1] for row in store.failed_sign_ins(0)} == {"127.0.0.1"}
+    held.clear()
+    trusted = ClassWebServer(
+        store,
+        tmp_path / "class",
+        clock=Clock(),
+        command="true",
+        sleep=sleep,
+        trusted_proxies=frozenset({"::1"}),
+    )
+    assert trusted.trusted_proxies == {"::1"} and asyncio.iscoroutinefunction(sleep)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},  # a sandboxed frame, a data: page
+        {"Sec-Fetch-Site": "cross-site"},  # a browser that sent no Origin
+        {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"},
+    ],
+)
+async def test_a_sign_in_posted_from_another_site_gets_no_cookie(store, tmp_path, headers):
+    """Login CSRF: another site's page posts our form with the attacker's id and PIN; the
+    victim's browser would then be signed in as the attacker. Refused; the page's own
+    POST (Origin = the Host the browser used, as behind nginx) signs in."""
+    from tui.classweb.server import COOKIE
+
+    server = _annoyed_server(store, tmp_path, None)
+    async with TestClient(TestServer(server.make_app())) as client:
+        response = await _try(client, "s1", PINS["s1"], **headers)
+        assert response.status == 403 and COOKIE not in response.cookies
+        assert "another site" in await response.text()
+        assert (await client.post("/sign-out", headers=headers, allow_redirects=False)).status == 403
+        assert (await client.post("/renew", data={"code": "x"}, headers=headers)).status == 403
+        host = "class.example:8080"  # behind nginx: Host is the browser's ($http_host)
+        own = {"Host": host, "Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"}
+        response = await _try(client, "s1", PINS["s1"], **own)
+        assert response.status == 303 and COOKIE in response.cookies
+
+
+async def test_slow_sockets_are_closed_and_never_take_the_room_of_the_class(store, tmp_path, monkeypatch):
+    """Slowloris (issue 31: incomplete requests never timed out; 1,100 of them took the
+    server past its 1,024 files). The real server on loopback, its caps made small: one
+    address gets MAX_CONNECTIONS_PER_ADDRESS connections, the others are closed at once;
+    a student at another address signs in meanwhile; the slow ones are closed after
+    HEADER_SECONDS (aiohttp's loop clock: here a fraction of a second, the test's only wait)."""
+    import asyncio
+    import socket
+
+    import aiohttp
+
+    from tui.classweb import server as module
+
+    monkeypatch.setattr(module, "HEADER_SECONDS", 0.3)
+    monkeypatch.setattr(module, "MAX_CONNECTIONS_PER_ADDRESS", 5)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = _annoyed_server(store, tmp_path, None, trusted=())
+    runner = await module.start_site(server, "127.0.0.1", port)
+    slow = []
+    try:
+        for _ in range(8):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.2", 0))
+            writer.write(b"POST /sign-in HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # never finished
+            await writer.drain()
+            slow.append((reader, writer))
+        closed_at_once = 0
+        for reader, _writer in slow:
+            try:
+                data = await asyncio.wait_for(reader.read(1), 0.05)
+            except TimeoutError:
+                continue
+            closed_at_once += data == b""
+        assert closed_at_once == 3
+        jar = aiohttp.CookieJar(unsafe=True)
+        async with (
+            aiohttp.ClientSession(cookie_jar=jar) as http,
+            http.post(
+                f"http://127.0.0.1:{port}/sign-in",
+                data={"student": "s1", "pin": PINS["s1"]},
+                allow_redirects=False,
+            ) as response,
+        ):
+            assert response.status == 303
+        for reader, _writer in slow:  # every slow one is closed by the header timeout
+            assert await asyncio.wait_for(reader.read(100), 30) == b""
+    finally:
+        for _reader, writer in slow:
+            writer.close()
+        await runner.cleanup()
+
+
+@pytest.mark.parametrize(
+    "invisible", ["\u200b", "\u200d", "\u2060", "\ufeff", "\u202e", "\u2066", "\u061c", "\u00ad"]
+)
+def test_an_invisible_character_in_a_typed_id_is_visible_in_the_failed_sign_ins(store, invisible):
+    """issue 31: "s1" + a zero-width space was logged as typed, and the dashboard's failed
+    sign-ins showed "s1": the teacher saw a student failing who was not. Every character
+    that prints as nothing (or turns text around) is logged as its \\u escape."""
+    store.sign_in(f"s1{invisible}", "WRONG", 1_000.0, "10.0.0.66")
+    ((who, _source, _at, _reason),) = store.failed_sign_ins(0)
+    assert who != "s1" and invisible not in who and who.isprintable()
+    assert who.startswith("s1\\") and who.endswith(f"{ord(invisible):02x}")
+
+
+@pytest.mark.parametrize(
+    "lang, words, wrong",
+    [("en", "not signed in", "the server ended it"), ("zh", "未登录", "服务器结束了它")],
+)
+async def test_a_forged_cookie_on_state_is_told_it_was_never_signed_in(store, tmp_path, lang, words, wrong):
+    """issue 31: /state said a forged (or no) cookie's "session has ended (the server ended
+    it)": no session ever was. It says this browser is not signed in."""
+    from tui.classweb.server import COOKIE
+
+    server = _annoyed_server(store, tmp_path, None)
+    async with TestClient(TestServer(server.make_app())) as client:
+        for forged in ("forged", "A" * 43, "\u202eabc", "a" * 500, None):
+            client.session.cookie_jar.clear()
+            if forged is not None:
+                client.session.cookie_jar.update_cookies({COOKIE: forged})
+            state = await (await client.get(f"/state?lang={lang}")).json()
+            assert state["state"] == "ended"
+            assert words in state["message"] and wrong not in state["message"], state
+
+
+async def test_live_is_what_the_server_sees_not_what_a_session_says(store, tmp_path):
+    """issue 31: sessions that outlived a killed server kept heartbeating, so the dashboard
+    showed the class live. A session's own heartbeat says where it is, never that it is
+    live; the server marks it seen while its tab's websocket is open."""
+    from tui.classweb.server import COOKIE, ClassWebServer
+
+    clock = Clock()
+    token = store.start_session("s1", clock.now)
+    session = store.session(token, clock.now)
+    session.heartbeat(clock.now + 100, "home")  # the process alone: not live
+    ((live,),) = [[s for s in store.live_sessions(clock.now + 100)]]
+    assert live.last_seen == clock.now and live.where == "home"
+    clock.now += 200
+    server = ClassWebServer(store, tmp_path / "class", lang="en", clock=clock, command="sleep 30")
+    async with TestClient(TestServer(server.make_app())) as client:
+        client.session.cookie_jar.update_cookies({COOKIE: token})
+        socket = await client.ws_connect("/ws")
+        for _ in range(1000):  # the server's first look, at once (bounded: yields only)
+            if store.live_sessions(clock.now)[0].last_seen == clock.now:
+                break
+            await __import__("asyncio").sleep(0.01)
+        assert store.live_sessions(clock.now)[0].last_seen == clock.now
+        await socket.close()

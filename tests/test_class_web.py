@@ -238,3 +238,50 @@ async def test_a_served_answer_box_keeps_a_steady_cursor(store):
                 break
             await pilot.pause(0.05)
         assert isinstance(app.focused, Input) and app.focused.cursor_blink is False
+
+
+async def test_signed_in_elsewhere_mid_answer_is_one_message_not_a_traceback(store):
+    """issue 31: a second browser's sign-in while the first typed an answer raised
+    SessionEnded in the keystroke's handler: the app crashed with a ~75-line traceback on
+    the server's console. An expected end is the "signed in elsewhere" screen."""
+    from tui.screens.exam import ExamScreen
+    from tui.screens.session_ended import SessionEndedScreen
+
+    clock = Clock()
+    open_quiz(store, clock.now, minutes=20)
+    older = signed_in(store, "s1", clock.now)
+    app = app_for(older, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ExamScreen)
+        signed_in(store, "s1", clock.now + 1)  # another browser, before the next heartbeat
+        await pilot.press(*"42")  # the save finds the session ended
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+        assert isinstance(app.screen, SessionEndedScreen)
+        assert "signed in somewhere else" in str(app.screen.query_one("#ended").render())
+
+
+@pytest.mark.parametrize(
+    "lang, submitted, never",
+    [("en", "submitted ✓", "not submitted"), ("zh", "已交卷 ✓", "未交卷")],
+)
+async def test_the_results_page_says_whether_the_student_submitted(store, lang, submitted, never):
+    """issue 31: a student who never submitted saw "已交卷 ✓" on their results (the
+    gradebook says "taken at close"). The page says what happened, in their language."""
+    clock = Clock()
+    opened = open_quiz(store, clock.now, minutes=20)
+    one, two = signed_in(store, "s1", clock.now), signed_in(store, "s2", clock.now)
+    for session in (one, two):
+        session.start_exam(clock.now)
+        session.save_answer("0:perplexity", "4", clock.now + 1)
+    one.submit(clock.now + 2)  # s1 hands in; s2 never does
+    store.close_quiz(clock.now + 3)
+    store.release_results(opened.quiz_id, clock.now + 4)
+    clock.now += 5
+    for session, expected, absent in ((one, submitted, never), (two, never, submitted)):
+        app = app_for(session, clock, lang=lang)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(0.2)
+            app.screen._tick()
+            assert expected in app.sub_title and absent not in app.sub_title, app.sub_title

@@ -36,7 +36,10 @@ def classroom(tmp_path):
 
 def signed_in(store, student, now):
     assert store.sign_in(student, PINS[student], now, "test").ok
-    return store.session(store.start_session(student, now), now)
+    token = store.start_session(student, now)
+    session = store.session(token, now)
+    session.token = token  # the server's: it marks the session seen (Sessions.seen)
+    return session
 
 
 def rows_of(table) -> dict[str, list[str]]:
@@ -75,6 +78,7 @@ async def test_the_dashboard_shows_the_class_and_the_quiz_with_the_servers_clock
     )
     clock.now += 60
     one.heartbeat(clock.now, "clm|3/26")
+    store.seen(one.token, clock.now)  # the server saw s1's tab
     app = dashboard(store, folder, clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

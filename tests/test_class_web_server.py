@@ -385,3 +385,103 @@ async def test_the_page_keeps_the_students_language_after_a_reload(client):
     page = await (await client.get("/")).text()  # a reload of / (no ?lang=)
     assert 'lang="zh-CN"' in page and "退出登录" in page
     assert 'href="/?lang=zh"' in page  # the sign-in-again link keeps it too
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process under ``pid`` now (from /proc: parent of each)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", [(), ("--cold",)])
+async def test_kill_9_of_class_serve_ends_every_session_with_it(store, tmp_path, mode):
+    """issue 31: sessions outlived a killed server (57 of 60 still running 9 minutes later)
+    and heartbeated, so the dashboard showed the class live. Now the kernel ends them."""
+    import asyncio
+    import os
+    import signal
+
+    import aiohttp
+    from class_web_helpers import free_port, serve_class
+
+    port = free_port()
+    server = serve_class(tmp_path / "class", port, *mode)
+    try:
+        line = await asyncio.wait_for(asyncio.to_thread(server.stdout.readline), 120)
+        assert "Students open" in line, line
+        base = f"http://127.0.0.1:{port}"
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            sockets = []
+            for student in ("s1", "s2"):
+                http.cookie_jar.clear()
+                async with http.post(
+                    f"{base}/sign-in", data={"student": student, "pin": PINS[student]}, allow_redirects=False
+                ) as response:
+                    assert response.status == 303
+                ws = await http.ws_connect(f"{base}/ws?width=80&height=24")
+                await asyncio.wait_for(ws.receive(), 120)  # the session's first frame: it runs
+                sockets.append(ws)
+            sessions = _descendants(server.pid)
+            assert len(sessions) >= 2
+            os.kill(server.pid, signal.SIGKILL)
+            server.wait()
+            for _ in range(600):  # bounded: the kernel's signal, then each process's exit
+                if not any(_alive(pid) for pid in sessions):
+                    break
+                await asyncio.sleep(0.05)
+            assert [pid for pid in sessions if _alive(pid)] == []
+            for ws in sockets:
+                await ws.close()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def test_a_flood_of_refused_sign_ins_writes_a_few_lines_and_counts_the_rest():
+    """issue 31: the log grew 3.4 MB in 6 minutes under a flood. 10,000 refusals in 10
+    minutes: LOG_REPEATS lines a minute, and a count of the others."""
+    import io
+    import logging
+
+    from tui.classweb.server import LOG_REPEATS, LOG_WINDOW, RepeatFilter, log
+
+    clock = Clock(0.0)
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    repeat = RepeatFilter(clock)
+    log.addFilter(repeat)
+    log.addHandler(handler)
+    try:
+        for n in range(10_000):
+            clock.now = n * 0.06
+            log.warning("sign-in refused: %s from %s (%s)", f"guess{n}", "10.0.0.66", "unknown")
+        clock.now += LOG_WINDOW
+        log.warning("sign-in refused: %s from %s (%s)", "last", "10.0.0.66", "unknown")
+    finally:
+        log.removeFilter(repeat)
+        log.removeHandler(handler)
+    lines = out.getvalue().splitlines()
+    assert len(lines) <= (10 * LOG_REPEATS + 2)
+    left_out = sum(int(line.split("(")[1].split()[0]) for line in lines if "left out" in line)
+    assert left_out + len(lines) == 10_001

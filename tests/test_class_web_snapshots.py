@@ -22,11 +22,15 @@ def classroom(tmp_path):
     open_quiz(store, NOW - 300, minutes=20)
     for student in ("s1", "s2"):
         assert store.sign_in(student, PINS[student], NOW - 200, "test").ok
-    one = store.session(store.start_session("s1", NOW - 200), NOW - 200)
+    one_token = store.start_session("s1", NOW - 200)
+    one = store.session(one_token, NOW - 200)
     one.start_exam(NOW - 200)
     one.heartbeat(NOW - 1, "exam|4/26")
-    two = store.session(store.start_session("s2", NOW - 200), NOW - 200)
+    store.seen(one_token, NOW - 1)  # the server saw the tab
+    two_token = store.start_session("s2", NOW - 200)
+    two = store.session(two_token, NOW - 200)
     two.heartbeat(NOW - 100, "mlm|2/26")
+    store.seen(two_token, NOW - 100)
     two.learner_store().record(
         Attempt(
             "mlm-abcde", "mlm", 3, {"labels": "x"}, 0.0, True, True, False, ["label-is-mask"], at=NOW - 60

@@ -419,6 +419,14 @@ MESSAGES: dict[str, Bilingual] = {
     ),
     "exam-unanswered": L("not answered", "未作答"),
     "exam-done": L("submitted ✓", "已交卷 ✓"),
+    "exam-taken-at-close": L(
+        "not submitted: your saved answers were taken when the quiz closed",
+        "未交卷：测验关闭时收取了你已保存的答案",
+    ),
+    "exam-taken-at-time-up": L(
+        "not submitted: your saved answers were taken when the time ran out",
+        "未交卷：时间到时收取了你已保存的答案",
+    ),
     "not-graded": L(
         "Not graded by the machine: compare with the model answer and mark yourself (--answer self_mark=yes|partly|no).",
         "此题不由机器评分：请对照参考答案自评（--answer self_mark=是|部分|否）。",
@@ -1064,6 +1072,14 @@ MESSAGES: dict[str, Bilingual] = {
     "class-web-too-soon": L(
         "Wrong PINs were typed for this id: try again in {seconds} s (your teacher can clear them).",
         "这个学号刚输错过 PIN 码：请 {seconds} 秒后再试（老师可以清除）。",
+    ),
+    "class-web-not-signed-in": L(
+        "This browser is not signed in (the server knows no session for it). Reload the page to sign in.",
+        "这个浏览器未登录（服务器没有它的会话）。请刷新页面登录。",
+    ),
+    "class-web-cross-site": L(
+        "This sign-in came from another site's page: open this server's own address and sign in there.",
+        "这次登录来自别的网站的页面：请打开本服务器自己的地址再登录。",
     ),
     "class-web-busy": L(
         "Many sign-ins at once from your network: try again in a few seconds.",

@@ -11,13 +11,14 @@ from typing import Any
 from exercises.text import Bilingual, L
 
 ROLES = ("student", "teacher")
-# Wrong PINs slow the next try down; they never lock anyone out (a lock-out is a weapon: anyone
-# who types a classmate's id five times would keep them out). The PINs have ~35 bits (seven
-# characters of 32, and a check character), so even a try every few seconds for weeks guesses none.
-RATE_LIMIT_FAILURES = 5  # failed sign-ins for one id within RATE_LIMIT_WINDOW before each next try waits ...
-RATE_LIMIT_WINDOW = 300.0  # ... (seconds; a success or the teacher's unlock starts the count afresh)
-SOURCE_FAILURES = 60  # ... and failures from one address (a class behind one NAT types PINs wrong too)
-SLOW_DOWN_MAX = 30.0  # the longest wait after the last failure, in seconds (then the try is checked)
+# Wrong PINs slow the guesser down, never the id, and never lock anyone out (a lock-out is a
+# weapon: anyone who types a classmate's id five times would keep them out). The count is per
+# (id, address): the owner at another address is never slowed; an unknown id slows only itself.
+# The PINs have ~35 bits (seven characters of 32, and a check character); the ceiling on
+# guessing is the one PIN thread per host (~30 ms of scrypt a check), see exercises/classdb/signin.py.
+RATE_LIMIT_FAILURES = 5  # failed sign-ins for one id from one address within RATE_LIMIT_WINDOW, then ...
+RATE_LIMIT_WINDOW = 300.0  # ... (seconds; that pair's success or the teacher's unlock starts afresh) ...
+SLOW_DOWN_MAX = 30.0  # ... each next try from there waits 1, 2, 4 ... at most this long (s), then is checked
 IDLE_SECONDS = 10 * 60.0  # a session not heard from this long (its tab closed) has expired ...
 SESSION_SECONDS = 12 * 3600.0  # ... and every session after this long, whatever it did
 GRACE_SECONDS = 30.0  # after the deadline, saves in flight are still taken (network, a slow tab)

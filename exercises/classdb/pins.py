@@ -92,8 +92,12 @@ def _encodable(text: str) -> bool:
 
 
 def loggable(text: object, limit: int = MAX_TYPED_ID) -> str:
-    """Text from the network made safe to keep in a log row (no NUL, no surrogates, bounded)."""
+    """Text from the network made safe to keep in a log row (no NUL, no surrogates, nothing
+    invisible, bounded)."""
     from exercises.classroom.safe import plain
 
     value = plain(str(text)[: limit * 2], limit)
+    # what prints as nothing (a zero-width space, a soft hyphen, a word joiner) is shown as
+    # its escape: "s1\u200b" failing is not "s1" failing, on the teacher's screen
+    value = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in value)
     return value.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -107,6 +107,18 @@ class Sessions:
             raise SessionEnded("unknown")
         return fresh
 
+    def seen(self, token: object, now: float) -> None:
+        """The server saw this session's tab (its websocket open): the session is live now.
+        Only the server calls this; a session's own process cannot make itself live."""
+        if not _usable(token):
+            return
+        now = finite(now)
+        with self.backend.write() as tx:
+            tx.run(
+                "UPDATE sessions SET last_seen = ? WHERE token_hash = ? AND ended_at IS NULL AND last_seen < ?",
+                (now, token_hash(token), now),
+            )
+
     def end_session(self, token: str, now: float, reason: str = "signed-out") -> None:
         if not _usable(token):
             return

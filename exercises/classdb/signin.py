@@ -1,17 +1,24 @@
 """Signing in: an id and a PIN as people type them, checked against the salted
 hash, every failure logged with its source.
 
-Wrong PINs slow the next try down and never lock anyone out. After
-RATE_LIMIT_FAILURES failures for one id (within RATE_LIMIT_WINDOW, since its last
-success or the teacher's unlock), a try for that id is checked only once a wait
-has passed since the last failure: 1 s, then 2, 4, ... at most SLOW_DOWN_MAX. So
-whoever types a classmate's id with wrong PINs makes their own next guess wait,
-while the classmate, who knows the PIN, is in after at most that wait. The same
-holds per address after SOURCE_FAILURES (a class behind one NAT shares an
-address: sixty typos are not an attack). A try made too soon is refused at once
-("too-soon", with the wait), costs no PIN check and counts as nothing. The PINs
-have ~35 bits: at one guess per second for a month an attacker would still be
-unlikely (odds 1 in 13,000) to find one.
+Wrong PINs slow the guesser down, never the id, and never lock anyone out. The
+count is kept per (id, address) pair: after RATE_LIMIT_FAILURES failures for one id
+from one address (within RATE_LIMIT_WINDOW, since that pair's last success or the
+teacher's unlock of the id or the address), that address's next try for that id is
+checked only once a wait has passed since the pair's last failure: 1 s, then 2, 4,
+... at most SLOW_DOWN_MAX. The owner, typing the right PIN from their own address, is
+never slowed by a guesser at another address; a class behind one NAT shares an
+address, but a guesser there slows only the ids it guessed (an unknown id slows only
+itself). A try made too soon is refused at once ("too-soon", with the wait), costs no
+PIN check and counts as nothing; the web server never lets that happen to a try it
+held for its wait (``waited``): a held try is checked.
+
+What bounds a brute force, then, is not a lock on the id: the PINs have 32**7 (~3.4e10,
+~35 bits) values; one pair guesses at most 5 + 10 times per 5 minutes once slowed (a
+try every 30 s), the web server holds at most 16 slowed tries per address, and every
+check is a scrypt hash on the server's one PIN thread (~30 ms: ~33 checks a second per
+host, whatever the number of addresses). At that ceiling, one PIN takes ~16 years on
+average to find (see docs/class-server.md for the figures).
 
 Every wait is the database's (several servers on one database share it), from
 the ``now`` given: tests inject the clock."""
@@ -26,7 +33,6 @@ from exercises.classdb.model import (
     RATE_LIMIT_FAILURES,
     RATE_LIMIT_WINDOW,
     SLOW_DOWN_MAX,
-    SOURCE_FAILURES,
     SignIn,
     SignInTrouble,
 )
@@ -51,22 +57,27 @@ class _Count:
     last_at: float | None
 
 
-def _count(tx: Tx, column: str, value: str, now: float) -> _Count:
-    """Failures for one id (``column`` "who") or one address ("source") in the window,
-    since the last success or unlock of that id / address."""
-    if column == "who":
+def _count(tx: Tx, who: str, source: str | None, now: float) -> _Count:
+    """Failures in the window for one id from one address (``source`` None: from every
+    address, the teacher's view), since that address's last success for the id, the
+    teacher's unlock of the id, or the teacher's unlock of the address."""
+    if source is None:
         reset = tx.one(
-            "SELECT MAX(at) FROM sign_in_log WHERE who = ? AND outcome IN ('ok', 'unlocked')", (value,)
+            "SELECT MAX(at) FROM sign_in_log WHERE who = ? AND outcome IN ('ok', 'unlocked')", (who,)
         )[0]
+        where, values = "who = ?", (who,)
     else:
         reset = tx.one(
-            "SELECT MAX(at) FROM sign_in_log WHERE source = ? AND who = '' AND outcome = 'unlocked'", (value,)
+            "SELECT MAX(at) FROM sign_in_log WHERE (who = ? AND (outcome = 'unlocked' "
+            "OR (outcome = 'ok' AND source = ?))) OR (who = '' AND source = ? AND outcome = 'unlocked')",
+            (who, source, source),
         )[0]
+        where, values = "who = ? AND source = ?", (who, source)
     since = max(now - RATE_LIMIT_WINDOW, reset if reset is not None else -math.inf)
     row = tx.one(
-        f"SELECT COUNT(*), MAX(at) FROM sign_in_log WHERE {column} = ? AND at > ? AND at <= ? "
+        f"SELECT COUNT(*), MAX(at) FROM sign_in_log WHERE {where} AND at > ? AND at <= ? "
         "AND outcome IN ('unknown', 'bad-pin')",
-        (value, since, now),
+        (*values, since, now),
     )
     return _Count(int(row[0]), row[1])
 
@@ -89,33 +100,41 @@ class SignIns:
     pin_cost: int
 
     def _waits(self, tx: Tx, who: str, source: str, now: float) -> float:
-        by_id = _wait(_count(tx, "who", who, now), RATE_LIMIT_FAILURES, 1, now)
-        by_source = _wait(_count(tx, "source", source, now), SOURCE_FAILURES, 10, now)
-        return max(by_id, by_source)
+        return _wait(_count(tx, who, source, now), RATE_LIMIT_FAILURES, 1, now)
 
     def sign_in_wait(self, student_id: object, now: float, source: object = "") -> float:
-        """How long a try for this id from this address must wait now (0: at once). The web
-        server waits this long before it asks sign_in, so a student is never refused."""
+        """How long a try for this id from this address must wait now (0: at once): only an
+        address that got this id's PIN wrong waits. The web server holds the try this long
+        and then has it checked (``sign_in(..., waited=True)``), so nobody is refused."""
+        return self.sign_in_plan(student_id, now, source)[0]
+
+    def sign_in_plan(self, student_id: object, now: float, source: object = "") -> tuple[float, str]:
+        """(sign_in_wait, the roster id it names or "" for none): the web server queues PIN
+        checks in turn per (roster id, address), every unknown id of an address in one queue."""
         now = finite(now)
         typed = typed_id(student_id)
         with self.backend.read() as tx:
             found = match(tx, typed) if typed else None
-            who = found[0].id if found else (typed or loggable(student_id))
-            return self._waits(tx, who, loggable(source, 100), now)
+            who = found[0].id if found else loggable(typed or student_id)
+            return self._waits(tx, who, loggable(source, 100), now), (found[0].id if found else "")
 
-    def sign_in(self, student_id: object, pin: object, now: float, source: object = "") -> SignIn:
+    def sign_in(
+        self, student_id: object, pin: object, now: float, source: object = "", waited: bool = False
+    ) -> SignIn:
         """Check an id and PIN as typed. Never raises on what was typed: an id that
         cannot be one is "unknown", a PIN that cannot be one is "bad-pin"; "too-soon"
-        (with the wait) when wrong PINs for this id or address asked for a wait that has
-        not passed. An unknown id costs one PIN check, like a known one."""
+        (with the wait) when wrong PINs for this id from this address asked for a wait
+        that has not passed, unless the caller held the try for its wait (``waited``:
+        the web server, which holds at most a few such tries per address). An unknown
+        id costs one PIN check, like a known one."""
         now = finite(now)
         typed = typed_id(student_id)
         where = loggable(source, 100)
         with self.backend.write(lock="sign-in") as tx:  # count and log at once: parallel guesses count too
             found = match(tx, typed) if typed else None
-            who = found[0].id if found else (typed or loggable(student_id))
+            who = found[0].id if found else loggable(typed or student_id)
             student = found[0].id if found else None
-            wait = self._waits(tx, who, where, now)
+            wait = 0.0 if waited else self._waits(tx, who, where, now)
             if wait > 0:
                 _log(tx, who, student, where, now, "too-soon")
                 return SignIn(False, None, "too-soon", wait)
@@ -155,8 +174,8 @@ class SignIns:
             ]
 
     def sign_in_trouble(self, now: float) -> list[SignInTrouble]:
-        """The ids with failures counted now (the teacher's view: who is being slowed
-        down, from where), the most failures first."""
+        """The ids with failures counted now (the teacher's view: who is being guessed,
+        from where, and how long the last guessing address waits), the most failures first."""
         now = finite(now)
         with self.backend.read() as tx:
             whos = [
@@ -168,7 +187,7 @@ class SignIns:
             ]
             found = []
             for who in whos:
-                count = _count(tx, "who", who, now)
+                count = _count(tx, who, None, now)
                 if count.failures == 0:
                     continue
                 last = tx.one(
@@ -183,7 +202,7 @@ class SignIns:
                         count.failures,
                         float(count.last_at),
                         last[0],
-                        _wait(count, RATE_LIMIT_FAILURES, 1, now),
+                        _wait(_count(tx, who, last[0], now), RATE_LIMIT_FAILURES, 1, now),
                     )
                 )
         return sorted(found, key=lambda t: (-t.failures, -t.last_at, t.who))

@@ -149,7 +149,10 @@ class StudentSession:
 
     def heartbeat(self, now: float, where: str = "") -> None:
         """Say where the student is (lesson, screen) for the dashboard; SessionEnded when
-        this session is over (signed in elsewhere, ended by the teacher, expired)."""
+        this session is over (signed in elsewhere, ended by the teacher, expired). It does
+        not make the session live: that is the server's to say (Sessions.seen), from the
+        tab's open websocket, since a process that outlived its server once kept a whole
+        class "live" by its own heartbeat."""
         now = finite(now)
         with self._backend.write() as tx:
             self._live(tx)
@@ -163,8 +166,8 @@ class StudentSession:
                 )
             else:
                 tx.run(
-                    "UPDATE sessions SET last_seen = ?, place = ? WHERE sid = ?",
-                    (now, loggable(where, MAX_WHERE), self._sid),
+                    "UPDATE sessions SET place = ? WHERE sid = ?",
+                    (loggable(where, MAX_WHERE), self._sid),
                 )
         if expired(started, last_seen, now):
             raise SessionEnded("expired")

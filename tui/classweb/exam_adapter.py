@@ -125,6 +125,7 @@ class ClassExam:
                 self.ended_note = EXAM_CLOSED_TEXT["quiz-closed"]
             if self.submitted_at is None:
                 self.submitted_at = self._clock()
+            self.done_key = taken_key(self._exam.submitted_at, self._exam.quiz_closed_at, self._exam.deadline)
         return self.open_quiz.name
 
     def close(self) -> None:
@@ -144,6 +145,16 @@ class ClassExam:
         return grade_exam(self.quiz, self._exam)
 
 
+def taken_key(submitted_at: float | None, closed_at: float | None, deadline: float | None) -> str:
+    """The tui.i18n key of what the exam screen says of a finished exam: submitted, or (never handed in) taken
+    when the quiz closed or when the time ran out, whichever came first."""
+    if submitted_at is not None:
+        return "exam-done"
+    if deadline is not None and (closed_at is None or deadline < closed_at):
+        return "exam-taken-at-time-up"
+    return "exam-taken-at-close"
+
+
 class PastExam:
     """A quiz this student took, seen again for its results (closed, or handed in):
     the exam screen's interface, read-only. Nothing is saved or submitted here."""
@@ -157,6 +168,7 @@ class PastExam:
         self.student = exam.student
         self.answers = exam.answers_by_question()
         self.submitted_at = exam.submitted_at or quiz.closed_at or exam.started_at
+        self.done_key = taken_key(exam.submitted_at, quiz.closed_at, exam.deadline)
         self.notice = None
         self.ended_note = None
         self.quiz_id = quiz.quiz_id

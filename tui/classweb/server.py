@@ -19,24 +19,36 @@ Content-Security-Policy that allows this server only.
 Store calls run off the event loop, on two pools: PIN checks on one thread of
 their own (each costs a deliberate few tens of milliseconds), everything else
 (the signed-in pages' session look-ups) on another, so a flood of sign-ins queues
-behind itself and never in front of a signed-in student's page. Wrong PINs make
-the next try for that id (or from that address) wait; the wait is spent here,
-holding the request without a thread (never a refusal: the student with the right
-PIN is in after it), and one address may have at most MAX_PENDING_PER_SOURCE
-sign-ins in flight: beyond that it is told at once to try again, at no cost."""
+behind itself and never in front of a signed-in student's page. The PIN checks are
+taken in turn from one queue per (roster id, address) (every unknown id of an
+address shares one): a flood for some ids, or from some addresses, delays another
+student's check by one turn per busy queue, never by the flood's length. Wrong
+PINs make that address's next try for that id wait (exercises/classdb/signin.py);
+the wait is spent here, holding the request without a thread, and the held try is
+then checked (never refused: the student with the right PIN is in after it). One
+address may have at most MAX_PENDING_PER_SOURCE such held tries: beyond that it is
+told at once to try again, at no cost; tries nobody slowed are never turned away.
+
+The address of a try is the connection's, or nginx's X-Real-IP when the connection
+comes from an address the teacher named with --trusted-proxy (anyone else could
+write that header). A POST from another site's page (login CSRF) is refused: its
+Origin (or Sec-Fetch-Site) must be this server's, as the browser's Host names it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import hmac
+import ipaddress
 import json
 import logging
+import os
 import secrets
 import shlex
 import sys
 import time
 import unicodedata
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -47,6 +59,7 @@ from textual_serve.download_manager import DownloadManager
 
 from exercises.classroom.safe import plain
 from tui.classweb import pages
+from tui.classweb.lifeline import PARENT_ENV
 from tui.i18n import LANGUAGES, t
 
 log = logging.getLogger("objectives-tutor.class")
@@ -61,7 +74,16 @@ MAX_TOKEN_CHARS = 200
 MAX_PENDING_PER_SOURCE = 16  # tries of one address waiting because wrong PINs slowed them down
 MAX_PENDING = 64  # ... and of everyone: beyond, "try again in a moment" at once, at no cost
 RENEW_SECONDS = 60.0  # how long the page has to collect a renewed token
-MAX_ROUNDS = 3  # waits a sign-in sits out before it is told to try again later
+HEADER_SECONDS = 10.0  # a connection that has not finished a request's headers by then is closed ...
+BODY_SECONDS = 10.0  # ... and a form whose body has not arrived by then is refused
+MAX_CONNECTIONS = 800  # open connections at once (under the usual 1,024 files, with room for the rest)
+MAX_CONNECTIONS_PER_ADDRESS = (
+    400  # ... of which one address (not a trusted proxy) may hold: a NAT class of 60 with 6 each fits
+)
+SEEN_SECONDS = 10.0  # how often an open tab marks its session live (the dashboard: away after 30 s)
+LOG_REPEATS = 20  # lines of one kind per LOG_WINDOW on the console; then a count
+LOG_WINDOW = 60.0
+REAL_IP = "X-Real-IP"  # nginx's header with the browser's address (docs/nginx-class.conf)
 STATIC = Path(__import__("textual_serve").__file__).parent / "static"
 STATIC_FILES = {
     "js/textual.js": "application/javascript",
@@ -75,7 +97,7 @@ def session_command(lang: str | None) -> str:
     parts = [sys.executable, "-m", "tui.classweb.student_app"]
     if lang:
         parts += ["--lang", lang]
-    return shlex.join(parts)
+    return "exec " + shlex.join(parts)  # the shell textual-serve starts becomes it: the server is its parent
 
 
 class SessionAppService(AppService):
@@ -89,6 +111,7 @@ class SessionAppService(AppService):
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width=width, height=height)
         environment.update(self._extra_env)
+        environment[PARENT_ENV] = str(os.getpid())  # the session ends with this server (lifeline.py)
         return environment
 
     on_renew: Callable[[], object] | None = None  # the server's: a new token for this tab
@@ -123,6 +146,44 @@ def page_lang(request: web.Request, default: str) -> str:
     return cookie if cookie in LANGUAGES else default
 
 
+class FairQueue:
+    """Calls run one at a time (on the PIN thread), taken in turn from one queue per key:
+    a key with a thousand calls waiting gets one turn, then every other key gets one."""
+
+    def __init__(self, run: Callable) -> None:
+        self._run = run  # awaitable run(function, *args): the call, off the event loop
+        self._queues: dict[object, deque] = {}  # insertion order: the turn
+        self._worker: asyncio.Task | None = None
+
+    def waiting(self) -> int:
+        return sum(len(queue) for queue in self._queues.values())
+
+    async def call(self, key: object, function: Callable, *args):
+        future = asyncio.get_running_loop().create_future()
+        self._queues.setdefault(key, deque()).append((function, args, future))
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.create_task(self._work())
+        return await future
+
+    async def _work(self) -> None:
+        while self._queues:
+            key = next(iter(self._queues))
+            queue = self._queues.pop(key)
+            function, args, future = queue.popleft()
+            if queue:
+                self._queues[key] = queue  # to the back of the turn
+            if future.done():  # its request went away
+                continue
+            try:
+                result = await self._run(function, *args)
+            except Exception as error:  # handed to the one request that asked
+                if not future.done():
+                    future.set_exception(error)
+            else:
+                if not future.done():
+                    future.set_result(result)
+
+
 class ClassWebServer:
     def __init__(
         self,
@@ -134,10 +195,12 @@ class ClassWebServer:
         command: str | None = None,
         app_lang: str | None = None,
         sleep: Callable[[float], object] = asyncio.sleep,
+        trusted_proxies: frozenset[str] = frozenset(),
     ) -> None:
         """``lang``: the pages' default language; ``app_lang``: the app's, when the
         teacher fixed one (--lang); else each student's saved setting, then the
-        language of the page they signed in on."""
+        language of the page they signed in on. ``trusted_proxies``: the addresses whose
+        X-Real-IP header names the browser's address (nginx's, --trusted-proxy)."""
         self.store = store
         self.class_dir = Path(class_dir)
         self.db_url = db_url
@@ -149,6 +212,8 @@ class ClassWebServer:
         self.db = ThreadPoolExecutor(max_workers=2, thread_name_prefix="class-store")
         self.pins = ThreadPoolExecutor(max_workers=1, thread_name_prefix="class-pins")
         self.pending: dict[str, int] = {}  # address -> its slowed tries waiting
+        self.trusted_proxies = frozenset(_address(a) or a for a in trusted_proxies)
+        self.pin_queue = FairQueue(self._pin_check)
         self.download_manager = DownloadManager()
         self.sockets: dict[str, web.WebSocketResponse] = {}  # token -> the tab that holds it
         self.renewals: dict[str, tuple[str, str, float]] = {}  # one-time code -> (old token, new, until)
@@ -226,18 +291,30 @@ class ClassWebServer:
         font_size = min(40, max(8, int(font))) if font.isascii() and font.isdigit() and len(font) < 4 else 16
         return self._html(pages.app_page(lang, nonce, who, font_size), nonce)
 
+    def source(self, request: web.Request) -> str:
+        """The address a try comes from: the connection's, or X-Real-IP when the connection
+        is a trusted proxy's (then a missing or unreadable header is the proxy's own)."""
+        remote = _address(request.remote or "") or "?"
+        if remote in self.trusted_proxies:
+            return _address(request.headers.get(REAL_IP, "")) or remote
+        return remote
+
     async def sign_in(self, request: web.Request) -> web.Response:
         lang = page_lang(request, self.lang)
         nonce = pages.new_nonce()
+        if not self._same_site(request):  # another site's page posting our form: login CSRF
+            log.warning("sign-in refused: a form posted from another site (%s)", self.source(request))
+            return self._html(pages.sign_in_page(lang, nonce, t("class-web-cross-site", lang)), nonce, 403)
         try:
-            form = await request.post()
-        except (ValueError, web.HTTPException):  # too large, not a form
+            async with asyncio.timeout(BODY_SECONDS):  # a body sent a byte a minute: refused
+                form = await request.post()
+        except (ValueError, web.HTTPException, TimeoutError):  # too large, not a form, too slow
             return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
         student_id = _form_text(form.get("student"), 200)
         pin = _form_text(form.get("pin"), 64)
         if student_id is None or pin is None:
             return self._html(pages.sign_in_page(lang, nonce, t("class-web-bad-form", lang)), nonce, 400)
-        source = plain(request.remote or "?", 60)
+        source = self.source(request)
         refill = student_id if student_id.isprintable() else ""  # typed again rather than echoed
         result = await self._check(student_id, pin, source)
         if result is None:  # slowed down, and too many of this address's tries already waiting
@@ -260,14 +337,14 @@ class ClassWebServer:
         raise response
 
     async def _check(self, student_id: str, pin: str, source: str):
-        """The PIN check, after the wait wrong PINs asked for (sat out here, holding no
-        thread); a try another one beat to it waits again, a few rounds at most. None when
-        the try must wait and its address already has MAX_PENDING_PER_SOURCE tries waiting
-        (or everyone MAX_PENDING): only tries that wrong PINs slowed down are ever turned
-        away like this, never a class signing in (their checks queue, in order)."""
+        """The PIN check, in its turn (FairQueue), after the wait wrong PINs from this
+        address for this id asked for (sat out here, holding no thread; the held try is then
+        checked whatever happened meanwhile). None when the try must wait and its address
+        already has MAX_PENDING_PER_SOURCE tries waiting (or everyone MAX_PENDING): only tries
+        that wrong PINs slowed down are ever turned away like this."""
         result = None
-        for _ in range(MAX_ROUNDS):
-            wait = await self._store(self.store.sign_in_wait, student_id, self.clock(), source)
+        for _ in range(2):  # a try nobody slowed, overtaken by a failure of its pair: then held
+            wait, lane = await self._store(self.store.sign_in_plan, student_id, self.clock(), source)
             if wait > 0:
                 if (
                     self.pending.get(source, 0) >= MAX_PENDING_PER_SOURCE
@@ -281,7 +358,9 @@ class ClassWebServer:
                     self.pending[source] -= 1
                     if not self.pending[source]:
                         del self.pending[source]
-            result = await self._pin_check(self.store.sign_in, student_id, pin, self.clock(), source)
+            result = await self.pin_queue.call(
+                (lane, source), self.store.sign_in, student_id, pin, self.clock(), source, wait > 0
+            )
             if result.reason != "too-soon":
                 break
         return result
@@ -295,7 +374,13 @@ class ClassWebServer:
         reason = "unknown"
         if token and len(token) <= MAX_TOKEN_CHARS and token.isascii() and token.isprintable():
             reason = await self._store(self._ended_reason, token)
-        if reason is None:
+        if reason == "unknown":  # no cookie, a forged one, or one the server never issued
+            body = {
+                "state": "ended",
+                "message": t("class-web-not-signed-in", lang),
+                "link": t("class-web-reload", lang),
+            }
+        elif reason is None:
             body = {
                 "state": "live",
                 "message": t("class-web-dropped", lang),
@@ -315,9 +400,12 @@ class ClassWebServer:
         """The page collects its renewed token (the exam started) with the one-time code the
         server sent over its websocket; the code works once, for the browser holding the
         old token, within RENEW_SECONDS."""
+        if not self._same_site(request):
+            raise web.HTTPForbidden(text="cross-site request refused")
         try:
-            form = await request.post()
-        except (ValueError, web.HTTPException):
+            async with asyncio.timeout(BODY_SECONDS):
+                form = await request.post()
+        except (ValueError, web.HTTPException, TimeoutError):
             raise web.HTTPBadRequest() from None
         code = form.get("code")
         entry = self.renewals.pop(code, None) if isinstance(code, str) and len(code) < 100 else None
@@ -353,6 +441,8 @@ class ClassWebServer:
             await websocket.send_json(["class-renew", code])
 
     async def sign_out(self, request: web.Request) -> web.Response:
+        if not self._same_site(request):
+            raise web.HTTPForbidden(text="cross-site request refused")
         token, session = await self.session_of(request)
         if session is not None:
             await self._store(self.store.end_session, token, self.clock(), "signed-out")
@@ -377,6 +467,15 @@ class ClassWebServer:
         if origin is None:  # not a browser: the cookie still has to be valid
             return True
         return origin in (f"http://{request.host}", f"https://{request.host}")
+
+    def _same_site(self, request: web.Request) -> bool:
+        """A POST from this server's own page: its Origin names this host (behind nginx, the
+        Host the browser sent, which nginx-class.conf passes on). Browsers send Origin with
+        every POST; an older one that sends none still says Sec-Fetch-Site. A client that
+        is not a browser sends neither and carries no one's cookie: it may post."""
+        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+            return False
+        return self._same_origin(request)
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         if not self._same_origin(request):
@@ -407,6 +506,7 @@ class ClassWebServer:
         )
         holder = {"token": token}  # the tab's token, renewed when its exam starts
         service.on_renew = lambda: self._renewed(holder, websocket)
+        seen = asyncio.create_task(self._keep_seen(holder, websocket))
         try:
             await service.start(width, height)
             await self._relay(websocket, service)
@@ -415,10 +515,22 @@ class ClassWebServer:
         except Exception as error:  # one tab's trouble never stops the server
             log.error("session ended by an error: %s", plain(error))
         finally:
+            seen.cancel()
             await service.stop()
             if self.sockets.get(holder["token"]) is websocket:
                 del self.sockets[holder["token"]]
         return websocket
+
+    async def _keep_seen(self, holder: dict, websocket: web.WebSocketResponse) -> None:
+        """ "Live" on the dashboard is measured here: every SEEN_SECONDS while this tab's
+        websocket is open (aiohttp's ping every 15 s closes a dead one), the session is
+        marked seen. A session process that outlived its server cannot mark itself."""
+        from exercises.classdb import ClassStoreError
+
+        while not websocket.closed:
+            with contextlib.suppress(ClassStoreError):
+                await self._store(self.store.seen, holder["token"], self.clock())
+            await asyncio.sleep(SEEN_SECONDS)
 
     async def _relay(self, websocket: web.WebSocketResponse, service: AppService) -> None:
         """textual-serve's messages from the page, checked: anything else is ignored."""
@@ -449,6 +561,93 @@ class ClassWebServer:
         for websocket in list(self.sockets.values()):
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+class RepeatFilter(logging.Filter):
+    """At most LOG_REPEATS warnings of one kind (the message's pattern: "sign-in refused: %s
+    from %s (%s)") per LOG_WINDOW seconds; the next line of that kind after the window
+    first says how many were left out. A flood of bad sign-ins grew the log by 3.4 MB in
+    6 minutes; now it costs a few lines a minute per kind, with the count kept."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.clock = clock
+        self.kinds: dict[tuple[int, str], list] = {}  # kind -> [window start, lines, left out]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:  # "signed in": one line per student, all kept
+            return True
+        now = self.clock()
+        key = (record.levelno, str(record.msg)[:200])
+        entry = self.kinds.get(key)
+        if entry is None or now - entry[0] >= LOG_WINDOW:
+            left_out = entry[2] if entry is not None else 0
+            if len(self.kinds) >= 1000:  # kinds are the code's own patterns; bounded all the same
+                self.kinds.clear()
+            self.kinds[key] = [now, 1, 0]
+            if left_out:
+                record.msg = f"({left_out} more like the next line were left out) {record.msg}"
+            return True
+        if entry[1] < LOG_REPEATS:
+            entry[1] += 1
+            return True
+        entry[2] += 1
+        return False
+
+
+def cap_connections(site_server: web.Server, trusted: frozenset[str]) -> None:
+    """Close a new connection at once beyond MAX_CONNECTIONS, or beyond
+    MAX_CONNECTIONS_PER_ADDRESS from one address (a trusted proxy carries a whole class:
+    only the total counts for it). 1,100 slow sockets once took the server past its
+    1,024 files; with HEADER_SECONDS (aiohttp's keepalive_timeout, which closes a
+    connection that has not sent a whole request) they no longer stay, and one address
+    cannot take the room the class needs."""
+    made = site_server.connection_made
+
+    def connection_made(handler, transport) -> None:
+        made(handler, transport)
+        peer = transport.get_extra_info("peername")
+        address = _address(peer[0]) if isinstance(peer, tuple) and peer else None
+        connections = site_server._connections  # aiohttp's own map: handler -> transport
+        if len(connections) > MAX_CONNECTIONS:
+            transport.close()
+            return
+        if address is None or address in trusted:
+            return
+        same = 0
+        for other in connections.values():
+            other_peer = other.get_extra_info("peername")
+            if isinstance(other_peer, tuple) and other_peer and _address(other_peer[0]) == address:
+                same += 1
+        if same > MAX_CONNECTIONS_PER_ADDRESS:
+            transport.close()
+
+    site_server.connection_made = connection_made
+
+
+async def start_site(server: ClassWebServer, host: str, port: int) -> web.AppRunner:
+    """The server listening, with its header timeout and connection caps (cleanup() it)."""
+    runner = web.AppRunner(server.make_app(), access_log=None, keepalive_timeout=HEADER_SECONDS)
+    await runner.setup()
+    cap_connections(runner.server, server.trusted_proxies)
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    return runner
+
+
+def _address(text: str) -> str | None:
+    """An IP address as written (IPv4, IPv6, IPv4-mapped IPv6 as IPv4), or None."""
+    if not isinstance(text, str) or len(text) > 60:
+        return None
+    try:
+        address = ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+    mapped = getattr(address, "ipv4_mapped", None)
+    return str(mapped or address)
 
 
 def _dimension(value: object, default: int) -> int:
@@ -492,6 +691,7 @@ def start_warm_process(lang: str | None):
     environment = AppService._build_environment(
         types.SimpleNamespace(debug=False)
     )  # Textual reads it at import
+    environment[PARENT_ENV] = str(os.getpid())  # it ends with this server, kill -9 included
     process = subprocess.Popen(
         [sys.executable, "-m", "tui.classweb.warm", path, *language],
         stdin=subprocess.DEVNULL,
@@ -505,7 +705,7 @@ def start_warm_process(lang: str | None):
     process.socket_folder = folder  # removed when the server stops
     client = Path(__file__).with_name("warm_client.py")
     fallback = [sys.executable, "-m", "tui.classweb.student_app", *language]
-    return process, shlex.join([sys.executable, "-S", str(client), path, *fallback])
+    return process, "exec " + shlex.join([sys.executable, "-S", str(client), path, *fallback])
 
 
 def serve(
@@ -516,6 +716,7 @@ def serve(
     import signal
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    log.addFilter(RepeatFilter())
     warm_process = None
     if warm:
         warm_process, command = start_warm_process(server.app_lang)
@@ -523,10 +724,8 @@ def serve(
             server.command = command
 
     async def run() -> None:
-        runner = web.AppRunner(server.make_app(), access_log=None)
-        await runner.setup()
+        runner = await start_site(server, host, port)
         try:
-            await web.TCPSite(runner, host, port).start()
             lines = [t("class-serve-urls", server.lang), *(f"  {url}" for url in student_urls(host, port))]
             announce("\n".join([*lines, t("class-serve-stop", server.lang)]))
             stop = asyncio.Event()

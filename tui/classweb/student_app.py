@@ -223,6 +223,17 @@ class ClassTutorApp(TutorApp):
         self.push_screen(ExamScreen(exam))  # over the home screen, which nothing can pop back to
         self.renew_token()
 
+    def _handle_exception(self, error: Exception) -> None:
+        """A session that ended (signed in elsewhere, ended by the teacher, expired) while a
+        keystroke or a timer used the store is an expected event: the ended screen and one
+        log line, not a crash with a traceback on the server's console."""
+        if isinstance(error, SessionEnded):
+            if self.ended is None:
+                self.log.warning(f"session ended: {error.reason}")
+                self.end_session(error.reason)
+            return
+        super()._handle_exception(error)
+
     def end_session(self, reason: str) -> None:
         from tui.screens.session_ended import SessionEndedScreen
 
@@ -244,7 +255,11 @@ def _lang(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     from exercises.classdb.folder import database_url
     from exercises.classdb.sessions import open_student_session
+    from tui.classweb.lifeline import end_with_parent, parent_from_environment
 
+    server = parent_from_environment()  # set when the server started this process itself (--cold)
+    if server is not None and not end_with_parent(server):
+        return 1
     lang = _lang(sys.argv[1:] if argv is None else argv)
     token = os.environ.pop(TOKEN_ENV, "")
     class_dir = Path(os.environ.pop(CLASS_DIR_ENV, "."))

@@ -57,7 +57,11 @@ def preload() -> None:
     import tui.screens.session_ended  # noqa: F401
 
 
-def _child(connection: socket.socket, fds: list[int], values: dict, argv: list[str]) -> None:
+def _child(connection: socket.socket, fds: list[int], values: dict, argv: list[str], parent: int) -> None:
+    from tui.classweb.lifeline import end_with_parent
+
+    if not end_with_parent(parent):  # the warm process (and so the server) is gone already
+        os._exit(0)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -76,6 +80,11 @@ def _child(connection: socket.socket, fds: list[int], values: dict, argv: list[s
 
 
 def serve(path: str, argv: list[str]) -> None:
+    from tui.classweb.lifeline import end_with_parent, parent_from_environment
+
+    server = parent_from_environment()
+    if server is not None and not end_with_parent(server):  # the server died as we started
+        return
     preload()
     gc.freeze()  # imported objects stay shared with every child
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
@@ -97,10 +106,11 @@ def serve(path: str, argv: list[str]) -> None:
                 os.close(fd)
             connection.close()
             continue
+        warm = os.getpid()
         if os.fork() == 0:
             listener.close()
             try:
-                _child(connection, fds, values, argv)
+                _child(connection, fds, values, argv, warm)
             finally:
                 os._exit(0)
         connection.close()

@@ -44,6 +44,16 @@ def add_parsers(actions, common) -> None:
         ),
     )
     serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help=L(
+            "the address of a proxy (nginx) whose X-Real-IP header names the student's address; repeatable",
+            "代理（nginx）的地址：只信任它发来的 X-Real-IP 头里的学生地址；可重复",
+        ),
+    )
+    serve.add_argument(
         "--cold",
         action="store_true",
         help=L(
@@ -95,7 +105,22 @@ def run_class_serve(args: argparse.Namespace, lang: str, lang_flag: str | None) 
     from exercises.classdb.folder import database_url
 
     db_url = database_url(Path(args.class_dir), args.db)  # resolved once: every session uses the same
-    server = ClassWebServer(store, Path(args.class_dir), db_url=db_url, lang=lang, app_lang=lang_flag)
+    from tui.classweb.server import _address
+
+    proxies = [_address(text) for text in args.trusted_proxy]
+    if None in proxies:
+        bad = args.trusted_proxy[proxies.index(None)]
+        message = L(f"--trusted-proxy {bad!r} is not an IP address", f"--trusted-proxy {bad!r} 不是 IP 地址")
+        store.close()
+        raise UsageError("objectives-tutor class serve: " + pick(message, lang))
+    server = ClassWebServer(
+        store,
+        Path(args.class_dir),
+        db_url=db_url,
+        lang=lang,
+        app_lang=lang_flag,
+        trusted_proxies=frozenset(proxies),
+    )
 
     def announce(text: str) -> None:
         sys.stdout.write(text + "\n")

@@ -435,7 +435,8 @@ class ExamScreen(Screen):
     def _tick(self) -> None:
         lang = self.app.lang
         if self.session.submitted_at is not None:
-            self.app.sub_title = f"{self.session.student} · {t('exam-done', lang)}"
+            done = getattr(self.session, "done_key", "exam-done")  # a class exam not handed in says so
+            self.app.sub_title = f"{self.session.student} · {t(done, lang)}"
             return
         left = self.session.seconds_left()
         if left is None:

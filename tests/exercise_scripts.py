@@ -114,6 +114,8 @@ VISIBILITY: list[tuple[str, Script]] = [
     ("prefix-ignored", _visible("prefix", lambda v: list(range(v.data["query"] + 1)))),
     ("prefix-fully-bidirectional", _visible("prefix", lambda v: list(range(v.data["n"])))),
     ("one-based-positions", lambda v, s: {"visible": ", ".join(str(i + 1) for i in v.data["visible"])}),
+    # The positions after i where those before i were asked: the query's column, not its row.
+    ("visible-reversed", _visible("causal", lambda v: list(range(v.data["query"], v.data["n"])))),
 ]
 
 

@@ -550,6 +550,49 @@ def test_the_tell_detector_finds_tells():
     assert any("diagnosis code" in problem for problem in question_problems(unknown))
 
 
+def test_a_theme_always_wrong_across_a_bank_is_a_tell_whatever_its_words():
+    """Issue 32: 9 of 16 wrong options of the misconceptions bank ranked the objectives in
+    different words and no right one did. The check reads the options' theme tags: a theme
+    only ever wrong may appear once; beside right options, at most twice as often wrong."""
+    from dataclasses import replace
+
+    from exercises.items.concepts import ask, right, wrong
+    from exercises.selfcheck import theme_tells
+
+    def ranked(en: str):
+        return replace(wrong(en, "排名" + en, "w", "错", "objectives-ranked"), theme="ranking")
+
+    bank = [
+        ask(
+            f"q{k}",
+            f"问{k}",
+            right(f"r{k}", f"对{k}"),
+            ranked(f"x{k}"),
+            wrong(f"y{k}", f"错{k}", "w", "错", "names-without-labels"),
+        )
+        for k in range(3)
+    ]
+    assert theme_tells(bank[:1]) == []  # once is allowed
+    assert theme_tells(bank) and "'ranking'" in theme_tells(bank)[0]  # three times, never right
+    themed_right = replace(bank[0].options[0], theme="ranking")
+    balanced = [replace(bank[0], options=(themed_right, *bank[0].options[1:])), *bank[1:]]
+    assert theme_tells(balanced[:2]) == []  # two wrong, one right: the chance rate
+    assert theme_tells(balanced)  # three wrong, one right: more than twice as often
+
+
+def test_the_banks_tag_the_themes_issue_32_names():
+    """The check measures something only where options carry their themes: the ranking
+    options of the misconceptions bank and the human-label options of the self-supervision
+    and NSP banks are tagged (and so held to the rule by ``exercises --check``)."""
+    themes = {
+        exercise.id: {option.theme for question in exercise.questions for option in question.options}
+        for exercise in EXERCISES
+        if isinstance(exercise, ChoiceExercise)
+    }
+    assert "ranking" in themes["concept-misconceptions"]
+    assert "human-labels" in themes["concept-self-supervision"] and "human-labels" in themes["concept-nsp"]
+
+
 def distinct_questions(exercise, count: int) -> list[int]:
     """The first seed of each distinct question among seeds 0..count-1: seeds asking the same
     question make the same variant ("equal question key, equal question", test_quiz.py), so

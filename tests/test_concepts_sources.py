@@ -73,17 +73,21 @@ def test_an_encoder_decoder_for_prefix_and_rest_is_not_a_misconception():
 
 
 def test_self_supervision_most_frequent_word_names_its_own_misconception():
-    """concept-self-supervision --seed 14, choice C: the corpus' most frequent word after
-    "hot" is not the target; the chain rule (tokens-independent) is not that story."""
+    """concept-self-supervision --seed 14 (before the bank grew), choice C: the corpus' most
+    frequent word after "hot" is not the target; the chain rule (tokens-independent) is not
+    that story. Every seed that asks the question is checked."""
     exercise = get("concept-self-supervision")
-    variant = exercise.generate(14)
-    question = exercise.question(variant)
-    slot = next(
-        s
-        for s, index in enumerate(variant.data["order"])
-        if "most often" in question.options[index].text["en"]
-    )
-    assert _option_code("concept-self-supervision", 14, LETTERS[slot]) == ["label-is-most-frequent"]
+    asked = 0
+    for seed in range(200):
+        variant = exercise.generate(seed)
+        question = exercise.question(variant)
+        if "hot [ ]" not in question.stem["en"]:
+            continue
+        asked += 1
+        order = variant.data["order"]
+        slot = next(s for s, index in enumerate(order) if "most often" in question.options[index].text["en"])
+        assert _option_code("concept-self-supervision", seed, LETTERS[slot]) == ["label-is-most-frequent"]
+    assert asked
 
 
 def test_clm_shift_a_data_side_answer_to_a_loss_side_question_is_one_story():
@@ -122,3 +126,46 @@ def test_mlm_abcde_states_a_rate_only_in_the_lessons_own_question():
         variant = exercise.generate(seed)
         assert "probability" not in variant.prompt["en"] and "概率" not in variant.prompt["zh"], seed
         assert "p" not in variant.data
+
+
+NEW_CODES = (
+    "teacher-forcing-one-position",
+    "perplexity-across-tokenizers",
+    "bidirectional-sees-itself",
+    "static-dynamic-masking",
+    "mlm-signal-every-token",
+    "cls-trained-only-by-nsp",
+    "padding-side-generation",
+    "too-good-loss-trusted",
+    "label-is-most-frequent",
+    "visible-reversed",
+)
+
+
+def test_the_misconceptions_students_bring_are_named_and_asked():
+    """Issue 32's list (teacher forcing, perplexity across tokenizers, BERT §3.1's "see
+    itself", static vs dynamic masking, the 15 % signal, [CLS] and NSP, padding side, a loss
+    too good to be true): each has a code, in both languages, and a question whose wrong
+    option names it (visible-reversed is the visibility exercise's, held by the sweep)."""
+    named = {
+        option.code
+        for exercise in EXERCISES
+        for question in getattr(exercise, "questions", ())
+        for option in question.options
+    }
+    for code in NEW_CODES:
+        assert DIAGNOSES[code]["en"] and DIAGNOSES[code]["zh"], code
+        assert code in named or code == "visible-reversed", code
+
+
+def test_the_mlm_signal_question_counts_from_the_engines_rate():
+    """The 77 of "about 77, the selected 15 %" is round(512 × MASK_RATE), the engine's rate."""
+    from engine.settings import MASK_RATE
+
+    bank = get("concept-80-10-10")
+    question = next(q for q in bank.questions if "512-token" in q.stem["en"])
+    right = next(option for option in question.options if option.correct)
+    assert f"about {round(512 * MASK_RATE)}" in right.text["en"]
+    assert f"大约 {round(512 * MASK_RATE)} 个" in right.text["zh"]
+    masked = next(option for option in question.options if option.code == "loss-omits-random")
+    assert f"about {round(512 * MASK_RATE * 0.8)}" in masked.text["en"]

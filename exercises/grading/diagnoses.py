@@ -373,6 +373,39 @@ DIAGNOSES: dict[str, Bilingual] = {
         "A masked LM predicts each blank from everything else; those conditionals do not multiply into the probability of the text, as the chain rule's next-token factors do.",
         "掩码语言模型根据其余所有内容预测每个空；这些条件概率乘起来并不是整段文本的概率，链式法则里的“下一个词”因子才是。",
     ),
+    # Misconceptions students bring that the lessons did not name (issue 32)
+    "teacher-forcing-one-position": L(
+        "With teacher forcing one forward pass trains every position at once: the model reads the true text, the causal mask keeps position t from seeing later tokens, and all T-1 next-token predictions are scored in parallel (T5 Section 2.4 calls it teacher forcing). Generation goes one token at a time; training does not.",
+        "用 teacher forcing 时，一次前向传播就同时训练所有位置：模型读的是真实文本，因果掩码让位置 t 看不到后面的 token，T-1 个“下一个词”预测并行计算损失（T5 第 2.4 节：“teacher forcing”）。生成才是一个一个 token 地来，训练不是。",
+    ),
+    "perplexity-across-tokenizers": L(
+        "Perplexity is per token: models with different tokenizers predict different units, and a masked LM's pseudo-perplexity predicts each token from both sides, so neither number compares with a causal LM's. Compare on the same text in the same units (per word or character), or on a task.",
+        "困惑度是按 token 算的：分词器不同的模型预测的单位不同，掩码语言模型的伪困惑度又是借两侧预测每个 token，所以这些数都不能和因果语言模型的直接比。要在同一段文本、同样的单位（每个词或每个字）上比，或者比下游任务。",
+    ),
+    "bidirectional-sees-itself": L(
+        "A standard language model cannot simply condition on both sides: in a deep stack each word would indirectly see itself through the other positions, and predicting it would be trivial (BERT Section 3.1). Masked LM hides the word in the input instead.",
+        "普通的语言模型不能直接同时看两侧：在多层的结构里，每个词会借别的位置间接看到自己，预测它就成了抄答案（BERT 3.1 节）。掩码语言建模的办法是在输入里把这个词藏起来。",
+    ),
+    "static-dynamic-masking": L(
+        "Google's BERT code masks the data once, before training (10 copies, dupe_factor), and reuses those masks: static masking. RoBERTa (Section 4.1) draws a new mask each time a sequence is fed to the model: dynamic masking, comparable or slightly better.",
+        "Google 的 BERT 代码在训练前把数据掩码好（复制 10 份，dupe_factor），之后反复使用这些掩码：这叫静态掩码。RoBERTa（4.1 节）每次把序列送进模型时重新抽一遍：这叫动态掩码，效果相当或略好。",
+    ),
+    "mlm-signal-every-token": L(
+        "A masked LM takes its loss at the selected positions alone, about 15 % of a sequence, so one pass trains about 15 % of the tokens as predictions, where a causal LM trains all T-1 (ELECTRA, Section 1: the network learns from 15 % of the tokens per example).",
+        "掩码语言模型只在被选中的位置计算损失，约占序列的 15%，所以一次前向只把约 15% 的 token 当作预测来训练；因果语言模型则训练全部 T-1 个（ELECTRA 第 1 节：网络每个样本只从 15% 的 token 中学习）。",
+    ),
+    "cls-trained-only-by-nsp": L(
+        "[CLS] takes part in every layer's attention like any token, so the masked-LM loss trains it too; NSP is one more loss read from its final vector. RoBERTa dropped NSP and still classifies from that first token.",
+        "[CLS] 和其他 token 一样参与每一层的注意力，所以掩码语言建模的损失也在训练它；NSP 只是从它最后一层向量上再多读一个损失。RoBERTa 去掉了 NSP，分类时仍然用这第一个 token。",
+    ),
+    "padding-side-generation": L(
+        "For batched generation a decoder-only model is padded on the left: new tokens are appended at the right end of each row, so right padding would put [PAD] between a prompt and its continuation (Hugging Face warns about right padding in a decoder-only model).",
+        "仅解码器模型批量生成时要在左边填充：新 token 接在每一行的右端，右边填充会让 [PAD] 夹在提示和续写之间（Hugging Face 遇到仅解码器模型右填充时会给出警告）。",
+    ),
+    "too-good-loss-trusted": L(
+        "A loss that falls near 0 within a few hundred steps on real text is a leak, not learning: real text is not that predictable. Look for a position that sees its own label: labels not shifted, or the causal mask missing.",
+        "在真实文本上几百步之内损失就掉到接近 0，那是泄露，不是学会了：真实文本没有这么好预测。去找看得到自己标签的位置：标签没有错开，或者漏了因果掩码。",
+    ),
     # Prefix LM labels
     "prefix-loss-starts-late": L(
         "The last prefix position already predicts the first continuation token, so its label is that token and it enters the loss.",

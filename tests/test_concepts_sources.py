@@ -169,3 +169,22 @@ def test_the_mlm_signal_question_counts_from_the_engines_rate():
     assert f"大约 {round(512 * MASK_RATE)} 个" in right.text["zh"]
     masked = next(option for option in question.options if option.code == "loss-omits-random")
     assert f"about {round(512 * MASK_RATE * 0.8)}" in masked.text["en"]
+
+
+def test_which_objective_counts_the_predictions_each_objective_trains():
+    """Issue 32: "how many positions does one forward pass train: CLM, MLM, T5?", computed
+    from the engine's own samples: a causal LM T-1 (every input position), a masked LM its
+    selected positions, a prefix LM from the last prefix position on, T5 every target token."""
+    exercise = get("which-objective")
+    seen = set()
+    for seed in range(80):
+        data = exercise.generate(seed).data
+        seen.add(data["objective"])
+        labelled = sum(label != "-100" for label in data["labels"])
+        if data["objective"] == "clm":
+            assert data["trained"] == len(data["inputs"]) == labelled
+        elif data["objective"] == "span":
+            assert data["trained"] == len(data["labels"]) and data["labels"][-1] == "</s>"
+        else:
+            assert data["trained"] == labelled < len(data["inputs"])
+    assert seen == {"clm", "mlm", "span", "prefix"}

@@ -86,7 +86,7 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     "selection-fixed-count": L(
         "This task selects each eligible token on its own with probability p (a coin per token, as Hugging Face's DataCollatorForLanguageModeling does), and its checks hold it to that: the count varies from row to row and short rows are masked at rate p too. Google's create_pretraining_data.py follows the other valid convention, a fixed max(1, round(p × n)) per sequence (the MLM lesson shows both); it is not this task's.",
-        "本题让每个可选 token 各自以概率 p 被选中（每个 token 抛一次硬币，和 Hugging Face 的 DataCollatorForLanguageModeling 一样），检查也按这个约定：每行选中的个数各不相同，短行同样以比例 p 被掩码。Google 的 create_pretraining_data.py 用的是另一种同样成立的约定：每个序列固定选 max(1, round(p × n)) 个（掩码语言建模一课两种都讲了）；只是本题不用它。",
+        "本题让每个可选 token 各自以概率 p 被选中（每个 token 抛一次硬币，和 Hugging Face 的 DataCollatorForLanguageModeling 一样），检查也按这个约定：每行选中的个数各不相同，短行同样以比例 p 被掩码。Google 的 create_pretraining_data.py 采用另一种同样成立的约定：每个序列固定选 max(1, round(p × n)) 个（掩码语言建模一课两种都讲了）；只是本题不用它。",
     ),
     "p-rescaled": L(
         "p is the probability for each content token itself: leaving [CLS] and [SEP] out needs no correction of p such as p × (L + 2) / L.",

@@ -110,7 +110,7 @@ OBJECTIVES: tuple[Objective, ...] = (
         L("Common misconceptions", "常见误区"),
         L("What the objective really decides", "训练目标真正决定了什么"),
         None,
-        ("concept-misconceptions",),
+        ("concept-misconceptions", "which-objective"),
     ),
 )
 

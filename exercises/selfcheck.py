@@ -10,7 +10,14 @@ tells a test-wise learner could use instead of the concept:
   far the longest; two options say the same thing;
 - across a bank (and across all banks): a phrase found in several wrong options and
   in no right one ("nothing: ...", "fine-tuning decides", "a person labelled it");
-  the right option the longest in more than ``LONGEST_SHARE`` of the questions."""
+  the right option the longest in more than ``LONGEST_SHARE`` of the questions;
+- a *theme* always wrong across a bank, whatever its words: options carry a ``theme``
+  tag for what they are about beyond their phrasing ("ranking": the option ranks the
+  objectives; "human-labels": it says a person labels the data). A theme on wrong
+  options only may appear once in a bank; beside right options, at most twice as often
+  among the wrong ones as among the right (the chance rate: two wrong options per right).
+  A learner who avoids the theme then gains nothing (issue 32: 9 of 16 wrong options of
+  the misconceptions bank ranked the objectives, no right one did)."""
 
 from __future__ import annotations
 
@@ -189,10 +196,28 @@ def longest_share(questions: Iterable[Question], lang: str) -> float:
     return longest / len(questions) if questions else 0.0
 
 
+def theme_tells(questions: Iterable[Question]) -> list[str]:
+    """Themes a test-wise learner can pick against: tagged on wrong options more than
+    once and more than twice as often as on right ones."""
+    wrong: dict[str, int] = {}
+    right: dict[str, int] = {}
+    for question in questions:
+        for option in question.options:
+            if option.theme is not None:
+                counts = right if option.correct else wrong
+                counts[option.theme] = counts.get(option.theme, 0) + 1
+    return [
+        f"the theme {theme!r} is on {count} wrong options and {right.get(theme, 0)} right ones "
+        f"(want at most {max(1, 2 * right.get(theme, 0))} wrong)"
+        for theme, count in sorted(wrong.items())
+        if count > max(1, 2 * right.get(theme, 0))
+    ]
+
+
 def bank_problems(questions: Iterable[Question]) -> list[str]:
     """The tells a bank of questions shows as a whole (``question_problems`` checks each)."""
     questions = list(questions)
-    found = phrase_tells(questions, PHRASE_IN_BANK)
+    found = phrase_tells(questions, PHRASE_IN_BANK) + theme_tells(questions)
     for lang in LANGS:
         share = longest_share(questions, lang)
         if share > LONGEST_SHARE:

@@ -114,6 +114,8 @@ VISIBILITY: list[tuple[str, Script]] = [
     ("prefix-ignored", _visible("prefix", lambda v: list(range(v.data["query"] + 1)))),
     ("prefix-fully-bidirectional", _visible("prefix", lambda v: list(range(v.data["n"])))),
     ("one-based-positions", lambda v, s: {"visible": ", ".join(str(i + 1) for i in v.data["visible"])}),
+    # The positions after i where those before i were asked: the query's column, not its row.
+    ("visible-reversed", _visible("causal", lambda v: list(range(v.data["query"], v.data["n"])))),
 ]
 
 
@@ -379,7 +381,23 @@ WHOLE_WORD: list[tuple[str, Script]] = [
 ]
 
 
+def _only(objective: str, answer: Callable[[Variant], dict[str, str]]) -> Script:
+    return lambda v, s: answer(v) if v.data["objective"] == objective else None
+
+
+WHICH_OBJECTIVE: list[tuple[str, Script]] = [
+    ("prefix-lm-is-causal", _only("prefix", lambda v: {"objective": "causal LM"})),
+    ("span-for-single-tokens", _only("span", lambda v: {"objective": "masked LM"})),
+    ("names-without-labels", _only("clm", lambda v: {"objective": "prefix LM"})),
+    ("mlm-signal-every-token", _only("mlm", lambda v: {"trained": str(len(v.data["inputs"]))})),
+    ("teacher-forcing-one-position", _only("clm", lambda v: {"trained": "1"})),
+    ("prefix-loss-everywhere", _only("prefix", lambda v: {"trained": str(len(v.data["inputs"]))})),
+    ("prefix-loss-starts-late", _only("prefix", lambda v: {"trained": str(v.data["trained"] - 1)})),
+]
+
+
 SCRIPTS: dict[str, list[tuple[str, Script]]] = {
+    "which-objective": WHICH_OBJECTIVE,
     "mlm-abcde": MLM_ABCDE,
     "clm-shift": CLM_SHIFT,
     "visibility": VISIBILITY,

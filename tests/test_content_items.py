@@ -285,12 +285,16 @@ def test_three_masks_names_every_fate_and_its_loss_is_not_the_mask_positions():
         variant = THREE.generate(seed)
         data = variant.data
         assert (
-            "no other position was selected" in variant.prompt["en"]
+            "No other position was selected" in variant.prompt["en"]
             and "其他位置都没有被选中" in variant.prompt["zh"]
         )
         for position, fate in zip(data["selected"], data["fates"], strict=True):
-            said = {"mask": "→ [MASK]", "random": "→ the random token", "keep": "kept unchanged"}[fate]
-            assert f"{position} ({data['tokens'][position]}) {said}" in variant.prompt["en"], seed
+            said = {
+                "mask": "replaced by [MASK]",
+                "random": "replaced by the random token",
+                "keep": "kept unchanged",
+            }
+            assert f"{position} ({data['tokens'][position]}), {said[fate]}" in variant.prompt["en"], seed
         masked = [i for i, token in enumerate(data["inputs"]) if token == "[MASK]"]
         assert masked != data["loss_positions"] and set(masked) < set(data["loss_positions"])
 

@@ -4,6 +4,7 @@ answer, feedback that marks without telling, fair variants, question pools."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import subprocess
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from exercises.catalogue import EXERCISES, get
 from exercises.grading import parsing
 from exercises.grading.diagnoses import DIAGNOSES
+from exercises.grading.marks import full_marks
 from exercises.grading.model import UnknownPart
 from exercises.items.choice import LETTERS, ChoiceExercise
 from exercises.items.loss_sanity import verdict
@@ -546,6 +548,49 @@ def test_the_tell_detector_finds_tells():
     assert any("absolute" in problem for problem in question_problems(absolute))
     unknown = ask("q", "问", right("a", "甲"), wrong("b", "乙", "w", "错", "no-such-code"))
     assert any("diagnosis code" in problem for problem in question_problems(unknown))
+
+
+def test_a_theme_always_wrong_across_a_bank_is_a_tell_whatever_its_words():
+    """Issue 32: 9 of 16 wrong options of the misconceptions bank ranked the objectives in
+    different words and no right one did. The check reads the options' theme tags: a theme
+    only ever wrong may appear once; beside right options, at most twice as often wrong."""
+    from dataclasses import replace
+
+    from exercises.items.concepts import ask, right, wrong
+    from exercises.selfcheck import theme_tells
+
+    def ranked(en: str):
+        return replace(wrong(en, "排名" + en, "w", "错", "objectives-ranked"), theme="ranking")
+
+    bank = [
+        ask(
+            f"q{k}",
+            f"问{k}",
+            right(f"r{k}", f"对{k}"),
+            ranked(f"x{k}"),
+            wrong(f"y{k}", f"错{k}", "w", "错", "names-without-labels"),
+        )
+        for k in range(3)
+    ]
+    assert theme_tells(bank[:1]) == []  # once is allowed
+    assert theme_tells(bank) and "'ranking'" in theme_tells(bank)[0]  # three times, never right
+    themed_right = replace(bank[0].options[0], theme="ranking")
+    balanced = [replace(bank[0], options=(themed_right, *bank[0].options[1:])), *bank[1:]]
+    assert theme_tells(balanced[:2]) == []  # two wrong, one right: the chance rate
+    assert theme_tells(balanced)  # three wrong, one right: more than twice as often
+
+
+def test_the_banks_tag_the_themes_issue_32_names():
+    """The check measures something only where options carry their themes: the ranking
+    options of the misconceptions bank and the human-label options of the self-supervision
+    and NSP banks are tagged (and so held to the rule by ``exercises --check``)."""
+    themes = {
+        exercise.id: {option.theme for question in exercise.questions for option in question.options}
+        for exercise in EXERCISES
+        if isinstance(exercise, ChoiceExercise)
+    }
+    assert "ranking" in themes["concept-misconceptions"]
+    assert "human-labels" in themes["concept-self-supervision"] and "human-labels" in themes["concept-nsp"]
 
 
 def distinct_questions(exercise, count: int) -> list[int]:
@@ -1680,3 +1725,34 @@ def test_clm_shift_an_answer_that_trains_the_model_to_copy_is_copying_in_any_lay
     result = exercise.grade(variant, answer)
     assert result.valid and "labels-not-shifted" in result.diagnoses, (answer, result.diagnoses)
     assert "wrong-layout" not in result.diagnoses and result.score <= 0.5
+
+
+def _combined_mistakes(exercise_id: str, seeds: range):
+    """Every pair of the exercise's known mistakes that touch different parts, applied
+    together to the engine's solution, with the seed and the two codes."""
+    scripts = SCRIPTS[exercise_id]
+    exercise = get(exercise_id)
+    for seed in seeds:
+        variant = exercise.generate(seed)
+        solution = exercise.solve(variant)
+        made = [(code, script(variant, solution)) for code, script in scripts]
+        made = [(code, wrong) for code, wrong in made if wrong is not None]
+        yield from ((seed, variant, (code, None), wrong) for code, wrong in made)
+        for (code_a, a), (code_b, b) in itertools.combinations(made, 2):
+            if not set(a) & set(b):
+                yield seed, variant, (code_a, code_b), {**a, **b}
+
+
+@pytest.mark.parametrize("exercise_id", sorted(SCRIPTS))
+def test_every_known_mistake_alone_or_two_combined_names_a_misconception(exercise_id):
+    """Issue 32: some wrong answers scored with no misconception named (two known mistakes
+    combined; the positions after i where those before i were asked). The sweep makes every
+    known mistake and every pair of them on different parts over 30 seeds: whatever loses
+    marks names at least one misconception."""
+    exercise = get(exercise_id)
+    silent = []
+    for seed, variant, codes, wrong in _combined_mistakes(exercise_id, range(30)):
+        result = exercise.grade(variant, {**exercise.solve(variant), **wrong})
+        if result.valid and not full_marks(result.score) and not result.diagnoses:
+            silent.append((seed, codes, result.score))
+    assert silent == [], silent[:5]

@@ -65,16 +65,16 @@ DIAGNOSES: dict[str, Bilingual] = {
     ),
     # Masked LM as code (the code lab)
     "random-word-special": L(
-        "The random 10 % puts an ordinary word of the vocabulary in the token's place: never [MASK], [CLS], [SEP], [PAD] or another special, which would teach the model that specials turn up inside text.",
-        "那 10% 随机替换换上的是词表里的普通词：永远不是 [MASK]、[CLS]、[SEP]、[PAD] 或其他特殊符号，否则模型会以为特殊符号会出现在正文里。",
+        "This course's rule (its tasks say so): the random 10 % puts an ordinary token of the vocabulary in the token's place, never [MASK], [CLS], [SEP], [PAD] or another special. Google's create_pretraining_data.py and Hugging Face's DataCollatorForLanguageModeling draw from the whole vocabulary, specials included; with a few specials among tens of thousands of tokens the difference is rare.",
+        "这是本课程的规则（题目里写明了）：那 10% 随机替换换上的是词表里的普通 token，从不是 [MASK]、[CLS]、[SEP]、[PAD] 或其他特殊符号。Google 的 create_pretraining_data.py 和 Hugging Face 的 DataCollatorForLanguageModeling 则从整个词表里抽，特殊符号也算在内；特殊符号只有几个，词表却有几万个 token，这点差别很少碰到。",
     ),
     "random-word-not-uniform": L(
-        "The random word is drawn uniformly from the whole non-special vocabulary: every ordinary id is equally likely (index a pool of all non-special ids with randint(0, len(pool))), not only the first few.",
-        "随机词从全部非特殊词表中均匀抽取：每个普通 id 的机会相同（用 randint(0, len(pool)) 去索引由全部非特殊 id 组成的池子），而不是只抽前面几个。",
+        "In this course the random word is drawn uniformly from the non-special vocabulary: every ordinary id is equally likely (index a pool of all non-special ids with randint(0, len(pool))), not only the first few. (Google's and Hugging Face's code draw uniformly from the whole vocabulary.)",
+        "本课程里随机词从非特殊词表中均匀抽取：每个普通 id 的机会相同（用 randint(0, len(pool)) 去索引由全部非特殊 id 组成的池子），而不是只抽前面几个。（Google 和 Hugging Face 的代码是在整个词表上均匀抽取。）",
     ),
     "random-excludes-original": L(
-        "BERT draws the random word from the whole non-special vocabulary and does not draw again when it gets the original back: the input then looks unchanged and the label is still the original. Redrawing until the word differs changes the shares.",
-        "BERT 从全部非特殊词表里抽随机词，抽回原词时也不重抽：这时输入看起来没变，标签仍是原词。一直重抽到不同为止，会改变各部分的比例。",
+        "The random word may be the original token itself: Google's create_pretraining_data.py and Hugging Face's collator do not draw again then, and neither does this course (which draws from the non-special vocabulary, its own rule). The input then looks unchanged and the label is still the original; redrawing until the word differs changes the shares.",
+        "随机词可能正好是原词：Google 的 create_pretraining_data.py 和 Hugging Face 的 collator 这时都不重抽，本课程也不重抽（本课程从非特殊词表里抽，这是它自己的规则）。这时输入看起来没变，标签仍是原词；一直重抽到不同为止，会改变各部分的比例。",
     ),
     "split-not-80-10-10": L(
         "Each selected token's fate is one uniform draw u: u < 0.8 gives [MASK], 0.8 <= u < 0.9 a random word, and the rest stay unchanged; the label is the original in all three cases.",
@@ -85,8 +85,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "分出 [MASK] 之后，剩下的对半分：Hugging Face 在没被换成 [MASK] 的 token 里用 bernoulli(0.5) 挑出随机替换的那些。在那里写 0.1，随机词就只占剩下部分的十分之一，而不是一半。",
     ),
     "selection-fixed-count": L(
-        "Each eligible token is selected on its own with probability p (a coin per token), not a fixed round(p × n) per row: with p = 0.15 a row of 3 tokens would then never be masked, and every row would show the same count.",
-        "每个可选 token 各自以概率 p 被选中（每个 token 抛一次硬币），而不是每行固定选 round(p × n) 个：那样 p = 0.15 时只有 3 个 token 的行永远不会被掩码，而且每行选中的个数都一样。",
+        "This task selects each eligible token on its own with probability p (a coin per token, as Hugging Face's DataCollatorForLanguageModeling does), and its checks hold it to that: the count varies from row to row and short rows are masked at rate p too. Google's create_pretraining_data.py follows the other valid convention, a fixed max(1, round(p × n)) per sequence (the MLM lesson shows both); it is not this task's.",
+        "本题让每个可选 token 各自以概率 p 被选中（每个 token 抛一次硬币，和 Hugging Face 的 DataCollatorForLanguageModeling 一样），检查也按这个约定：每行选中的个数各不相同，短行同样以比例 p 被掩码。Google 的 create_pretraining_data.py 采用另一种同样成立的约定：每个序列固定选 max(1, round(p × n)) 个（掩码语言建模一课两种都讲了）；只是本题不用它。",
     ),
     "p-rescaled": L(
         "p is the probability for each content token itself: leaving [CLS] and [SEP] out needs no correction of p such as p × (L + 2) / L.",
@@ -195,6 +195,10 @@ DIAGNOSES: dict[str, Bilingual] = {
     "prefix-sees-continuation": L(
         "Prefix positions may not look at the continuation: position prefix_len is the first one generated, so the prefix (k < prefix_len) is read both ways but keys from prefix_len on stay hidden from it.",
         "前缀中的位置不能看续写部分：位置 prefix_len 是第一个要生成的位置，所以前缀（k < prefix_len）内部双向可见，但从 prefix_len 开始的键对前缀仍是遮住的。",
+    ),
+    "visible-reversed": L(
+        "Position i reads the positions it may attend to (its row of the mask), not the positions that may attend to it (its column): under a causal mask that is 0..i, not i and after.",
+        "位置 i 能看的是它可以注意的那些位置（掩码里它那一行），而不是能注意到它的那些位置（它那一列）：因果掩码下是 0..i，而不是 i 及其之后。",
     ),
     "mask-transposed": L(
         "Rows are query positions and columns key positions: the blocked cells lie above the diagonal (column > row).",
@@ -309,8 +313,8 @@ DIAGNOSES: dict[str, Bilingual] = {
         "BERT 用 80/10/10 的理由：微调时的输入里没有 [MASK]。它自己的消融实验（附录 C.2）却发现微调对这个比例不敏感（MNLI 84.2，全用 [MASK] 为 84.3）；全用 [MASK] 的代价主要出现在不微调、直接用特征的时候（NER 94.9 → 94.0）。",
     ),
     "random-as-regularisation-only": L(
-        "BERT gives the random 10 % and kept 10 % a reason other than noise: fine-tuning inputs never contain [MASK], so the model must represent every real token well, since any visible token may have been replaced.",
-        "BERT 给 10% 随机词和 10% 不变的理由不是加噪声：微调时的输入里从不出现 [MASK]，所以模型得把每个真实 token 都表示好，因为任何一个可见的 token 都可能被换过。",
+        "The random 10 % is noise (d2l calls it occasional noise), but not only noise: BERT's reason (Section 3.1) is that fine-tuning inputs never contain [MASK], so the model must represent every real token well, since any visible token may have been replaced.",
+        "10% 随机词确实是噪声（d2l 称之为“偶尔的噪声”），但不只是噪声：BERT 给的理由（3.1 节）是微调时的输入里从不出现 [MASK]，所以模型得把每个真实 token 都表示好，因为任何一个可见的 token 都可能被换过。",
     ),
     "prefix-lm-is-causal": L(
         "Prefix LM lets the prefix attend both ways; only the part after it is causal.",
@@ -361,9 +365,46 @@ DIAGNOSES: dict[str, Bilingual] = {
         "A language model's probabilities are conditional: P(w1…wT) = P(w1) · P(w2 | w1) · … · P(wT | w<T), each factor depending on the tokens before it.",
         "语言模型的概率是条件概率：P(w1…wT) = P(w1) · P(w2 | w1) · … · P(wT | w<T)，每个因子都依赖它前面的 token。",
     ),
+    "label-is-most-frequent": L(
+        "The target is the token this text really had at that position, not the corpus' most frequent word there: each example scores the model against its own text, and the frequencies come out of many such examples.",
+        "目标是这段文本在那个位置上原本的 token，而不是语料里那里最常见的词：每个样本都拿它自己的文本来评分，词频是从许多这样的样本里学出来的。",
+    ),
     "mlm-sequence-probability": L(
         "A masked LM predicts each blank from everything else; those conditionals do not multiply into the probability of the text, as the chain rule's next-token factors do.",
         "掩码语言模型根据其余所有内容预测每个空；这些条件概率乘起来并不是整段文本的概率，链式法则里的“下一个词”因子才是。",
+    ),
+    # Misconceptions students bring that the lessons did not name (issue 32)
+    "teacher-forcing-one-position": L(
+        "With teacher forcing one forward pass trains every position at once: the model reads the true text, the causal mask keeps position t from seeing later tokens, and all T-1 next-token predictions are scored in parallel (T5 Section 2.4 calls it teacher forcing). Generation goes one token at a time; training does not.",
+        "用 teacher forcing 时，一次前向传播就同时训练所有位置：模型读的是真实文本，因果掩码让位置 t 看不到后面的 token，T-1 个“下一个词”预测并行计算损失（T5 第 2.4 节：“teacher forcing”）。生成才是一个一个 token 地来，训练不是。",
+    ),
+    "perplexity-across-tokenizers": L(
+        "Perplexity is per token: models with different tokenizers predict different units, and a masked LM's pseudo-perplexity predicts each token from both sides, so neither number compares with a causal LM's. Compare on the same text in the same units (per word or character), or on a task.",
+        "困惑度是按 token 算的：分词器不同的模型预测的单位不同，掩码语言模型的伪困惑度又是借两侧预测每个 token，所以这些数都不能和因果语言模型的直接比。要在同一段文本、同样的单位（每个词或每个字）上比，或者比下游任务。",
+    ),
+    "bidirectional-sees-itself": L(
+        "A standard language model cannot simply condition on both sides: in a deep stack each word would indirectly see itself through the other positions, and predicting it would be trivial (BERT Section 3.1). Masked LM hides the word in the input instead.",
+        "普通的语言模型不能直接同时看两侧：在多层的结构里，每个词会借别的位置间接看到自己，预测它就成了抄答案（BERT 3.1 节）。掩码语言建模的办法是在输入里把这个词藏起来。",
+    ),
+    "static-dynamic-masking": L(
+        "Google's BERT code masks the data once, before training (10 copies, dupe_factor), and reuses those masks: static masking. RoBERTa (Section 4.1) draws a new mask each time a sequence is fed to the model: dynamic masking, comparable or slightly better.",
+        "Google 的 BERT 代码在训练前把数据掩码好（复制 10 份，dupe_factor），之后反复使用这些掩码：这叫静态掩码。RoBERTa（4.1 节）每次把序列送进模型时重新抽一遍：这叫动态掩码，效果相当或略好。",
+    ),
+    "mlm-signal-every-token": L(
+        "A masked LM takes its loss at the selected positions alone, about 15 % of a sequence, so one pass trains about 15 % of the tokens as predictions, where a causal LM trains all T-1 (ELECTRA, Section 1: the network learns from 15 % of the tokens per example).",
+        "掩码语言模型只在被选中的位置计算损失，约占序列的 15%，所以一次前向只把约 15% 的 token 当作预测来训练；因果语言模型则训练全部 T-1 个（ELECTRA 第 1 节：网络每个样本只从 15% 的 token 中学习）。",
+    ),
+    "cls-trained-only-by-nsp": L(
+        "[CLS] takes part in every layer's attention like any token, so the masked-LM loss trains it too; NSP is one more loss read from its final vector. RoBERTa dropped NSP and still classifies from that first token.",
+        "[CLS] 和其他 token 一样参与每一层的注意力，所以掩码语言建模的损失也在训练它；NSP 只是从它最后一层向量上再多读一个损失。RoBERTa 去掉了 NSP，分类时仍然用这第一个 token。",
+    ),
+    "padding-side-generation": L(
+        "For batched generation a decoder-only model is padded on the left: new tokens are appended at the right end of each row, so right padding would put [PAD] between a prompt and its continuation (Hugging Face warns about right padding in a decoder-only model).",
+        "仅解码器模型批量生成时要在左边填充：新 token 接在每一行的右端，右边填充会让 [PAD] 夹在提示和续写之间（Hugging Face 遇到仅解码器模型右填充时会给出警告）。",
+    ),
+    "too-good-loss-trusted": L(
+        "A loss that falls near 0 within a few hundred steps on real text is a leak, not learning: real text is not that predictable. Look for a position that sees its own label: labels not shifted, or the causal mask missing.",
+        "在真实文本上几百步之内损失就掉到接近 0，那是泄露，不是学会了：真实文本没有这么好预测。去找看得到自己标签的位置：标签没有错开，或者漏了因果掩码。",
     ),
     # Prefix LM labels
     "prefix-loss-starts-late": L(

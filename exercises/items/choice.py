@@ -24,6 +24,7 @@ class Option:
     correct: bool
     why: Bilingual
     code: str | None = None  # the misconception a learner who picks it holds
+    theme: str | None = None  # what the option is about beyond its words ("ranking"), for the tell check
 
 
 @dataclass(frozen=True)

@@ -284,8 +284,11 @@ def layout_answer(tokens: list[str], layout: str) -> dict:
 
 
 def _as_in(part: str, given: list, answer: list) -> bool:
+    """Is this part as the other layout has it? Pairs by their rule (the one shift they
+    share): a learner answering data-side writes t->t over their own n-1 positions, which the
+    reader spreads over the question's n (clm-shift --seed 3 named copying beside the layout)."""
     if part == "pairs":
-        return {tuple(pair) for pair in given} == set(answer)
+        return bool(given) and _shift_of(given) == _shift_of(answer)
     return _same(given, answer)
 
 

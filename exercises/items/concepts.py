@@ -18,7 +18,8 @@ The file format (``docs/contributing.md`` shows a whole question)::
     [[question]]              en = "...", zh = "..."   (the stem)
     [[question.hint]]         en = "...", zh = "..."   (1 to 3, in order)
     [[question.option]]       en, zh, why.en, why.zh, and either right = true
-                              or misconception = "<diagnosis code>"
+                              or misconception = "<diagnosis code>"; optionally
+                              theme = "<name>" (what it is about: "ranking")
 
 The facts follow the lessons and the papers each file names in its comments."""
 
@@ -36,7 +37,7 @@ FOLDER = "concepts"  # inside the ``exercises`` package
 
 _BANK_KEYS = {"id", "title", "question"}
 _QUESTION_KEYS = {"en", "zh", "hint", "option"}
-_OPTION_KEYS = {"en", "zh", "why", "right", "misconception"}
+_OPTION_KEYS = {"en", "zh", "why", "right", "misconception", "theme"}
 
 
 class BankError(ValueError):
@@ -89,7 +90,10 @@ def _option(table: Any, where: str) -> Option:
     why = _text(table["why"], f"{where} why") if "why" in table else None
     if why is None and not is_right:
         raise BankError(f"{where}: a wrong option says why it is wrong (why.en, why.zh)")
-    return Option(text, is_right, why or RIGHT, code)
+    theme = table.get("theme")
+    if theme is not None and not (isinstance(theme, str) and theme.strip()):
+        raise BankError(f"{where}: theme must be a short name")
+    return Option(text, is_right, why or RIGHT, code, theme)
 
 
 def _question(table: Any, where: str) -> Question:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from engine.settings import BERT_SPLIT, MASK_RATE
+from engine.settings import BERT_SPLIT
 from engine.tokens import MASK
 from exercises.grading import parsing
 from exercises.grading.model import Exercise, Parsed, Part, PartResult, Rubric, Variant, question_key_of
@@ -43,7 +43,9 @@ def _fate_phrase(token: str, fate: str, replacement: str) -> dict[str, str]:
 
 
 def _draw(seed: int) -> dict:
-    """The question's parameters (torch-free): tokens, selection, fates, replacement, p."""
+    """The question's parameters (torch-free): tokens, selection, fates, replacement, and for
+    seed 0 alone the lesson's masking probability (seed 000 states 20 %). Once the selection is
+    given the rate plays no role, so the other variants do not state one (issue 32)."""
     if seed == 0:
         return {
             "tokens": list("ABCDE"),
@@ -75,7 +77,6 @@ def _draw(seed: int) -> dict:
             "selected": selected,
             "fates": fates,
             "replacement": replacement,
-            "p": rng.choice((MASK_RATE, 0.2)),
         }
         if _fair(params):
             return params
@@ -104,7 +105,12 @@ def _fair(params: dict) -> bool:
 def _generate(seed: int) -> Variant:
     params = _draw(seed)
     tokens, selected, fates = params["tokens"], params["selected"], params["fates"]
-    replacement, p = params["replacement"], params["p"]
+    replacement = params["replacement"]
+    rate = (
+        L(f" Masking probability {params['p']:.0%}.", f"掩码概率为 {params['p']:.0%}。")
+        if "p" in params
+        else L("", "")
+    )
     data = dict(params)
     data.update(_engine_answer(tokens, selected, fates, replacement))
     listing = ", ".join(tokens)
@@ -117,14 +123,14 @@ def _generate(seed: int) -> Variant:
 
     to_mask, to_random, kept = BERT_SPLIT
     prompt = L(
-        f"A sequence of {len(tokens)} tokens, positions counted from 0: [{listing}]. Masking probability "
-        f"{p:.0%}. Following BERT's rule ({to_mask:.0%} → [MASK], {to_random:.0%} → a random token, "
+        f"A sequence of {len(tokens)} tokens, positions counted from 0: [{listing}].{rate['en']} "
+        f"Following BERT's rule ({to_mask:.0%} → [MASK], {to_random:.0%} → a random token, "
         f"{kept:.0%} unchanged), "
         f"{chosen_en} were selected: {fate_en}.\n"
         "1. What input sequence does the model see?\n"
         "2. Which positions enter the loss?\n"
         "3. What is the label at each of those positions?",
-        f"一个长度为 {len(tokens)} 的序列，位置从 0 开始计数：[{listing}]。掩码概率为 {p:.0%}。"
+        f"一个长度为 {len(tokens)} 的序列，位置从 0 开始计数：[{listing}]。{rate['zh']}"
         f"按照 BERT 的 MLM 策略（{to_mask:.0%} 换成 [MASK]，{to_random:.0%} 换成随机词，{kept:.0%} 保持不变），"
         f"随机选中了{chosen_zh}：{fate_zh}。\n"
         "1. 模型的输入序列会变成什么？\n"

@@ -106,15 +106,15 @@ def _fair(params: dict) -> bool:
 
 def _fate_phrase(position: int, token: str, fate: str, replacement: str) -> dict[str, str]:
     if fate == "mask":
-        return fmt(L("{i} ({t}) → [MASK]", "{i}（{t}）→ [MASK]"), i=position, t=token)
+        return fmt(L("{i} ({t}), replaced by [MASK]", "{i}（{t}），换成 [MASK]"), i=position, t=token)
     if fate == "random":
         return fmt(
-            L("{i} ({t}) → the random token {r}", "{i}（{t}）→ 随机词 {r}"),
+            L("{i} ({t}), replaced by the random token {r}", "{i}（{t}），换成随机词 {r}"),
             i=position,
             t=token,
             r=replacement,
         )
-    return fmt(L("{i} ({t}) kept unchanged", "{i}（{t}）保持不变"), i=position, t=token)
+    return fmt(L("{i} ({t}), kept unchanged", "{i}（{t}），保持不变"), i=position, t=token)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -150,13 +150,13 @@ def _generate(seed: int) -> Variant:
     convention = CONVENTIONS[params["convention"]]
     prompt = L(
         f"A masked-LM batch row, padded to {len(tokens)} positions (position:token): {original}. "
-        f"BERT's rule selected positions {'; '.join(phrase['en'] for phrase in phrases)}; no other position was "
-        f"selected. The model's input is {listing}. Three different things are called a mask here.\n"
+        f"BERT's rule selected {len(phrases)} positions: {'; '.join(phrase['en'] for phrase in phrases)}. No other "
+        f"position was selected. The model's input is {listing}. Three different things are called a mask here.\n"
         "1. Hugging Face's attention_mask for this row (1 = attend, 0 = padding), one digit per position?\n"
         f"2. The same padding {convention['en']}: one digit per key position?\n"
         "3. Which positions have a label other than -100 (the loss mask)?",
         f"一行掩码语言建模的批次数据，填充到 {len(tokens)} 个位置（位置：token）：{original}。"
-        f"按 BERT 的规则选中了位置 {'；'.join(phrase['zh'] for phrase in phrases)}；其他位置都没有被选中。"
+        f"按 BERT 的规则选中了 {len(phrases)} 个位置：{'；'.join(phrase['zh'] for phrase in phrases)}。其他位置都没有被选中。"
         f"模型的输入是 {listing}。这里有三样东西都叫“掩码”。\n"
         "1. 这一行的 Hugging Face attention_mask（1 表示参与注意力，0 表示填充），每个位置一位？\n"
         f"2. 同样的填充，{convention['zh']}：每个键位置一位？\n"

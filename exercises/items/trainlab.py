@@ -345,7 +345,7 @@ class WhichObjective(Exercise):
 WHICH = WhichObjective(
     id="trainlab-which",
     kind="choice",
-    title=L("Which objective for which task?", "哪个目标适合哪个任务？"),
+    title=L("Which of your models for this task?", "你的哪个模型适合这个任务？"),
     parts=(Part("choice", L("your choice", "你的选择"), L("one letter", "一个字母")),),
     hint_texts=(
         L("Look at the column of the task, not at the loss.", "看这个任务那一列，而不是损失。"),

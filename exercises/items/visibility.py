@@ -158,6 +158,8 @@ def misconceptions(kind: str, n: int, query: int, given: set[int], expected: set
         return ["prefix-ignored"]
     if kind == "prefix" and given == set(range(n)):
         return ["prefix-fully-bidirectional"]
+    if kind == "causal" and given in (set(range(query, n)), set(range(query + 1, n))):
+        return ["visible-reversed"]  # the query's column (who sees it), not its row (whom it sees)
     return []
 
 
@@ -204,6 +206,7 @@ RUBRIC = Rubric(
         ("prefix-ignored", 0.5),
         ("prefix-fully-bidirectional", 0.5),
         ("padding-attended", 0.5),
+        ("visible-reversed", 0.5),
         ONE_BASED_CAP,
     ),
 )

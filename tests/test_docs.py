@@ -10,7 +10,9 @@ renamed in one place only, fails here with the page and the line.
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -215,3 +217,35 @@ def test_the_grading_speed_notes_describe_the_schedule_that_exists():
     assert f"up to {['zero', 'one', 'two', 'three', 'four'][schedule.MAX_WORKERS]} workers" in text
     assert f"{['zero', 'one', 'two', 'three'][schedule.CHUNK]} students a task" in text
     assert "chunks of 16 to forked workers" not in text
+
+
+# Commands that only read and print: safe to run as shown, in any order, with no state.
+RUNNABLE = ("show ", "textbook ", "exercises", "exercise ", "check ")
+
+
+def _runnable_commands():
+    for page in PAGES:
+        for line, command in _commands_in(page.read_text(encoding="utf-8")):
+            try:
+                shell = shlex.split(command, comments=True)
+            except ValueError:  # prose around an inline span, not a command line
+                continue
+            words = list(itertools.takewhile(lambda word: word not in STOP, shell))
+            text = " ".join(words)
+            if words and text.startswith(RUNNABLE) and not re.search(r"\b[A-Z]{2,}\b|…|\.\.\.", text):
+                yield pytest.param(words, id=f"{page.name}:{line}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("words", list(_runnable_commands()))
+def test_a_read_only_command_the_docs_show_runs(words):
+    """The read-only commands the docs show run as shown (exit 0, or 2 with a one-line
+    message where the page shows a refusal), never a traceback."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", *words], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert "Traceback" not in done.stderr
+    assert done.returncode in (0, 2), done.stderr

@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass, field
 
 from engine.errors import InvalidInput
-from engine.tokens import BASE_SPECIALS, EOS, UNK, Vocab, sentinel, split_characters
+from engine.tokens import BASE_SPECIALS, EOS, MASK, UNK, Vocab, sentinel, split_characters
 
 CORPORA = ("zh", "en", "arith")
 N_SENTINELS = 4  # span corruption hides at most a few spans of a 32-token window
@@ -81,8 +81,8 @@ class Grammar:
         ending = rng.choice(self.endings)
         split = self.split
         chinese = self.joiner == ""
-        # 因为 小明 昨天 买了 三 本 书 [和 两 杯 茶] ， 所以 他很高兴 。
-        # because tom bought three cups of tea [and two bowls of rice] yesterday , so he smiled .
+        # 因为 小明 昨天 买了 三 本 书 [和 两 杯 茶] ， 所以 大家很高兴 。
+        # because tom bought three cups of tea [and two bowls of rice] yesterday , so everyone smiled .
         clause = [*split(opener), *split(subject), *(split(time) if chinese else []), *split(verb)]
         for index in range(self.phrases):
             if index:
@@ -125,7 +125,7 @@ ZH = Grammar(
     times=("昨天", "今天", "明天"),
     verbs=("买了", "要了", "拿了", "看了"),
     numbers=tuple("两三四五六"),
-    endings=("他很高兴", "我们回家", "她笑了", "大家都走了"),
+    endings=("大家很高兴", "我们回家", "大家笑了", "大家都走了"),  # no 他/她: any subject fits
 )
 
 EN = Grammar(
@@ -145,7 +145,7 @@ EN = Grammar(
     times=("yesterday", "today", "again"),
     verbs=("bought", "wanted", "got", "saw"),
     numbers=("two", "three", "four", "five", "six"),
-    endings=("he was happy", "we went home", "she smiled", "everyone left"),
+    endings=("everyone was happy", "we went home", "everyone smiled", "everyone left"),
     joiner=" ",
 )
 
@@ -231,6 +231,62 @@ def tokenize(name: str, text: str) -> list[str]:
     else:
         tokens = language.split(text.replace("\0", " \0 ").replace(" ", ""))
     return ["[MASK]" if token == "\0" else token for token in tokens]
+
+
+def _pattern(language: Grammar) -> tuple[list[tuple[str, ...]], int]:
+    """A sentence of ``language`` as slots, each the tuple of token sequences it may hold
+    (joined by spaces): what ``Grammar.sentence`` writes, read back as a pattern; and the
+    slot of the last counted thing's measure word (the test set's blank)."""
+    chinese = language.joiner == ""
+
+    def words(options) -> tuple[str, ...]:
+        return tuple(" ".join(language.split(option)) for option in options)
+
+    phrase = [words(language.numbers), tuple(m for m, _ in language.measures)]
+    phrase += [] if chinese else [("of",)]
+    phrase += [tuple(noun for _, nouns in language.measures for noun in nouns)]
+    slots = [words(opener for opener, _ in language.pairs), words(language.subjects)]
+    slots += [words(language.times)] if chinese else []
+    slots += [words(language.verbs)]
+    for index in range(language.phrases):
+        slots += [("和" if chinese else "and",)] if index else []
+        blank = len(slots) + 1
+        slots += phrase
+    slots += [] if chinese else [words(language.times)]
+    slots += [("，" if chinese else ",",), words(f for _, f in language.pairs), words(language.endings)]
+    return [*slots, ("。" if chinese else ".",)], blank
+
+
+def fits(name: str, text: str) -> bool:
+    """Whether a probe is one the models were tested on: a continue probe is the start of a
+    sentence of the language up to its comma; a fill probe is a whole sentence with its
+    last counted thing's measure word as the one blank (where the test set puts it), the
+    rest as the language writes it. A probe outside this is fair to type, but it asks the
+    models about text they never saw (the lesson says so)."""
+    language = grammar(name)
+    if not isinstance(language, Grammar):
+        return False
+    tokens = tokenize(name, text)
+    slots, blank_slot = _pattern(language)
+    blank = tokens.count(MASK)
+    comma = len(slots) - 4
+    if blank == 0:
+        ending = slots[: comma + 1]
+    elif blank == 1:
+        ending = slots
+    else:
+        return False
+    at = 0
+    for index, options in enumerate(ending):
+        for option in sorted(options, key=len, reverse=True):
+            size = len(option.split())
+            piece = tokens[at : at + size]
+            if " ".join(piece) == option or (piece == [MASK] and index == blank_slot):
+                at += size
+                break
+        else:
+            return False
+    return at == len(tokens)
 
 
 def unknown(vocab: Vocab, tokens: list[str]) -> list[str]:

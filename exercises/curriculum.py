@@ -133,9 +133,18 @@ def next_objective(objective_id: str) -> Objective | None:
     return OBJECTIVES[index] if index < len(OBJECTIVES) else None
 
 
-def lesson_text(objective_id: str, lang: str) -> str:
-    """The lesson's Markdown in ``lang`` (shipped in the package, read on demand)."""
+def lesson_source(objective_id: str, lang: str) -> str:
+    """The lesson's Markdown in ``lang`` as written, placeholders and all (shipped in the
+    package, read on demand)."""
     from importlib import resources
 
     folder = resources.files("exercises") / "lessons"
     return (folder / f"{objective_id}.{lang}.md").read_text(encoding="utf-8")
+
+
+def lesson_text(objective_id: str, lang: str) -> str:
+    """The lesson as the reader sees it: every figure and cross-reference filled from its
+    source (``exercises.facts``), in ``lang``."""
+    from exercises.facts import render
+
+    return render(lesson_source(objective_id, lang), lang)

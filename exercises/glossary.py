@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from exercises.text import Bilingual, L
+from exercises.text import Bilingual, L, pick
 
 
 @dataclass(frozen=True)
@@ -14,6 +14,19 @@ class Term:
     id: str
     name: Bilingual
     meaning: Bilingual
+    # The lesson that states the term's rules: the entry says what the word names and
+    # links there, instead of restating the lesson (a second copy would drift; issue 32).
+    lesson: str | None = None
+
+
+def meaning_text(term: Term, lang: str) -> str:
+    """The entry as a reader sees it: its meaning, then the lesson that states its rules."""
+    from exercises.facts import lesson_reference
+
+    if term.lesson is None:
+        return pick(term.meaning, lang)
+    where = lesson_reference(term.lesson, lang)
+    return pick(term.meaning, lang) + (f"详见{where}。" if lang == "zh" else f" See {where}.")
 
 
 TERMS: tuple[Term, ...] = (
@@ -93,9 +106,10 @@ TERMS: tuple[Term, ...] = (
         "prefix",
         L("Prefix (prefix LM)", "前缀（前缀语言模型）"),
         L(
-            "The first part of the sequence, seen bidirectionally and not predicted; after it the model continues causally, and only those positions enter the loss. In a pair (a question and its answer) the pair fixes the prefix; on plain text T5 cuts at a random point.",
-            "序列开头的一段：双向可见、不参与预测；其后模型按因果方式续写，只有这些位置计入损失。成对的数据（问题和回答）自带前缀；在普通文本上，T5 在随机的位置切开。",
+            "In a prefix LM, the first part of the sequence: every position may read all of it, in both directions; the text after it is continued causally. Which positions carry labels, the last prefix position included, is the lesson's.",
+            "前缀语言模型里序列开头的一段：每个位置都能双向地读到它的全部；它后面的文本按因果方式续写。哪些位置带标签（包括前缀的最后一个位置），以讲解为准。",
         ),
+        lesson="prefix-lm",
     ),
     Term(
         "visibility",

@@ -10,7 +10,9 @@ renamed in one place only, fails here with the page and the line.
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,115 @@ def test_a_removed_flag_or_command_is_caught():
     ]
     assert _problems(" quiz frobnicate quiz.toml")[0].startswith("'frobnicate' is not a subcommand")
     assert _problems(" quiz grade quiz.toml subs/ --csv grades.csv --all") == []
+
+
+NUMBER_WORDS = {
+    word: value
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+} | {"thirty": 30, "forty": 40}
+
+
+def _number(text: str) -> int | None:
+    """'Twenty-eight' -> 28, '28' -> 28 (None: not a number)."""
+    if text.isdigit():
+        return int(text)
+    parts = text.lower().split("-")
+    if not all(part in NUMBER_WORDS for part in parts):
+        return None
+    return sum(NUMBER_WORDS[part] for part in parts)
+
+
+def test_the_counts_the_docs_state_are_the_codes():
+    """ "Twenty-three exercises" stayed after five were added (issue 32): every count of
+    exercises or lessons a page states is the curriculum's."""
+    from exercises.curriculum import EXERCISE_IDS, OBJECTIVES
+
+    actual = {"exercises": len(EXERCISE_IDS), "lessons": len(OBJECTIVES)}
+    wrong = []
+    for page in PAGES:
+        for match in re.finditer(
+            r"\b([A-Za-z]+(?:-[a-z]+)?|\d+) (exercises|lessons) (?:cover|in all)\b", page.read_text()
+        ):
+            value = _number(match.group(1))
+            if value is not None and value != actual[match.group(2)]:
+                wrong.append(f"{page.name}: {match.group(0)} (the code has {actual[match.group(2)]})")
+    assert wrong == []
+
+
+def test_the_dependency_list_names_every_runtime_and_test_dependency():
+    """docs/architecture.md lists the project's dependencies: each one pyproject.toml
+    declares (runtime and dev) is named there."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = [*project["dependencies"], *project.get("optional-dependencies", {}).get("dev", [])]
+    names = {re.split(r"[<>=\[; ]", spec, maxsplit=1)[0].lower() for spec in declared}
+    text = (ROOT / "docs" / "architecture.md").read_text().lower()
+    assert sorted(name for name in names if f"`{name}`" not in text and name not in text) == []
+
+
+def test_the_grading_speed_notes_describe_the_schedule_that_exists():
+    """docs/contributing.md once described a gc freeze, run-queue workers and chunks of 16
+    that the code no longer had (issue 32): the figures it names are the code's."""
+    from exercises.classroom import schedule
+
+    text = (ROOT / "docs" / "contributing.md").read_text()
+    assert f"up to {['zero', 'one', 'two', 'three', 'four'][schedule.MAX_WORKERS]} workers" in text
+    assert f"{['zero', 'one', 'two', 'three'][schedule.CHUNK]} students a task" in text
+    assert "chunks of 16 to forked workers" not in text
+
+
+# Commands that only read and print: safe to run as shown, in any order, with no state.
+RUNNABLE = ("show ", "textbook ", "exercises", "exercise ", "check ")
+
+
+def _runnable_commands():
+    for page in PAGES:
+        for line, command in _commands_in(page.read_text(encoding="utf-8")):
+            try:
+                shell = shlex.split(command, comments=True)
+            except ValueError:  # prose around an inline span, not a command line
+                continue
+            words = list(itertools.takewhile(lambda word: word not in STOP, shell))
+            text = " ".join(words)
+            if words and text.startswith(RUNNABLE) and not re.search(r"\b[A-Z]{2,}\b|…|\.\.\.", text):
+                yield pytest.param(words, id=f"{page.name}:{line}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("words", list(_runnable_commands()))
+def test_a_read_only_command_the_docs_show_runs(words):
+    """The read-only commands the docs show run as shown (exit 0, or 2 with a one-line
+    message where the page shows a refusal), never a traceback."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", *words], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert "Traceback" not in done.stderr
+    assert done.returncode in (0, 2), done.stderr

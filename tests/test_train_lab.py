@@ -279,7 +279,7 @@ def test_the_objective_decides_the_ability():
     assert clm.fill_scored >= 0.85  # the CLM knows the rule: scoring whole sentences finds it
     # and on a learner's own sentences, shorter than a window
     vocab = run.data.vocab
-    blank = toy_corpus.tokenize("zh", "虽然我们看了两_猫，但是她笑了。")
+    blank = toy_corpus.tokenize("zh", "虽然我们看了两_猫，但是大家笑了。")
     assert probe_fill("mlm", run.models["mlm"].model, vocab, blank).tokens == ["只"]
     begun = toy_corpus.tokenize("zh", "如果老师明天要了四把伞和五张票，")
     assert probe_continue("clm", run.models["clm"].model, vocab, begun).tokens[:2] == ["那", "么"]

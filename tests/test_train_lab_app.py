@@ -47,7 +47,7 @@ async def test_train_with_a_short_budget_then_read_the_table_and_probe(lang):
         assert ("majority" if lang == "en" else "多数类") in table
         probe = figure.query_one("#tl-probe")
         probe.focus()
-        probe.value = "因为小明昨天买了三_书和两杯茶，所以他很高兴。"
+        probe.value = "因为小明昨天买了三_书和两杯茶，所以大家很高兴。"
         await pilot.press("enter")
         await _until(lambda: figure.probe_result is not None, 30)
         await pilot.pause()

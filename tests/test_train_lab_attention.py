@@ -15,7 +15,7 @@ from engine.train_lab import LabSettings, attention_map, run_lab
 # One worker runs this file: its module-scoped set-up is made once (see the Makefile).
 pytestmark = pytest.mark.xdist_group("test_train_lab_attention")
 
-SENTENCE = "因为小明昨天买了两杯茶和三_书，所以他很高兴。"
+SENTENCE = "因为小明昨天买了两杯茶和三_书，所以大家很高兴。"
 QUICK = LabSettings(
     objectives=("clm", "mlm", "prefix", "span"), steps=30, train_sentences=300, eval_sentences=20
 )
@@ -34,7 +34,7 @@ def _maps(run, text=SENTENCE):
     }
 
 
-@pytest.mark.parametrize("text", [SENTENCE, "因为小明昨天买了两杯茶和三本书，所以他很高兴。", "如果老师"])
+@pytest.mark.parametrize("text", [SENTENCE, "因为小明昨天买了两杯茶和三本书，所以大家很高兴。", "如果老师"])
 @pytest.mark.slow
 def test_each_models_weights_are_zero_exactly_where_its_mask_blocks(quick_run, text):
     for view in _maps(quick_run, text).values():
@@ -172,7 +172,7 @@ async def test_the_attention_view_follows_the_keys(lang, saved_quick_run):
         figure.focus()
         await pilot.press("p")
         assert figure.query_one("#tl-probe").has_focus  # one key to the probe box, not nine Tabs
-        await pilot.press(*"因为小明昨天买了两杯茶和三_书，所以他很高兴。", "enter")
+        await pilot.press(*"因为小明昨天买了两杯茶和三_书，所以大家很高兴。", "enter")
         await _until(lambda: figure.probe_result is not None, 60)
         await pilot.pause()
         figure.focus()

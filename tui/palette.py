@@ -44,7 +44,7 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
                     (objective.id, exercise_id),
                 )
             )
-    from exercises.glossary import TERMS
+    from exercises.glossary import TERMS, meaning_text
 
     for term in TERMS:
         entries.append(
@@ -55,7 +55,7 @@ def course_entries(lang: str) -> list[tuple[str, list[str], str, tuple[str, str 
                     *term.name.values(),
                     *(name.split(" (")[0].split("（")[0] for name in term.name.values()),
                 ],
-                pick(term.meaning, lang),
+                meaning_text(term, lang),
                 ("glossary", term.id),
             )
         )

@@ -43,8 +43,8 @@ SHORT_NAMES: dict[str, Bilingual] = {  # the form's tick boxes
 # The sentence the attention view opens on: the fill-the-middle rule of each language,
 # with the blank where the test sentences have it (the last counted thing).
 EXAMPLES: dict[str, str] = {
-    "zh": "因为小明昨天买了两杯茶和三_书，所以他很高兴。",
-    "en": "because tom bought two bowls of rice and three _ of tea yesterday, so he smiled.",
+    "zh": "因为小明昨天买了两杯茶和三_书，所以大家很高兴。",
+    "en": "because tom bought two bowls of rice and three _ of tea yesterday, so everyone smiled.",
     "arith": "3+_=7;",
 }
 
@@ -141,15 +141,26 @@ def table_rows(result: dict, lang: str) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-# Measured (benchmarks/train.py and the lesson's section on the T5 row, 2026-12-02).
-SPAN_LIMIT = L(
-    "  a known limit: at 500 steps this T5 model fills the middle at chance (0.10 on seeds 0 and 4; "
-    "0.13 at 1000 steps). It learned to find the blank's sentinel in its input, not to read the noun "
-    "beside it; its low loss is the last span, always at the input's end. See the lesson.",
-    "  已知的局限：训练 500 步时，这个 T5 模型填中间只有随机猜的水平（种子 0 和 4 都是 0.10；"
-    "1000 步时 0.13）。它学会了在输入里找到空位的哨兵，却没学会读哨兵旁边的名词；它的损失低，"
-    "是因为最后一段总在输入末尾，很好猜。详见讲解。",
-)
+def span_limit(lang: str) -> str:
+    """The T5 row's known limit, with the recorded runs' figures (the lesson quotes the same
+    placeholders: one source, ``exercises/training/recorded_runs.json``)."""
+    from exercises.facts import render
+
+    return render(
+        pick(
+            L(
+                "  a known limit: at {{run:steps}} steps this T5 model fills the middle near chance "
+                "({{run:span.fill}} over seeds {{run:seeds}} of the {{run:corpus}}; chance {{run:chance.fill}}). "
+                "It learned to find the blank's sentinel in its input, not to read the noun beside it; "
+                "its low loss is the last span, always at the input's end. See the lesson.",
+                "  已知的局限：训练 {{run:steps}} 步时，这个 T5 模型填中间接近随机猜的水平（{{run:corpus}}，"
+                "种子 {{run:seeds}} 为 {{run:span.fill}}；随机猜是 {{run:chance.fill}}）。它学会了在输入里找到"
+                "空位的哨兵，却没学会读哨兵旁边的名词；它的损失低，是因为最后一段总在输入末尾，很好猜。详见讲解。",
+            ),
+            lang,
+        ),
+        lang,
+    )
 
 
 def notes(result: dict, lang: str) -> list[str]:
@@ -165,7 +176,7 @@ def notes(result: dict, lang: str) -> list[str]:
             )
         )
         if name == "span":
-            lines.append(pick(SPAN_LIMIT, lang))
+            lines.append(span_limit(lang))
         if entry.get("fill_scored") is not None:
             passes = entry["fill_scored_passes"]
             lines.append(

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
-from exercises.glossary import TERMS
+from exercises.glossary import TERMS, meaning_text
 from exercises.text import LANGS, pick
 from tui.i18n import t
 from tui.widgets.fitting_footer import FittingFooter
@@ -24,7 +24,7 @@ def glossary_text(lang: str, first: str | None = None) -> Text:
         out.append(pick(term.name, lang), style="bold")
         if term.name[other] != term.name[lang]:
             out.append(t("aside", lang, text=term.name[other]), style="dim")
-        out.append("\n  " + pick(term.meaning, lang) + "\n\n")
+        out.append("\n  " + meaning_text(term, lang) + "\n\n")
     return out
 
 

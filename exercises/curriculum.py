@@ -140,11 +140,3 @@ def lesson_source(objective_id: str, lang: str) -> str:
 
     folder = resources.files("exercises") / "lessons"
     return (folder / f"{objective_id}.{lang}.md").read_text(encoding="utf-8")
-
-
-def lesson_text(objective_id: str, lang: str) -> str:
-    """The lesson as the reader sees it: every figure and cross-reference filled from its
-    source (``exercises.facts``), in ``lang``."""
-    from exercises.facts import render
-
-    return render(lesson_source(objective_id, lang), lang)

@@ -40,7 +40,11 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from exercises.text import L, listing, pick
+from exercises.text import L, fmt, listing, pick
+
+# How a figure and a cross-reference read in each language.
+LESSON_REFERENCE = L('lesson {number}, "{title}"', "第 {number} 课“{title}”")
+PERCENT = L("{value} %", "{value}%")
 
 PLACEHOLDER = re.compile(r"\{\{(lesson|run|engine):([A-Za-z0-9_.\-]+)\}\}")
 
@@ -53,7 +57,7 @@ def lesson_reference(objective_id: str, lang: str) -> str:
     objective = OBJECTIVES[ids.index(objective_id)]
     number = ids.index(objective_id) + 1
     title = pick(objective.title, lang)
-    return f"第 {number} 课“{title}”" if lang == "zh" else f'lesson {number}, "{title}"'
+    return pick(fmt(LESSON_REFERENCE, number=number, title=title), lang)
 
 
 def _two(value: float) -> str:
@@ -69,8 +73,7 @@ def _span(values: list[float], lang: str) -> str:
 
 def run_figure(what: str, lang: str) -> str:
     """One figure of the recorded training-lab runs, for the reader's toy language."""
-    from exercises.training.recorded import recorded
-    from exercises.training.table import CORPUS_NAMES
+    from exercises.training.recorded import CORPUS_NAMES, recorded
 
     data = recorded()
     seeds = data["settings"]["seeds"]
@@ -141,7 +144,7 @@ def _engine_recorded() -> dict:
 
 
 def _percent(count: int, total: int, lang: str) -> str:
-    return f"{round(100 * count / total)}" + ("%" if lang == "zh" else " %")
+    return pick(fmt(PERCENT, value=round(100 * count / total)), lang)
 
 
 def engine_figure(name: str, lang: str) -> str:
@@ -195,6 +198,15 @@ def render(text: str, lang: str) -> str:
 def placeholders(text: str) -> list[str]:
     """The placeholders of ``text``, in order, as written."""
     return [match.group(0) for match in PLACEHOLDER.finditer(text)]
+
+
+def lesson_text(objective_id: str, lang: str) -> str:
+    """The lesson as the reader sees it: every figure and cross-reference filled from its
+    source, in ``lang`` (here, not in ``exercises.curriculum``: the references read the
+    curriculum, so the curriculum must not read them)."""
+    from exercises.curriculum import lesson_source
+
+    return render(lesson_source(objective_id, lang), lang)
 
 
 def main(argv: list[str]) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from exercises.text import Bilingual, L, pick
+from exercises.text import Bilingual, L, fmt, pick
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,9 @@ class Term:
     lesson: str | None = None
 
 
+SEE_LESSON = L(" See {where}.", "详见{where}。")
+
+
 def meaning_text(term: Term, lang: str) -> str:
     """The entry as a reader sees it: its meaning, then the lesson that states its rules."""
     from exercises.facts import lesson_reference
@@ -26,7 +29,7 @@ def meaning_text(term: Term, lang: str) -> str:
     if term.lesson is None:
         return pick(term.meaning, lang)
     where = lesson_reference(term.lesson, lang)
-    return pick(term.meaning, lang) + (f"详见{where}。" if lang == "zh" else f" See {where}.")
+    return pick(term.meaning, lang) + pick(fmt(SEE_LESSON, where=where), lang)
 
 
 TERMS: tuple[Term, ...] = (

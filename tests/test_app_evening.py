@@ -754,7 +754,8 @@ def test_the_span_reader_knows_the_forms_and_fails_only_with_valueerror():
 def test_lessons_name_commands_as_commands(lang):
     import re
 
-    from exercises.curriculum import OBJECTIVES, lesson_text
+    from exercises.curriculum import OBJECTIVES
+    from exercises.facts import lesson_text
 
     commands = ("textbook", "show", "check", "exercise", "exercises", "progress", "train", "probe", "lab")
     for objective in OBJECTIVES:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from exercises.catalogue import EXERCISES, get
-from exercises.curriculum import OBJECTIVES, lesson_text
+from exercises.curriculum import OBJECTIVES
+from exercises.facts import lesson_text
 from tui.cli import main
 
 

@@ -22,7 +22,8 @@ import re
 import pytest
 
 from exercises import facts
-from exercises.curriculum import OBJECTIVES, lesson_source, lesson_text
+from exercises.curriculum import OBJECTIVES, lesson_source
+from exercises.facts import lesson_text
 
 LANGS = ("zh", "en")
 LESSONS = [objective.id for objective in OBJECTIVES]

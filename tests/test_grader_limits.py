@@ -628,3 +628,29 @@ def test_the_scratch_folder_is_capped_in_total_not_only_per_file(tmp_path):
     with Sandbox(path, "causal_mask") as box:
         written, error = box.call(3)
     assert written <= SCRATCH_TOTAL_LIMIT and error == errno.ENOSPC
+
+
+@pytest.mark.skipif(not _isolated(), reason="this machine offers no Landlock/seccomp")
+def test_a_package_folder_changed_after_confinement_still_imports(tmp_path):
+    """Landlock grants torch's and sympy's folders, not site-packages around them: when a
+    file appears there after the child is confined (a pip install, another test), Python
+    lists the folder again, is refused, and found no sympy (torch imports it late). Seen
+    as a flaky sandbox test under xdist; the listing made before confinement stands."""
+    import uuid
+
+    import torch
+
+    path = tmp_path / "10_causal_mask.py"
+    path.write_text(
+        "import importlib\n\ndef causal_mask(n):\n"
+        "    try:\n        importlib.import_module('sympy')\n        return 'imported'\n"
+        "    except ImportError as error:\n        return str(error)\n"
+    )
+    site = Path(torch.__file__).parent.parent
+    with Sandbox(path, "causal_mask") as box:
+        marker = site / f"objectives-mtime-{uuid.uuid4().hex}.txt"
+        marker.write_text("")
+        try:
+            assert box.call(3) == "imported"
+        finally:
+            marker.unlink()

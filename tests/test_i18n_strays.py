@@ -35,6 +35,16 @@ ALLOWED = {
         "like the code and files they point at"
     ),
     ("exercises/items/loss_sanity.py", "wrote "): "a maintainer's script (python -m ...), not the app",
+    ("exercises/facts.py", "usage: "): "a maintainer's script (python -m exercises.facts --record)",
+    ("exercises/facts.py", "wrote "): "a maintainer's script (python -m exercises.facts --record)",
+    (
+        "exercises/training/record_runs.py",
+        "usage: ",
+    ): "a maintainer's script (python -m exercises.training.record_runs)",
+    (
+        "exercises/training/record_runs.py",
+        "wrote ",
+    ): "a maintainer's script (python -m exercises.training.record_runs)",
 }
 
 

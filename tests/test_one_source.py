@@ -25,7 +25,8 @@ def places(pattern: str) -> list[str]:
         (r"transformer models learn patterns", "engine/tokens.py"),  # the lesson sentence
         (r"^def pick\(", "exercises/text.py"),
         (r"^def emit_json\(", "tui/render.py"),
-        (r"stdout\.write\(json\.dumps\(", "tui/render.py"),  # every command prints JSON through emit_json
+        # every command prints JSON through emit_json (which makes control characters inert)
+        (r"(print|stdout\.write)\((_inert\()?json\.dumps\(", "tui/render.py"),
         (r"^BERT_SPLIT = ", "engine/settings.py"),
         (r"^MASK_RATE = ", "engine/settings.py"),  # BERT's 15 %, beside its split
         (r"^NOISE_DENSITY = ", "engine/settings.py"),  # T5's 15 %

@@ -215,5 +215,8 @@ def emit_json(payload: dict) -> None:
     terminal acts on (DEL, C1 controls such as the one-byte CSI, bidi overrides) and lone
     surrogates (which UTF-8 cannot carry) are written as \\u escapes: the same value for
     a JSON reader, inert on a screen (C0 controls JSON escapes itself)."""
-    text = json.dumps(payload, ensure_ascii=False)
-    sys.stdout.write(_JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n")
+    sys.stdout.write(_inert(json.dumps(payload, ensure_ascii=False)) + "\n")
+
+
+def _inert(text: str) -> str:
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)

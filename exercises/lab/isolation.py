@@ -659,10 +659,34 @@ def confine(scratch: str, read: tuple[tuple[str, bool], ...]) -> None:
         raise IsolationError(report.summary()["en"])
     try:
         _drop_privileges()
+        keep_import_listings()
         _landlock(report.landlock_abi, read, scratch)
         _seccomp(report.arch)
     except OSError as error:
         raise IsolationError(f"{error.strerror} ({errno.errorcode.get(error.errno, error.errno)})") from None
+
+
+def keep_import_listings() -> None:
+    """Import from the folder listings made before confinement. Landlock grants the
+    installed packages' own folders, not the site-packages folder around them, and Python
+    lists a folder again whenever its mtime moves (a package installed beside torch, a
+    file made there): the listing is then refused, and a module torch imports late
+    (sympy) is "not found". A refused listing now keeps the one made before."""
+    from importlib.machinery import FileFinder
+
+    original = FileFinder._fill_cache
+
+    def fill_cache(finder) -> None:
+        try:
+            os.listdir(finder.path or os.getcwd())
+        except PermissionError:
+            return
+        original(finder)
+
+    for finder in list(sys.path_importer_cache.values()):
+        if isinstance(finder, FileFinder):
+            finder.find_spec("objectives_tutor_listing")  # lists the folder now, while allowed
+    FileFinder._fill_cache = fill_cache
 
 
 def forget_project() -> None:

@@ -6,111 +6,37 @@ by the command below and kept in ``recorded_runs.json`` beside this file, with t
 command and the settings. The lesson reads them through ``exercises.facts`` (never a
 number typed by hand), so a re-recorded run changes the lesson, in both languages.
 
-    .venv/bin/python -m exercises.training.recorded --record
+    .venv/bin/python -m exercises.training.record_runs --record
 
 Every run is on CPU with one thread, so the same settings give the same models on any
 machine (``engine.train_lab.LabSettings``); the file records the torch version too.
-Reading the file is torch-free."""
+Reading the file is torch-free; the recording lives in ``record_runs`` (it trains, so it
+imports the lab: reading must not)."""
 
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+from exercises.text import Bilingual, L
+
 PATH = Path(__file__).with_name("recorded_runs.json")
-COMMAND = ".venv/bin/python -m exercises.training.recorded --record"
+COMMAND = ".venv/bin/python -m exercises.training.record_runs --record"
 SEEDS = tuple(range(8))
 CORPORA = ("zh", "en")
 OBJECTIVES = ("clm", "mlm", "prefix", "span")
+
+# Every toy language of the lab by name (the recorded runs cover CORPORA; "arith" is the
+# contrast case the lab also trains on).
+CORPUS_NAMES: dict[str, Bilingual] = {
+    "zh": L("Chinese toy language", "中文玩具语言"),
+    "en": L("English toy language", "英文玩具语言"),
+    "arith": L("toy arithmetic", "玩具算术"),
+}
 
 
 @cache
 def recorded() -> dict:
     """The recorded runs (read once; a missing file is a broken checkout, not a state)."""
     return json.loads(PATH.read_text(encoding="utf-8"))
-
-
-def _same_batches(source, data, settings, steps: int = 50) -> bool:
-    """Whether ``source`` builds the reference's first batches exactly (then its model is
-    the reference model: there is nothing to record apart)."""
-    import torch
-
-    from engine.train_lab import BUILDERS, training_windows
-    from exercises.training.own_code import SandboxedBuilder
-
-    next_windows = training_windows(data, settings)
-    generator = torch.Generator().manual_seed(settings.seed + 17)
-    with SandboxedBuilder(source) as build:
-        for _ in range(steps):
-            windows = next_windows()
-            reference = BUILDERS[source.objective](windows, data.vocab, settings, generator)
-            batch = build(windows, data.vocab, settings, generator)
-            if not (
-                torch.equal(batch.inputs, reference.inputs) and torch.equal(batch.labels, reference.labels)
-            ):
-                return False
-    return True
-
-
-def record(seeds=SEEDS, corpora=CORPORA, steps: int | None = None) -> dict:
-    """Train every objective and every classic bug over ``seeds`` and ``corpora`` (``steps``:
-    fewer than the lab's default, for a quick look that is not recorded)."""
-    import torch
-
-    from engine.train_lab import LabSettings, initial_model, run_lab
-    from exercises.training.own_code import BUGS, bug_source, train_own
-
-    runs: dict[str, dict] = {}
-    for corpus in corpora:
-        for seed in seeds:
-            settings = LabSettings(corpus=corpus, objectives=OBJECTIVES, seed=seed)
-            if steps is not None:
-                settings = replace(settings, steps=steps)
-            run = run_lab(settings)
-            result = run.to_json()
-            entry = {
-                "objectives": {
-                    name: {key: fields.get(key) for key in ("continue", "fill", "fill_scored", "final_loss")}
-                    for name, fields in result["objectives"].items()
-                },
-                "baselines": result["baselines"],
-                "bugs": {},
-            }
-            initial = initial_model(run.data.vocab, settings).state_dict()
-            for bug in BUGS:
-                source = bug_source(bug.slug)
-                if _same_batches(source, run.data, settings):
-                    entry["bugs"][bug.slug] = {"same_batches": True}
-                    continue
-                own = train_own(source, run.data, settings, initial)
-                entry["bugs"][bug.slug] = {
-                    "status": own.status,
-                    "continue": None if own.scores is None else own.scores.continue_,
-                    "fill": None if own.scores is None else own.scores.fill,
-                    "final_loss": round(own.losses[-1], 4) if own.losses else None,
-                }
-            runs[f"{corpus}/{seed}"] = entry
-            print(corpus, seed, json.dumps(entry["objectives"]), flush=True)
-    return {
-        "command": COMMAND,
-        "torch": torch.__version__,
-        "settings": LabSettings().to_json() | {"objectives": list(OBJECTIVES), "seeds": list(SEEDS)},
-        "runs": runs,
-    }
-
-
-def main(argv: list[str]) -> int:
-    if argv != ["--record"]:
-        print(f"usage: {COMMAND}", file=sys.stderr)
-        return 2
-    data = record()
-    PATH.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {PATH}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

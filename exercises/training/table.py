@@ -48,12 +48,6 @@ EXAMPLES: dict[str, str] = {
     "arith": "3+_=7;",
 }
 
-CORPUS_NAMES: dict[str, Bilingual] = {
-    "zh": L("Chinese toy language", "中文玩具语言"),
-    "en": L("English toy language", "英文玩具语言"),
-    "arith": L("toy arithmetic", "玩具算术"),
-}
-
 
 def rules_text(corpus: str, lang: str) -> str:
     """The rules of a toy language, for the learner to read before predicting."""

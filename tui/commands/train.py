@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Mapping
 from typing import NoReturn
@@ -286,7 +285,9 @@ def run_train(args: argparse.Namespace, lang: str, console: Console) -> int:
             sys.stderr.write(t("train-not-saved", lang, why=error) + "\n")
     failed = any(entry["status"] != "done" for entry in own)
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        from tui.render import emit_json
+
+        emit_json(result)
         return 1 if failed else 0
     print_table(result, lang, console)
     return 1 if failed else 0
@@ -307,7 +308,8 @@ def _announcer(steps: int, lang: str):
 
 def print_table(result: dict, lang: str, console: Console) -> None:
     from exercises.training.own_code import failure_line, merged_rows
-    from exercises.training.table import CORPUS_NAMES, notes, table_rows
+    from exercises.training.recorded import CORPUS_NAMES
+    from exercises.training.table import notes, table_rows
 
     header, rows = table_rows(result, lang)
     rows = merged_rows(result, (header, rows), lang)
@@ -364,7 +366,7 @@ def _saved_run(args: argparse.Namespace, lang: str, console: Console):
     command = f"objectives-tutor train --corpus {corpus}"
     if args.json or not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(t("probe-not-trained", lang, command=command))
-    from exercises.training.table import CORPUS_NAMES
+    from exercises.training.recorded import CORPUS_NAMES
 
     console.print(t("probe-train-now", lang, corpus=pick(CORPUS_NAMES[corpus], lang), command=command))
     try:
@@ -579,7 +581,9 @@ def run_probe(args: argparse.Namespace, lang: str, console: Console) -> int:
             print_attention(result, lang, console)
         return 0
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        from tui.render import emit_json
+
+        emit_json(result)
         return 0
     console.print(probe_text(result, lang))
     return 0

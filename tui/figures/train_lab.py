@@ -28,8 +28,8 @@ from engine.toy_corpus import CORPORA
 from engine.train_lab_spec import APP_MAX_STEPS, DEFAULT_STEPS, OBJECTIVES
 from exercises.text import L, listing, pick
 from exercises.training.own_code import BUGS, MINE, TASK_OBJECTIVE, failure_line, label_of, merged_rows
+from exercises.training.recorded import CORPUS_NAMES
 from exercises.training.table import (
-    CORPUS_NAMES,
     EXAMPLES,
     OBJECTIVE_NAMES,
     SHORT_NAMES,

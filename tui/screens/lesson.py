@@ -8,7 +8,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
 
-from exercises.curriculum import BY_ID, lesson_text, next_objective
+from exercises.curriculum import BY_ID, next_objective
+from exercises.facts import lesson_text
 from exercises.text import pick
 from tui.cjk_wrap import join_soft_breaks
 from tui.figures import figure_for

@@ -195,7 +195,7 @@ class BertMask(Checker):
             (30, [0, 3, 4], 4, [row[:2]] * 2, 1.0, 7),
             (30, [0, 3, 4], 4, [row[:3]] * 7, 1.0, 3),
             (30, [0, 3, 4], 4, [row] * 5, 0.5, 11),
-            (30, [0, 3, 4], 4, [row[i:] + row[:i] for i in range(4)], 0.15, 0),
+            (30, [0, 3, 4], 4, [row[i:] + row[:i] for i in range(4)], MASK_RATE, 0),
         ):
             vocab, specials, mask_id, rows, p, seed = case
             ref = engine_mlm.mask_tokens(
@@ -365,7 +365,7 @@ class LessonMlmRun(Checker):
     EXACT_CASES = tuple(
         (seed, p, batch, seq_len)
         for seed in (7, 0, 3)
-        for p in (1.0, 0.5, 0.15)
+        for p in (1.0, 0.5, MASK_RATE)
         for batch, seq_len in ((2, 2), (3, 7), (7, 3), (4, 16))
     )
 

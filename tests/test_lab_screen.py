@@ -66,7 +66,7 @@ async def test_check_a_bug_then_fix_it_on_save(tmp_path):
         await pilot.press("c")
         await _until(pilot, lambda: "causal_mask" in screen.results)
         shown = _text(screen.query_one("#lab-result"))
-        assert "diagonal-visible" in shown and "mask-blocks-diagonal" in shown and "n = 1" in shown
+        assert "diagonal-visible" in shown and "mask-blocks-diagonal" in shown and "n = 2" in shown
         assert "✗ 10 causal_mask" in str(screen.query_one("#lab-tasks").get_option_at_index(9).prompt)
         # the learner fixes the file and saves: the watcher checks it again
         (tmp_path / task.file_name).write_text(solution(task))

@@ -310,7 +310,7 @@ EXERCISES = (
             L(
                 "Attention masks say which keys a position may read; the loss mask says where a label is taken; "
                 "[MASK] is an ordinary token in the input, which every position may read.",
-                "注意力掩码说明一个位置能读哪些键；损失掩码说明在哪里计算标签；[MASK] 是输入里的一个普通 token，"
+                "注意力掩码说明一个位置能读哪些键；损失掩码说明哪些位置有标签、计入损失；[MASK] 是输入里的一个普通 token，"
                 "每个位置都可以读它。",
             ),
             L(

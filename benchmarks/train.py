@@ -50,6 +50,7 @@ from engine.train_lab import (
     training_windows,
     warm_up,
 )
+from exercises.training.record_runs import same_batches
 
 ALL = ("clm", "mlm", "prefix", "span")
 # What every seed must show: the causal model continues, the masked model fills the
@@ -293,25 +294,6 @@ def own_code_cost(steps: int, rounds: int) -> bool:
     return ok
 
 
-def _same_batches(source, data, settings, steps: int = 50) -> bool:
-    """Whether ``source`` builds the reference's first batches exactly (then its model is
-    the reference model: training it again would measure nothing)."""
-    from exercises.training.own_code import SandboxedBuilder
-
-    next_windows = training_windows(data, settings)
-    generator = torch.Generator().manual_seed(settings.seed + 17)
-    with SandboxedBuilder(source) as build:
-        for _ in range(steps):
-            windows = next_windows()
-            reference = BUILDERS[source.objective](windows, data.vocab, settings, generator)
-            batch = build(windows, data.vocab, settings, generator)
-            if not (
-                torch.equal(batch.inputs, reference.inputs) and torch.equal(batch.labels, reference.labels)
-            ):
-                return False
-    return True
-
-
 def own_code_bugs(seeds: list[int], steps: int, reference: bool = True) -> bool:
     """The masked LM's continue and fill, reference against each shipped bug, per seed
     (``reference=False``: the bugs alone; the sureness section measures the reference)."""
@@ -329,7 +311,7 @@ def own_code_bugs(seeds: list[int], steps: int, reference: bool = True) -> bool:
             scores = evaluate("mlm", trained.model, data)
             line = f"{seed:>4}  {scores.continue_:.2f} {scores.fill:.2f} {trained.losses[-1]:.2f}"
         for bug in BUGS:
-            if _same_batches(bug_source(bug.slug), data, settings):
+            if same_batches(bug_source(bug.slug), data, settings):
                 line += "  | same batches as the reference"
                 continue
             run = train_own(bug_source(bug.slug), data, settings, start)

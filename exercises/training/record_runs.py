@@ -16,7 +16,7 @@ from dataclasses import replace
 from exercises.training.recorded import COMMAND, CORPORA, OBJECTIVES, PATH, SEEDS
 
 
-def _same_batches(source, data, settings, steps: int = 50) -> bool:
+def same_batches(source, data, settings, steps: int = 50) -> bool:
     """Whether ``source`` builds the reference's first batches exactly (then its model is
     the reference model: there is nothing to record apart)."""
     import torch
@@ -65,7 +65,7 @@ def record(seeds=SEEDS, corpora=CORPORA, steps: int | None = None) -> dict:
             initial = initial_model(run.data.vocab, settings).state_dict()
             for bug in BUGS:
                 source = bug_source(bug.slug)
-                if _same_batches(source, run.data, settings):
+                if same_batches(source, run.data, settings):
                     entry["bugs"][bug.slug] = {"same_batches": True}
                     continue
                 own = train_own(source, run.data, settings, initial)

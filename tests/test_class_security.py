@@ -635,3 +635,13 @@ async def test_live_is_what_the_server_sees_not_what_a_session_says(store, tmp_p
             await __import__("asyncio").sleep(0.01)
         assert store.live_sessions(clock.now)[0].last_seen == clock.now
         await socket.close()
+
+
+def test_the_pages_let_the_browser_name_their_origin_on_a_post():
+    """The server refuses a POST whose Origin is not its own (login CSRF). Under
+    Referrer-Policy: no-referrer a browser posts the sign-in form with "Origin: null", so
+    no student could sign in (seen in real Chromium); same-origin still tells other sites
+    nothing."""
+    from tui.classweb.pages import new_nonce, security_headers
+
+    assert security_headers(new_nonce())["Referrer-Policy"] == "same-origin"

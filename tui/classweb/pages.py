@@ -51,7 +51,10 @@ def security_headers(nonce: str) -> dict[str, str]:
         "Content-Security-Policy": policy,
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
+        # same-origin, not no-referrer: under no-referrer a browser posts the sign-in form
+        # with "Origin: null", and the server refuses a POST whose Origin is not its own
+        # (login CSRF). Other sites still get no referrer.
+        "Referrer-Policy": "same-origin",
         "Cache-Control": "no-store",
     }
 

@@ -22,6 +22,7 @@ from exercises.lab import sandbox
 from exercises.lab.checks import run_check
 from exercises.lab.sandbox import LearnerError, Sandbox, SandboxStopped
 from exercises.lab.tasks import BY_ID, solution
+from tests.test_sandbox import _channel_attack
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,19 +31,7 @@ def _channel_file(tmp_path: Path, payload: str, then: str = "    return 1\n") ->
     """A causal_mask file whose function writes ``payload`` (a Python expression for
     bytes) on the protocol's own pipe, as learner code can."""
     path = tmp_path / "10_causal_mask.py"
-    path.write_text(
-        "import os, stat, fcntl\n\ndef _channel():\n"
-        "    for fd in range(3, 64):\n"
-        "        try:\n"
-        "            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:\n"
-        "                return fd\n"
-        "        except OSError:\n            pass\n\n"
-        "def causal_mask(n):\n"
-        "    fd = _channel()\n"
-        f"    data = {payload}\n"
-        "    for start in range(0, len(data), 1 << 20):\n"
-        "        os.write(fd, data[start:start + (1 << 20)])\n" + then
-    )
+    path.write_text("import os\n" + _channel_attack(payload) + then)
     return path
 
 
